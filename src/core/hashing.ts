@@ -1,0 +1,14 @@
+/** SHA-256 helpers. Hex output everywhere: it is what users compare by eye. */
+import { createHash } from 'node:crypto';
+import { canonicalJson } from './canonical-json.ts';
+
+export function sha256Hex(data: string | Uint8Array): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+/** Hash of the canonical JSON form of a value. */
+export function canonicalSha256(value: unknown): string {
+  return sha256Hex(canonicalJson(value));
+}
+
+export const HEX_SHA256 = /^[0-9a-f]{64}$/;
