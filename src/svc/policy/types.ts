@@ -34,12 +34,23 @@ export interface PolicyInput {
 
 export type Obligation = 'requires_approval' | 'force_exact' | 'observe_only';
 
+/**
+ * Guarantees built into the evaluator that no bundle can switch off. A
+ * decision names the one that decided it, so callers can tell a contract
+ * refusal (enforced in every mode) from a bundle decision.
+ */
+export type BuiltinGuarantee = 'exact_bytes_no_semantic' | 'object_delete_default_deny' | 'evaluation_unavailable';
+
 export interface PolicyDecision {
   allow: boolean;
   reasons: string[];
   matched_policy_ids: string[];
   obligations: Obligation[];
   bundle: BundleRef;
+  /** Set when a built-in guarantee decided (always a deny). */
+  guarantee?: BuiltinGuarantee;
+  /** True when no bundle policy decided the effect and the bundle default (or built-in default) applied. */
+  default_applied?: boolean;
 }
 
 /** What the domain layer holds: evaluation is synchronous and in-process (hot path). */
