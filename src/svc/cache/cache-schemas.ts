@@ -1,0 +1,79 @@
+/**
+ * Request schemas of the cache endpoints, defined once (they validate
+ * requests, type the domain calls and are published in OpenAPI). Every
+ * object is closed (`additionalProperties: false`): in particular a store
+ * request carrying `verifier_passed` is rejected by the schema (spec: Errors,
+ * rule 2); verification is something the server does, not something a
+ * client claims.
+ */
+import Type from 'typebox';
+import { VerificationSpec } from './verifiers/verification-spec.ts';
+import { CACHE_KEY_PATTERN } from './exact/exact-cache-key.ts';
+
+/** Upper bound of `ttl_seconds` (30 days): long-lived answers go stale silently otherwise. */
+export const MAX_TTL_SECONDS = 30 * 24 * 3600;
+export const DEFAULT_TTL_SECONDS = 24 * 3600;
+
+const Tenant = Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9._:-]+$' });
+
+export const CacheStoreRequest = Type.Object(
+  {
+    key: Type.String({ pattern: CACHE_KEY_PATTERN, description: '`ck_` + 64 hex characters' }),
+    tenant: Type.Optional(Tenant),
+    value: Type.Unknown({ description: 'the cached value (any JSON)' }),
+    verification: VerificationSpec,
+    ttl_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_TTL_SECONDS })),
+  },
+  { additionalProperties: false, $id: 'CacheStoreRequest' },
+);
+export type CacheStoreRequest = Type.Static<typeof CacheStoreRequest>;
+
+export const ExactLookupRequest = Type.Object(
+  {
+    key: Type.String({ pattern: CACHE_KEY_PATTERN }),
+    tenant: Type.Optional(Tenant),
+  },
+  { additionalProperties: false, $id: 'ExactLookupRequest' },
+);
+export type ExactLookupRequest = Type.Static<typeof ExactLookupRequest>;
+
+export const SemanticLookupRequest = Type.Object(
+  {
+    tenant: Type.Optional(Tenant),
+    /** Partition inside the tenant, e.g. `support-faq` or `chat:gpt-4o-mini`. */
+    domain: Type.String({ minLength: 1, maxLength: 256 }),
+    query: Type.Optional(Type.String({ minLength: 1, maxLength: 32_768 })),
+    embedding: Type.Optional(Type.Array(Type.Number(), { minItems: 1, maxItems: 65_536 })),
+    /** Fingerprints (e.g. SHA-256 of document versions) the answer depends on; must match the entry's exactly. */
+    source_fingerprints: Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { maxItems: 1024 }),
+    /** The policy (bundle) id the answer was produced under; entries of other policies do not match. */
+    policy_id: Type.String({ minLength: 1, maxLength: 128 }),
+    freshness: Type.Object(
+      {
+        /** Oldest acceptable entry age. */
+        max_age_seconds: Type.Integer({ minimum: 0, maximum: MAX_TTL_SECONDS }),
+      },
+      { additionalProperties: false },
+    ),
+    /** Extra check the hit must pass besides the entry's own verifier. */
+    verification: Type.Optional(VerificationSpec),
+  },
+  { additionalProperties: false, $id: 'SemanticLookupRequest' },
+);
+export type SemanticLookupRequest = Type.Static<typeof SemanticLookupRequest>;
+
+export const SemanticStoreRequest = Type.Object(
+  {
+    tenant: Type.Optional(Tenant),
+    domain: Type.String({ minLength: 1, maxLength: 256 }),
+    query: Type.Optional(Type.String({ minLength: 1, maxLength: 32_768 })),
+    embedding: Type.Optional(Type.Array(Type.Number(), { minItems: 1, maxItems: 65_536 })),
+    source_fingerprints: Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { maxItems: 1024 }),
+    policy_id: Type.String({ minLength: 1, maxLength: 128 }),
+    value: Type.Unknown(),
+    verification: VerificationSpec,
+    ttl_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_TTL_SECONDS })),
+  },
+  { additionalProperties: false, $id: 'SemanticStoreRequest' },
+);
+export type SemanticStoreRequest = Type.Static<typeof SemanticStoreRequest>;

@@ -1,0 +1,118 @@
+/**
+ * The exact cache service. Stores only values that pass the server-run
+ * verifier; re-runs it on every hit (a tampered or corrupted row is a miss,
+ * not an answer). Keys are owned by one tenant: looking up or overwriting
+ * another tenant's key is refused with `cache_permission_denied` and
+ * recorded in the ledger.
+ */
+import { SvcError } from '../../errors.ts';
+import { authorizeCacheTenant, recordCrossTenantAttempt, tenantHash } from '../cache-access.ts';
+import { CACHE_EVENTS, type CacheLedgerSink, type CacheRequestContext } from '../cache-context.ts';
+import { type CacheStoreRequest, DEFAULT_TTL_SECONDS, type ExactLookupRequest } from '../cache-schemas.ts';
+import { runVerifier } from '../verifiers/run-verifier.ts';
+import type { VerificationSpec } from '../verifiers/verification-spec.ts';
+import type { VerifierOutcome } from '../verifiers/verifier.ts';
+import type { ExactCacheEntry, ExactCacheStore } from './exact-cache-store.ts';
+
+export interface ExactCacheOptions {
+  store: ExactCacheStore;
+  ledger: CacheLedgerSink;
+  /** Milliseconds since the epoch; injectable for tests. */
+  now?: () => number;
+}
+
+export type ExactLookupResult =
+  | { hit: true; entry: ExactCacheEntry; verifier: string; age_seconds: number }
+  | { hit: false; reason: 'absent' | 'expired' | 'verifier_failed' };
+
+export type ExactStoreResult =
+  | { stored: true; key: string; tenant: string; verifier: string; expires_at: string }
+  | { stored: false; verifier: VerifierOutcome };
+
+export class ExactCache {
+  readonly #store: ExactCacheStore;
+  readonly #ledger: CacheLedgerSink;
+  readonly #now: () => number;
+
+  constructor(options: ExactCacheOptions) {
+    this.#store = options.store;
+    this.#ledger = options.ledger;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** `POST /v1/cache/store`: verify, then store. A failing value is refused with `verifier_failed`. */
+  async store(ctx: CacheRequestContext, request: CacheStoreRequest): Promise<Extract<ExactStoreResult, { stored: true }>> {
+    const tenant = await authorizeCacheTenant(ctx, this.#ledger, 'cache:write', request.tenant);
+    const result = await this.storeVerified(ctx, tenant, request.key, request.value, request.verification, request.ttl_seconds ?? DEFAULT_TTL_SECONDS, 'client');
+    if (!result.stored) {
+      throw new SvcError('verifier_failed', `the value failed ${result.verifier.verifier}: ${result.verifier.reason ?? 'rejected'}`, {
+        details: { verifier: result.verifier.verifier },
+      });
+    }
+    return result;
+  }
+
+  /** `POST /v1/cache/exact/lookup`. */
+  async lookup(ctx: CacheRequestContext, request: ExactLookupRequest): Promise<ExactLookupResult> {
+    const tenant = await authorizeCacheTenant(ctx, this.#ledger, 'cache:read', request.tenant);
+    return this.lookupForTenant(ctx, tenant, request.key);
+  }
+
+  /**
+   * Lookup for a tenant the caller already resolved (the AI gateway). Another
+   * tenant's key is refused, never served.
+   */
+  async lookupForTenant(ctx: CacheRequestContext, tenant: string, key: string): Promise<ExactLookupResult> {
+    const entry = await this.#store.get(key);
+    if (!entry) return { hit: false, reason: 'absent' };
+    if (entry.tenant !== tenant) {
+      await recordCrossTenantAttempt(ctx, this.#ledger, tenant, { operation: 'exact_lookup', key, owner_tenant_hash: tenantHash(entry.tenant) });
+      throw new SvcError('cache_permission_denied', 'this cache key belongs to another tenant');
+    }
+    const now = this.#now();
+    if (Date.parse(entry.expires_at) <= now) {
+      await this.#store.delete(key);
+      return { hit: false, reason: 'expired' };
+    }
+    const check = runVerifier(entry.verification, entry.value);
+    if (!check.passed) return { hit: false, reason: 'verifier_failed' };
+    return { hit: true, entry, verifier: check.verifier, age_seconds: Math.max(0, Math.floor((now - Date.parse(entry.created_at)) / 1000)) };
+  }
+
+  /**
+   * Runs the verifier and stores the value only when it passes. Used for
+   * gateway responses (successful ones only: callers never pass errors) and
+   * by `store` above.
+   */
+  async storeVerified(
+    ctx: CacheRequestContext,
+    tenant: string,
+    key: string,
+    value: unknown,
+    verification: VerificationSpec,
+    ttlSeconds: number,
+    origin: ExactCacheEntry['origin'],
+  ): Promise<ExactStoreResult> {
+    const check = runVerifier(verification, value);
+    if (!check.passed) return { stored: false, verifier: check };
+    const now = this.#now();
+    const entry: ExactCacheEntry = {
+      key,
+      tenant,
+      value,
+      verification,
+      verifier: check.verifier,
+      origin,
+      created_at: new Date(now).toISOString(),
+      expires_at: new Date(now + ttlSeconds * 1000).toISOString(),
+    };
+    if (!(await this.#store.put(entry))) {
+      await recordCrossTenantAttempt(ctx, this.#ledger, tenant, { operation: 'exact_store', key });
+      throw new SvcError('cache_permission_denied', 'this cache key belongs to another tenant');
+    }
+    if (origin === 'client') {
+      await this.#ledger.append({ type: CACHE_EVENTS.stored, tenant, actor: ctx.principal.actor, trace_id: ctx.traceId, payload: { key, verifier: check.verifier, expires_at: entry.expires_at } });
+    }
+    return { stored: true, key, tenant, verifier: check.verifier, expires_at: entry.expires_at };
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * Storage port of the semantic cache. Every read and write names the tenant
+ * and the domain: the index is partitioned by them, so a query can only ever
+ * see candidates of its own tenant. Implementations: in memory and the SQL
+ * repository (src/svc/store/repositories/semantic-cache.ts).
+ */
+import type { VerificationSpec } from '../verifiers/verification-spec.ts';
+
+export interface SemanticCacheEntry {
+  id: string;
+  tenant: string;
+  domain: string;
+  /** Id of the embedder that produced `embedding`. */
+  embedder: string;
+  /** Normalised query text, when the entry was stored from text (the meaning guard needs it). */
+  normalised_query: string | null;
+  embedding: number[];
+  /** Sorted, de-duplicated. */
+  source_fingerprints: string[];
+  policy_id: string;
+  value: unknown;
+  verification: VerificationSpec;
+  verifier: string;
+  created_at: string;
+  expires_at: string;
+}
+
+export interface SemanticPartition {
+  tenant: string;
+  domain: string;
+  embedder: string;
+}
+
+export interface SemanticCacheStore {
+  /** Unexpired entries of one partition, newest first, at most `limit`. */
+  candidates(partition: SemanticPartition, nowIso: string, limit: number): Promise<SemanticCacheEntry[]>;
+  put(entry: SemanticCacheEntry): Promise<void>;
+  /** Deletes the tenant's entries (all domains when `domain` is absent); returns how many. */
+  clear(tenant: string, domain?: string): Promise<number>;
+}

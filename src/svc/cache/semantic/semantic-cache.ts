@@ -1,0 +1,218 @@
+/**
+ * The semantic cache service. A lookup hits only when ALL of these hold
+ * (docs/caches.md): same tenant and domain (the partition), similarity at or
+ * above the embedder's threshold, no negation or number difference between
+ * the queries, identical source fingerprints and policy id, the entry young
+ * enough for the caller's freshness, and the entry's verifier (plus the
+ * caller's, when given) passing now. A candidate rejected only for source,
+ * policy or age is counted as stale. Each accepted hit is written to the
+ * ledger as `ai.semantic_cache.accepted`.
+ *
+ * Whether a request may use the semantic cache at all (contract `semantic`
+ * and `allow_semantic_cache`) is decided by the caller; this service is the
+ * mechanism.
+ */
+import { newId } from '../../../core/ids.ts';
+import { SvcError } from '../../errors.ts';
+import { authorizeCacheTenant, bindCacheTenant, tenantHash } from '../cache-access.ts';
+import { CACHE_EVENTS, type CacheLedgerSink, type CacheRequestContext } from '../cache-context.ts';
+import { DEFAULT_TTL_SECONDS, type SemanticLookupRequest, type SemanticStoreRequest } from '../cache-schemas.ts';
+import { runVerifier } from '../verifiers/run-verifier.ts';
+import { type Embedder, lexicalEmbedder } from './embedder.ts';
+import { cosineSimilarity } from './lexical-embedding.ts';
+import { compareMeaningMarkers } from './meaning-guard.ts';
+import { normaliseQuery } from './query-normaliser.ts';
+import type { SemanticCacheEntry, SemanticCacheStore } from './semantic-cache-store.ts';
+
+/** Threshold for caller-supplied vectors: without text, the meaning guard cannot run, so be stricter. */
+export const CLIENT_EMBEDDING_THRESHOLD = 0.97;
+
+export type SemanticMissReason = 'no_candidate' | 'stale' | 'policy_changed' | 'meaning_differs' | 'verifier_failed';
+
+export type SemanticLookupResult =
+  | { hit: true; entry_id: string; value: unknown; similarity: number; verifier: string; age_seconds: number }
+  | { hit: false; reason: SemanticMissReason; stale: boolean; best_similarity: number };
+
+export type SemanticQuery = Omit<SemanticLookupRequest, 'tenant'>;
+export type SemanticEntryInput = Omit<SemanticStoreRequest, 'tenant'>;
+
+export interface SemanticCacheOptions {
+  store: SemanticCacheStore;
+  ledger: CacheLedgerSink;
+  embedder?: Embedder;
+  now?: () => number;
+  /** How many of the partition's newest entries are scored per lookup. */
+  maxCandidates?: number;
+}
+
+/** When several candidates miss for different reasons, the most informative reason is reported. */
+const MISS_RANK: Record<SemanticMissReason, number> = { no_candidate: 0, meaning_differs: 1, verifier_failed: 2, policy_changed: 3, stale: 4 };
+
+interface PreparedQuery {
+  embedder: string;
+  threshold: number;
+  normalised: string | null;
+  vector: number[];
+}
+
+function sortedUnique(values: readonly string[]): string[] {
+  return [...new Set(values)].sort();
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+export class SemanticCache {
+  readonly #store: SemanticCacheStore;
+  readonly #ledger: CacheLedgerSink;
+  readonly #embedder: Embedder;
+  readonly #now: () => number;
+  readonly #maxCandidates: number;
+
+  constructor(options: SemanticCacheOptions) {
+    this.#store = options.store;
+    this.#ledger = options.ledger;
+    this.#embedder = options.embedder ?? lexicalEmbedder;
+    this.#now = options.now ?? Date.now;
+    this.#maxCandidates = options.maxCandidates ?? 2000;
+  }
+
+  get embedderId(): string {
+    return this.#embedder.id;
+  }
+
+  async lookup(ctx: CacheRequestContext, request: SemanticLookupRequest): Promise<SemanticLookupResult> {
+    const tenant = await authorizeCacheTenant(ctx, this.#ledger, 'cache:read', request.tenant);
+    const { tenant: _ignored, ...query } = request;
+    return this.lookupForTenant(ctx, tenant, query);
+  }
+
+  async store(ctx: CacheRequestContext, request: SemanticStoreRequest): Promise<{ id: string; verifier: string; expires_at: string }> {
+    const tenant = await authorizeCacheTenant(ctx, this.#ledger, 'cache:write', request.tenant);
+    const { tenant: _ignored, ...input } = request;
+    const stored = await this.storeForTenant(tenant, input);
+    if (!stored.stored) throw new SvcError('verifier_failed', `the value failed ${stored.verifier}: ${stored.reason}`, { details: { verifier: stored.verifier } });
+    return stored;
+  }
+
+  /** Lookup for a tenant the caller has already resolved (the AI gateway). */
+  async lookupForTenant(ctx: CacheRequestContext, tenant: string, query: SemanticQuery, workUnitId?: string): Promise<SemanticLookupResult> {
+    const prepared = await this.#prepare(query.query, query.embedding);
+    const now = this.#now();
+    const candidates = await this.#store.candidates({ tenant, domain: query.domain, embedder: prepared.embedder }, new Date(now).toISOString(), this.#maxCandidates);
+    const scored = candidates
+      .map((entry) => ({ entry, similarity: cosineSimilarity(prepared.vector, entry.embedding) }))
+      .filter((c) => c.similarity >= prepared.threshold)
+      .sort((a, b) => b.similarity - a.similarity);
+    const best = scored[0]?.similarity ?? 0;
+    const fingerprints = sortedUnique(query.source_fingerprints);
+    let reason = 'no_candidate' as SemanticMissReason;
+    const note = (r: SemanticMissReason): void => {
+      reason = MISS_RANK[r] > MISS_RANK[reason] ? r : reason;
+    };
+    for (const { entry, similarity } of scored) {
+      if (prepared.normalised !== null && entry.normalised_query !== null) {
+        if (!compareMeaningMarkers(prepared.normalised, entry.normalised_query).same) {
+          note('meaning_differs');
+          continue;
+        }
+      } else if (similarity < CLIENT_EMBEDDING_THRESHOLD) {
+        note('meaning_differs');
+        continue;
+      }
+      if (!sameList(entry.source_fingerprints, fingerprints)) {
+        note('stale');
+        continue;
+      }
+      if (entry.policy_id !== query.policy_id) {
+        note('policy_changed');
+        continue;
+      }
+      const ageSeconds = Math.max(0, Math.floor((now - Date.parse(entry.created_at)) / 1000));
+      if (ageSeconds > query.freshness.max_age_seconds) {
+        note('stale');
+        continue;
+      }
+      const own = runVerifier(entry.verification, entry.value);
+      const extra = query.verification ? runVerifier(query.verification, entry.value) : undefined;
+      if (!own.passed || (extra && !extra.passed)) {
+        note('verifier_failed');
+        continue;
+      }
+      const verifier = extra ? `${own.verifier}+${extra.verifier}` : own.verifier;
+      const payload: Record<string, unknown> = {
+        entry_id: entry.id,
+        domain: query.domain,
+        similarity: Math.round(similarity * 10_000) / 10_000,
+        verifier,
+        policy_id: entry.policy_id,
+        source_fingerprints: entry.source_fingerprints.length,
+        age_seconds: ageSeconds,
+        embedder: entry.embedder,
+      };
+      const event = { type: CACHE_EVENTS.semanticAccepted, tenant, actor: ctx.principal.actor, trace_id: ctx.traceId, payload } as Parameters<CacheLedgerSink['append']>[0];
+      if (workUnitId !== undefined) event.work_unit_id = workUnitId;
+      await this.#ledger.append(event);
+      return { hit: true, entry_id: entry.id, value: entry.value, similarity, verifier, age_seconds: ageSeconds };
+    }
+    return { hit: false, reason, stale: reason === 'stale', best_similarity: best };
+  }
+
+  /** Verifies, then stores. Values that fail their verifier are never stored. */
+  async storeForTenant(
+    tenant: string,
+    input: SemanticEntryInput,
+  ): Promise<{ stored: true; id: string; verifier: string; expires_at: string } | { stored: false; verifier: string; reason: string }> {
+    const check = runVerifier(input.verification, input.value);
+    if (!check.passed) return { stored: false, verifier: check.verifier, reason: check.reason ?? 'rejected' };
+    const prepared = await this.#prepare(input.query, input.embedding);
+    const now = this.#now();
+    const entry: SemanticCacheEntry = {
+      id: newId('ck'),
+      tenant,
+      domain: input.domain,
+      embedder: prepared.embedder,
+      normalised_query: prepared.normalised,
+      embedding: prepared.vector,
+      source_fingerprints: sortedUnique(input.source_fingerprints),
+      policy_id: input.policy_id,
+      value: input.value,
+      verification: input.verification,
+      verifier: check.verifier,
+      created_at: new Date(now).toISOString(),
+      expires_at: new Date(now + (input.ttl_seconds ?? DEFAULT_TTL_SECONDS) * 1000).toISOString(),
+    };
+    await this.#store.put(entry);
+    return { stored: true, id: entry.id, verifier: check.verifier, expires_at: entry.expires_at };
+  }
+
+  /**
+   * Rollback hook (spec: "clear the semantic cache"): removes the tenant's
+   * entries, or one domain's. Needs `admin:switches`; recorded in the ledger.
+   */
+  async clear(ctx: CacheRequestContext, request: { tenant?: string; domain?: string }): Promise<{ tenant: string; removed: number }> {
+    if (!ctx.principal.permissions.has('admin:switches')) {
+      throw new SvcError('cache_permission_denied', `the principal '${ctx.principal.actor}' lacks the permission admin:switches`);
+    }
+    const tenant = await bindCacheTenant(ctx, this.#ledger, request.tenant, 'semantic_clear');
+    const removed = await this.#store.clear(tenant, request.domain);
+    await this.#ledger.append({
+      type: CACHE_EVENTS.semanticCleared,
+      tenant,
+      actor: ctx.principal.actor,
+      trace_id: ctx.traceId,
+      payload: { tenant_hash: tenantHash(tenant), domain: request.domain ?? null, removed },
+    });
+    return { tenant, removed };
+  }
+
+  async #prepare(query: string | undefined, embedding: number[] | undefined): Promise<PreparedQuery> {
+    const normalised = query === undefined ? null : normaliseQuery(query);
+    if (embedding !== undefined) {
+      return { embedder: `client/${embedding.length}`, threshold: CLIENT_EMBEDDING_THRESHOLD, normalised, vector: embedding };
+    }
+    if (normalised === null || normalised.length === 0) throw new SvcError('invalid_request', 'a semantic cache request needs a non-empty query or an embedding');
+    return { embedder: this.#embedder.id, threshold: this.#embedder.similarityThreshold, normalised, vector: await this.#embedder.embed(normalised) };
+  }
+}
