@@ -1,0 +1,108 @@
+/**
+ * Composition root: configuration → store → ledger → domain services. REST,
+ * gRPC and the CLI all receive this one object; nothing else constructs
+ * services. Shutdown drains the ledger queue before closing the store.
+ */
+import path from 'node:path';
+import { type Credentials, loadCredentials } from './auth/credentials.ts';
+import { TenantGuard } from './auth/tenant-guard.ts';
+import type { LoadedConfig } from './config/load.ts';
+import type { SvcConfig } from './config/schema.ts';
+import { LedgerAppender } from './ledger/appender.ts';
+import { LedgerService } from './ledger/service.ts';
+import { type OpLog, createOpLog } from './logs/oplog.ts';
+import { LogService } from './logs/service.ts';
+import { type SvcMetrics, createMetrics } from './observability/metrics.ts';
+import { type Tracing, createTracing } from './observability/tracing.ts';
+import { PlanService } from './plans/service.ts';
+import { PolicyService } from './policy/policy-service.ts';
+import { describeDb } from './store/open-db.ts';
+import { type Store, openStore } from './store/store.ts';
+import { WorkUnitService } from './work-units/service.ts';
+
+export interface SvcApp {
+  readonly config: Readonly<SvcConfig>;
+  readonly stateDir: string;
+  readonly databaseDescription: string;
+  readonly credentials: Credentials;
+  readonly store: Store;
+  readonly ledger: LedgerAppender;
+  readonly log: OpLog;
+  readonly metrics: SvcMetrics;
+  readonly tracing: Tracing;
+  readonly tenants: TenantGuard;
+  readonly workUnits: WorkUnitService;
+  readonly plans: PlanService;
+  readonly ledgerService: LedgerService;
+  readonly logs: LogService;
+  readonly policy: PolicyService;
+  close(): Promise<void>;
+}
+
+export interface CreateAppOptions {
+  /** Generate a development API key when none is configured (`svc serve` on loopback). */
+  allowDevKey?: boolean;
+  /** PostgreSQL schema (tests isolate runs with it). */
+  pgSchema?: string;
+  env?: Record<string, string | undefined>;
+}
+
+export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptions = {}): Promise<SvcApp> {
+  const { config } = loaded;
+  const stateDir = path.resolve(config.state_dir);
+  const target = { databaseUrl: config.storage.database_url, stateDir, pgSchema: options.pgSchema };
+  const credentials = loadCredentials({
+    localApiKey: loaded.secrets.localApiKey,
+    apiKeysJson: loaded.secrets.apiKeysJson,
+    stateDir,
+    allowDevKey: options.allowDevKey ?? false,
+  });
+  const store = await openStore(target);
+  const log = createOpLog(stateDir, config.log_level);
+  const metrics = createMetrics();
+  const tracing = createTracing(options.env ?? process.env);
+  const ledger = new LedgerAppender(store.ledger);
+  ledger.events.on('appended', (events: Array<{ type: string }>) => {
+    for (const e of events) metrics.ledgerEvents.inc({ type: e.type });
+  });
+  ledger.events.on('append_failed', () => {
+    metrics.ledgerAppendFailures.inc();
+    log.alert({ event_type: 'ledger.append_failed' }, 'ledger append failed');
+  });
+  const tenants = new TenantGuard(ledger);
+  const policy = await PolicyService.open({ stateDir, activeBundleName: config.policy.bundle_name, audit: ledger });
+  const workUnits = new WorkUnitService({ workUnits: store.workUnits, ledger, tenants });
+  const plans = new PlanService({
+    plans: store.plans,
+    workUnitRepo: store.workUnits,
+    workUnits,
+    ledger,
+    tenants,
+    policy: () => policy.engine,
+    defaultMode: config.default_mode,
+    onPlanned: (s) => metrics.planSeconds.observe(s),
+  });
+  return {
+    config,
+    stateDir,
+    databaseDescription: describeDb(target),
+    credentials,
+    store,
+    ledger,
+    log,
+    metrics,
+    tracing,
+    tenants,
+    workUnits,
+    plans,
+    ledgerService: new LedgerService({ repo: store.ledger, appender: ledger, tenants }),
+    logs: new LogService({ log, tenants }),
+    policy,
+    async close() {
+      await ledger.drained();
+      await tracing.shutdown().catch(() => undefined);
+      await log.flush();
+      await store.close();
+    },
+  };
+}

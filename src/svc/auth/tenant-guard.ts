@@ -1,0 +1,42 @@
+/**
+ * Tenant binding with an audit trail: a tenant-bound principal that names
+ * another tenant is refused and the attempt is written to the ledger.
+ */
+import type { LedgerAppender } from '../ledger/appender.ts';
+import type { RequestContext } from '../context.ts';
+import { SvcError } from '../errors.ts';
+import { resolveTenant } from './principal.ts';
+
+export class TenantGuard {
+  readonly #ledger: LedgerAppender;
+  constructor(ledger: LedgerAppender) {
+    this.#ledger = ledger;
+  }
+
+  /** The tenant to act on; throws `tenant_forbidden` (after recording it) on a cross-tenant attempt. */
+  async resolve(ctx: RequestContext, requested: string | undefined | null, where: string): Promise<string> {
+    try {
+      return resolveTenant(ctx.principal, requested);
+    } catch (err) {
+      if (err instanceof SvcError && err.code === 'tenant_forbidden') {
+        await this.#ledger.append({
+          type: 'auth.tenant_denied',
+          tenant: ctx.principal.tenant ?? null,
+          actor: ctx.principal.actor,
+          trace_id: ctx.traceId,
+          payload: { requested_tenant: requested ?? null, where },
+        });
+      }
+      throw err;
+    }
+  }
+
+  /**
+   * For list and query operations: a bound principal sees its tenant only;
+   * an unbound one sees the tenant it names, or all tenants when it names none.
+   */
+  async filter(ctx: RequestContext, requested: string | undefined, where: string): Promise<string | undefined> {
+    if (ctx.principal.tenant === undefined) return requested;
+    return this.resolve(ctx, requested, where);
+  }
+}

@@ -1,0 +1,56 @@
+/** `svc ledger query|verify`, `svc logs query`. */
+import type { Command } from 'commander';
+import { loadConfig } from '../../config/load.ts';
+import { verifyLedger } from '../../ledger/verify.ts';
+import { openStore } from '../../store/store.ts';
+import { EXIT, clientFor, run } from '../runtime.ts';
+
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+export function register(program: Command): void {
+  const ledger = program.command('ledger').description('the hash-chained audit ledger');
+  ledger
+    .command('query')
+    .description('query ledger events')
+    .option('--tenant <tenant>')
+    .option('--event-type <type>', 'event type (repeatable)', collect)
+    .option('--from <iso>', 'ISO 8601 start time')
+    .option('--to <iso>', 'ISO 8601 end time')
+    .option('--limit <n>', 'maximum events', (v) => Number(v))
+    .action((o, cmd: Command) =>
+      run(cmd, async (g) =>
+        clientFor(g).json('POST', '/v1/ledger/query', { tenant: o.tenant, event_types: o.eventType, from: o.from, to: o.to, limit: o.limit }),
+      ),
+    );
+  ledger
+    .command('verify')
+    .description('verify the whole chain; exits 3 and names the first broken event when it does not hold')
+    .option('--offline', 'read the database named by the configuration directly instead of asking the server')
+    .action((o, cmd: Command) =>
+      run(
+        cmd,
+        async (g) => {
+          if (!o.offline) return clientFor(g).json('POST', '/v1/ledger/verify');
+          const { config } = loadConfig();
+          const store = await openStore({ databaseUrl: config.storage.database_url, stateDir: config.state_dir });
+          try {
+            return await verifyLedger(store.ledger);
+          } finally {
+            await store.close();
+          }
+        },
+        (r) => ((r as { ok?: boolean }).ok ? EXIT.ok : EXIT.verification),
+      ),
+    );
+
+  const logs = program.command('logs').description('operational logs (redacted; not the audit record)');
+  logs
+    .command('query')
+    .description('query operational log entries')
+    .option('--tenant <tenant>')
+    .option('--event-type <type>', 'event type (repeatable)', collect)
+    .option('--limit <n>', 'maximum entries (default 100, max 1000)', (v) => Number(v))
+    .action((o, cmd: Command) => run(cmd, async (g) => clientFor(g).json('POST', '/v1/logs/query', { tenant: o.tenant, event_types: o.eventType, limit: o.limit })));
+}

@@ -1,0 +1,64 @@
+/** `svc init` and `svc serve`. */
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Command } from 'commander';
+import YAML from 'yaml';
+import { createSvcApp } from '../../app.ts';
+import { loadCredentials } from '../../auth/credentials.ts';
+import { CONFIG_FILE_NAME, loadConfig } from '../../config/load.ts';
+import { buildServer } from '../../http/server.ts';
+import { run } from '../runtime.ts';
+
+export function register(program: Command): void {
+  program
+    .command('init')
+    .description('create the state dir, its config file and (without configured keys) a development API key')
+    .option('--state-dir <dir>', 'state directory (default: SVC_STATE_DIR or .svc)')
+    .option('--force', 'overwrite an existing config file')
+    .action((o, cmd: Command) =>
+      run(cmd, async () => {
+        const stateDir = path.resolve(o.stateDir ?? process.env.SVC_STATE_DIR ?? '.svc');
+        mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+        const file = path.join(stateDir, CONFIG_FILE_NAME);
+        if (existsSync(file) && !o.force) throw new Error(`${file} exists (use --force to overwrite)`);
+        const { config } = loadConfig({ env: { SVC_STATE_DIR: stateDir }, file: undefined });
+        const doc = { ...config, state_dir: stateDir };
+        writeFileSync(file, `# svc configuration (docs: README.md#configuration). SVC_* environment variables override these values.\n${YAML.stringify(doc)}`, { mode: 0o600 });
+        const creds = loadCredentials({ localApiKey: process.env.SVC_LOCAL_API_KEY, apiKeysJson: process.env.SVC_API_KEYS_JSON, stateDir, allowDevKey: true });
+        return { state_dir: stateDir, config_file: file, dev_api_key_file: creds.devKeyFile ?? null };
+      }),
+    );
+
+  program
+    .command('serve')
+    .description('run the HTTP server')
+    .option('--config <file>', 'config file (default: SVC_CONFIG or <state_dir>/config.yaml)')
+    .option('--host <host>')
+    .option('--port <port>', 'port (0 picks a free one)', (v) => Number(v))
+    .action(async (o) => {
+      const overrides: Record<string, unknown> = {};
+      if (o.host) overrides['server.host'] = o.host;
+      if (o.port !== undefined) overrides['server.port'] = o.port;
+      const loaded = loadConfig({ file: o.config, overrides });
+      const app = await createSvcApp(loaded, { allowDevKey: true });
+      const server = await buildServer(app);
+      const address = await server.listen({ host: loaded.config.server.host, port: loaded.config.server.port });
+      process.stdout.write(`svc listening on ${address}\n`);
+      process.stdout.write(`storage: ${app.databaseDescription}; state dir: ${app.stateDir}\n`);
+      if (app.credentials.devKeyFile) process.stdout.write(`development API key: ${app.credentials.devKeyFile} (send it as X-API-Key)\n`);
+      app.log.info({ event_type: 'server.started', address }, 'svc started');
+      let stopping = false;
+      const stop = async (signal: string) => {
+        if (stopping) return;
+        stopping = true;
+        app.log.info({ event_type: 'server.stopping', signal }, 'svc stopping');
+        const timer = setTimeout(() => process.exit(1), loaded.config.server.shutdown_grace_ms).unref();
+        await server.close();
+        await app.close();
+        clearTimeout(timer);
+        process.exit(0);
+      };
+      process.on('SIGTERM', () => void stop('SIGTERM'));
+      process.on('SIGINT', () => void stop('SIGINT'));
+    });
+}

@@ -1,0 +1,21 @@
+/**
+ * The `svc` command line. Each command group lives in `commands/` and is a
+ * thin adapter: parse flags, call the API (or, for naturally offline
+ * commands, the domain), print. `--json` prints API responses unchanged.
+ */
+import { Command } from 'commander';
+import { register as registerLedger } from './commands/ledger.ts';
+import { register as registerServe } from './commands/serve.ts';
+import { register as registerWorkUnit } from './commands/work-unit.ts';
+
+const program = new Command('svc')
+  .description('svc — work-unit optimization service')
+  .option('--url <url>', 'server URL (default: SVC_URL or the configured host and port)')
+  .option('--json', 'print the API JSON unchanged')
+  .showHelpAfterError();
+
+registerServe(program);
+registerWorkUnit(program);
+registerLedger(program);
+
+await program.parseAsync(process.argv);

@@ -1,0 +1,11 @@
+/** How commands print: `--json` gives the API's JSON unchanged (for scripts); otherwise readable YAML. */
+import YAML from 'yaml';
+
+export function print(value: unknown, json: boolean): void {
+  process.stdout.write(json ? `${JSON.stringify(value, null, 2)}\n` : YAML.stringify(value));
+}
+
+export function fail(message: string, code = 1): never {
+  process.stderr.write(`svc: ${message}\n`);
+  process.exit(code);
+}

@@ -1,0 +1,47 @@
+/**
+ * Builds a work unit create body from a file, the way `svc plan`, `svc
+ * execute` and `svc work-unit create` read their `--file`: bytes for
+ * byte_object (binary envelope), a JSON payload for the AI kinds.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+export interface FileInputOptions {
+  kind: string;
+  file: string;
+  tenant?: string | undefined;
+  logicalRef?: string | undefined;
+  contract?: string | undefined;
+  metadata?: Record<string, string> | undefined;
+}
+
+export function workUnitBodyFromFile(o: FileInputOptions): Record<string, unknown> {
+  const bytes = readFileSync(o.file);
+  let payload: unknown;
+  if (o.kind === 'byte_object') {
+    payload = { _svc_encoding: 'base64', data: bytes.toString('base64') };
+  } else {
+    try {
+      payload = JSON.parse(bytes.toString('utf8'));
+    } catch {
+      throw new Error(`${o.file}: a ${o.kind} file must be JSON (for prompt_request: {"messages":[{"role":"user","content":"…"}]})`);
+    }
+  }
+  const body: Record<string, unknown> = {
+    kind: o.kind,
+    logical_ref: o.logicalRef ?? pathToFileURL(path.resolve(o.file)).href,
+    payload,
+  };
+  if (o.tenant) body.tenant = o.tenant;
+  if (o.contract) body.requested_contract = o.contract;
+  if (o.metadata) body.metadata = o.metadata;
+  return body;
+}
+
+/** `--meta owner=alice --meta team=x` → { owner: 'alice', team: 'x' } */
+export function collectMeta(value: string, previous: Record<string, string> = {}): Record<string, string> {
+  const i = value.indexOf('=');
+  if (i <= 0) throw new Error(`--meta expects key=value, got '${value}'`);
+  return { ...previous, [value.slice(0, i)]: value.slice(i + 1) };
+}

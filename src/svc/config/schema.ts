@@ -1,0 +1,64 @@
+/**
+ * The svc configuration, defined once. The YAML file written by `svc init`
+ * and the `SVC_*` environment variables are merged into this shape and
+ * validated at start; unknown keys are rejected with their path.
+ * Secrets (API keys, provider keys) never live here: only env vars, or the
+ * *names* of env vars.
+ */
+import { Type, type Static } from 'typebox';
+
+export const ServerConfig = Type.Object(
+  {
+    host: Type.String({ default: '127.0.0.1' }),
+    port: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
+    /** Largest JSON request body accepted; larger objects go through multipart upload. */
+    body_limit_bytes: Type.Integer({ minimum: 1024, maximum: 256 * 1024 * 1024, default: 16 * 1024 * 1024 }),
+    /** Grace period for in-flight requests on SIGTERM. */
+    shutdown_grace_ms: Type.Integer({ minimum: 0, default: 10_000 }),
+  },
+  { additionalProperties: false },
+);
+
+export const StorageConfig = Type.Object(
+  {
+    /** Absent → SQLite in the state dir; postgres://… → PostgreSQL; sqlite:<path> → SQLite there. */
+    database_url: Type.Optional(Type.String({ minLength: 1 })),
+    /** Where content-addressed chunks live (default: <state_dir>/chunks). */
+    chunk_dir: Type.Optional(Type.String({ minLength: 1 })),
+    /** `tenant` (default): dedupe only within a tenant. `global`: across tenants (leaks existence; see docs). */
+    dedupe_scope: Type.Union([Type.Literal('tenant'), Type.Literal('global')], { default: 'tenant' }),
+  },
+  { additionalProperties: false },
+);
+
+export const MultipartConfig = Type.Object(
+  {
+    min_part_bytes: Type.Integer({ minimum: 1, default: 5 * 1024 * 1024 }),
+    max_parts: Type.Integer({ minimum: 1, maximum: 10_000, default: 10_000 }),
+    max_part_bytes: Type.Integer({ minimum: 1, default: 64 * 1024 * 1024 }),
+  },
+  { additionalProperties: false },
+);
+
+export const SvcConfig = Type.Object(
+  {
+    server: ServerConfig,
+    state_dir: Type.String({ minLength: 1, default: '.svc' }),
+    storage: StorageConfig,
+    /** Mode used when a request does not name one. */
+    default_mode: Type.Union([Type.Literal('observe'), Type.Literal('enforce')], { default: 'enforce' }),
+    log_level: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace'].map((l) => Type.Literal(l)), { default: 'info' }),
+    multipart: MultipartConfig,
+    policy: Type.Object({ bundle_name: Type.String({ default: 'default', pattern: '^[a-z0-9][a-z0-9_-]*$' }) }, { additionalProperties: false }),
+    /** AI providers; the AI gateway validates each entry against its own schema (docs/ai-gateway.md). */
+    providers: Type.Array(Type.Unknown(), { default: [] }),
+  },
+  { additionalProperties: false },
+);
+export type SvcConfig = Static<typeof SvcConfig>;
+
+/** Credentials, from the environment only. */
+export interface Secrets {
+  localApiKey: string | undefined;
+  apiKeysJson: string | undefined;
+}

@@ -1,0 +1,8 @@
+/** What every domain call receives about the request it serves. */
+import type { Principal } from './auth/principal.ts';
+
+export interface RequestContext {
+  readonly principal: Principal;
+  /** Trace id of the request (`X-SVC-Trace-ID`), recorded in plans, manifests and ledger events. */
+  readonly traceId: string;
+}

@@ -1,0 +1,36 @@
+/**
+ * The one place errors become HTTP responses: `SvcError` → status + the
+ * spec's error body; framework errors (bad JSON, body too large, unknown
+ * route) are first translated into `SvcError`s so clients see one shape.
+ */
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { SvcError, errorBody } from '../errors.ts';
+import type { OpLog } from '../logs/oplog.ts';
+
+export function fromFrameworkError(err: FastifyError): SvcError {
+  if (err instanceof SvcError) return err;
+  const status = err.statusCode ?? 500;
+  if (err.validation) return new SvcError('invalid_request', `invalid request: ${err.message}`);
+  if (status === 413) return new SvcError('payload_too_large', 'request body exceeds the configured limit (server.body_limit_bytes); use multipart upload for large objects');
+  if (status === 415) return new SvcError('invalid_request', 'unsupported content type: send application/json');
+  if (status === 404) return new SvcError('not_found', 'not found');
+  if (status >= 400 && status < 500) return new SvcError('invalid_request', err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ? 'the request body is not valid JSON' : err.message);
+  return SvcError.from(err);
+}
+
+export function sendError(reply: FastifyReply, err: SvcError): FastifyReply {
+  if (!err.retryable) reply.header('x-should-retry', 'false');
+  if (err.workUnitId) reply.header('X-SVC-Work-Unit-ID', err.workUnitId);
+  if (err.policyBundleId) reply.header('X-SVC-Policy-Bundle', err.policyBundleId);
+  return reply.status(err.httpStatus).type('application/json').send(errorBody(err));
+}
+
+export function makeErrorHandler(log: OpLog) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const err = fromFrameworkError(error);
+    const fields = { event_type: 'http.error', error_code: err.code, trace_id: request.traceId, work_unit_id: err.workUnitId, route: request.routeOptions.url ?? 'unknown' };
+    if (err.httpStatus >= 500) log.error({ ...fields, cause: err.cause instanceof Error ? err.cause.message : undefined }, 'request failed');
+    else log.info(fields, 'request rejected');
+    return sendError(reply, err);
+  };
+}

@@ -1,0 +1,42 @@
+/** `/v1/work-units`: create, get, plan by id, plan inline. */
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import type { SvcApp } from '../../app.ts';
+import { PlanOptions } from '../../plans/plan.ts';
+import { WorkUnitCreate, toView } from '../../work-units/work-unit.ts';
+import { setWorkUnitHeaders } from '../headers.ts';
+import { ctx } from '../request-context.ts';
+import { planHeaders } from './plans.ts';
+
+const IdParams = Type.Object({ id: Type.String() });
+
+export async function workUnitRoutes(server: FastifyInstance, app: SvcApp): Promise<void> {
+  // Validation happens in the domain layer (shared with gRPC and the CLI); schemas here document the API.
+  const doc = { attachValidation: true } as const;
+
+  server.post('/v1/work-units', { ...doc, schema: { tags: ['work-units'], summary: 'Create a work unit', body: WorkUnitCreate } }, async (request, reply) => {
+    const wu = await app.workUnits.create(ctx(request), request.body);
+    app.metrics.workUnits.inc({ kind: wu.kind });
+    setWorkUnitHeaders(reply, { workUnitId: wu.id, contract: wu.requested_contract });
+    return reply.status(201).send(toView(wu));
+  });
+
+  server.get('/v1/work-units/:id', { ...doc, schema: { tags: ['work-units'], summary: 'Get a work unit', params: IdParams } }, async (request, reply) => {
+    const wu = await app.workUnits.get(ctx(request), (request.params as { id: string }).id);
+    setWorkUnitHeaders(reply, { workUnitId: wu.id, contract: wu.requested_contract, manifestId: wu.manifest_id });
+    return toView(wu);
+  });
+
+  server.post('/v1/work-units/:id/plan', { ...doc, schema: { tags: ['plans'], summary: 'Plan a stored work unit', params: IdParams, body: Type.Optional(PlanOptions) } }, async (request, reply) => {
+    const plan = await app.plans.planById(ctx(request), (request.params as { id: string }).id, request.body ?? {});
+    setWorkUnitHeaders(reply, planHeaders(plan));
+    return plan;
+  });
+
+  server.post('/v1/work-units/plan', { ...doc, schema: { tags: ['plans'], summary: 'Create and plan an inline work unit', body: WorkUnitCreate } }, async (request, reply) => {
+    const plan = await app.plans.planInline(ctx(request), request.body);
+    app.metrics.workUnits.inc({ kind: plan.kind });
+    setWorkUnitHeaders(reply, planHeaders(plan));
+    return plan;
+  });
+}

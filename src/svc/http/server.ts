@@ -1,0 +1,83 @@
+/**
+ * The HTTP surface of svc (fastify). Hooks: trace id on every response,
+ * credential check on `/v1/*` and `/metrics`, request metrics. Routes live in
+ * `routes/<capability>.ts` and only translate HTTP to domain calls.
+ */
+import { randomBytes } from 'node:crypto';
+import swagger from '@fastify/swagger';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { SvcApp } from '../app.ts';
+import { authenticate } from '../auth/credentials.ts';
+import { SvcError } from '../errors.ts';
+import { fromFrameworkError, makeErrorHandler, sendError } from './errors.ts';
+import { traceIdFrom } from './request-context.ts';
+import { healthRoutes } from './routes/health.ts';
+import { ledgerRoutes } from './routes/ledger.ts';
+import { logRoutes } from './routes/logs.ts';
+import { metricsRoutes } from './routes/metrics.ts';
+import { planRoutes } from './routes/plans.ts';
+import { workUnitRoutes } from './routes/work-units.ts';
+
+const PUBLIC_PATHS = new Set(['/healthz', '/readyz', '/openapi.json']);
+
+function isProtected(url: string): boolean {
+  const pathOnly = url.split('?', 1)[0]!;
+  if (PUBLIC_PATHS.has(pathOnly)) return false;
+  return pathOnly.startsWith('/v1/') || pathOnly === '/v1' || pathOnly === '/metrics';
+}
+
+export async function buildServer(app: SvcApp): Promise<FastifyInstance> {
+  const server = Fastify({
+    logger: false,
+    bodyLimit: app.config.server.body_limit_bytes,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: false } },
+  });
+
+  server.decorateRequest('traceId', '');
+  server.decorateRequest('principal', undefined);
+
+  server.addHook('onRequest', async (request, reply) => {
+    request.traceId = traceIdFrom(request.headers.traceparent, () => randomBytes(16).toString('hex'));
+    reply.header('X-SVC-Trace-ID', request.traceId);
+    reply.header('Cache-Control', 'no-store');
+    reply.header('X-Content-Type-Options', 'nosniff');
+    if (!isProtected(request.url)) return;
+    try {
+      request.principal = authenticate(app.credentials, request.headers);
+    } catch (err) {
+      app.metrics.authFailures.inc();
+      app.log.warn({ event_type: 'auth.rejected', trace_id: request.traceId, error_code: 'unauthenticated' }, 'credential rejected');
+      reply.header('WWW-Authenticate', 'Bearer realm="svc"');
+      return sendError(reply, err instanceof SvcError ? err : SvcError.from(err));
+    }
+  });
+
+  server.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    app.metrics.httpRequests.inc({ route, status: `${Math.floor(reply.statusCode / 100)}xx` });
+    app.metrics.httpSeconds.observe({ route }, reply.elapsedTime / 1000);
+  });
+
+  server.setErrorHandler(makeErrorHandler(app.log));
+  server.setNotFoundHandler((request, reply) => sendError(reply, fromFrameworkError(Object.assign(new Error('not found'), { statusCode: 404 }) as never)));
+
+  await server.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'svc — work-unit optimization service', version: '1.0.0' },
+      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' }, bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ apiKey: [] }, { bearer: [] }],
+    },
+  });
+  server.get('/openapi.json', { schema: { hide: true } }, async () => server.swagger());
+
+  await server.register(async (s) => healthRoutes(s, app));
+  await server.register(async (s) => metricsRoutes(s, app));
+  await server.register(async (s) => workUnitRoutes(s, app));
+  await server.register(async (s) => planRoutes(s, app));
+  await server.register(async (s) => ledgerRoutes(s, app));
+  await server.register(async (s) => logRoutes(s, app));
+  return server;
+}

@@ -1,0 +1,45 @@
+/**
+ * Prometheus metrics with the spec's `svc_*` names, on a registry of our own
+ * (not the global one) so tests and several apps in one process stay apart.
+ * Capabilities increment them through `SvcMetrics`; `/metrics` renders them.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export function createMetrics() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'svc_process_' });
+  const counter = (name: string, help: string, labelNames: string[] = []) => new Counter({ name, help, labelNames, registers: [registry] });
+  const histogram = (name: string, help: string, buckets: number[], labelNames: string[] = []) => new Histogram({ name, help, buckets, labelNames, registers: [registry] });
+  const fast = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+  return {
+    registry,
+    workUnits: counter('svc_work_units_total', 'Work units created, by kind.', ['kind']),
+    bytesIn: counter('svc_work_unit_bytes_in_total', 'Bytes received in work units and objects.'),
+    bytesStored: counter('svc_work_unit_bytes_stored_total', 'Bytes physically stored (after dedupe and compression).'),
+    bytesAvoided: counter('svc_bytes_avoided_total', 'Bytes not stored, by reason (dedupe, compression, lifecycle).', ['reason']),
+    chunks: counter('svc_chunks_total', 'Chunks produced by content-defined chunking.'),
+    chunkDedupeHits: counter('svc_chunk_dedupe_hits_total', 'Chunks already present in the chunk index.'),
+    compressionRatio: new Gauge({ name: 'svc_compression_ratio', help: 'Stored bytes / bytes in, over the process lifetime.', registers: [registry] }),
+    rehydrationSeconds: histogram('svc_rehydration_seconds', 'Rehydration latency.', fast),
+    policyDenials: counter('svc_policy_denials_total', 'Policy denials, by action.', ['action']),
+    verifierFailures: counter('svc_verifier_failures_total', 'Verifier failures, by verifier.', ['verifier']),
+    cacheHits: counter('svc_cache_hits_total', 'Cache hits, by cache (exact, semantic).', ['cache']),
+    cacheMisses: counter('svc_cache_misses_total', 'Cache misses, by cache.', ['cache']),
+    aiInputTokens: counter('svc_ai_input_tokens_total', 'Prompt tokens received by the AI gateway.'),
+    aiContextTokensRemoved: counter('svc_ai_context_tokens_removed_total', 'Tokens removed by context compilation.'),
+    aiLargeModelCalls: counter('svc_ai_large_model_calls_total', 'Calls routed to a large model.'),
+    aiLargeModelCallsAvoided: counter('svc_ai_large_model_calls_avoided_total', 'Requests that would have gone to a large model and did not.'),
+    aiFallbacks: counter('svc_ai_fallbacks_total', 'Fallback routes taken, by reason.', ['reason']),
+    trainingGpuSecondsAvoided: counter('svc_training_gpu_seconds_avoided_total', 'Estimated GPU seconds avoided (estimate).'),
+    schedulerJobsShifted: counter('svc_scheduler_jobs_shifted_total', 'Flexible jobs moved to a cleaner window.'),
+    manifestWriteSeconds: histogram('svc_manifest_write_seconds', 'Manifest write latency.', fast),
+    ledgerEvents: counter('svc_ledger_events_total', 'Ledger events appended, by type.', ['type']),
+    ledgerAppendFailures: counter('svc_ledger_append_failures_total', 'Ledger append failures (critical).'),
+    planSeconds: histogram('svc_plan_seconds', 'Planning latency.', fast),
+    httpRequests: counter('svc_http_requests_total', 'HTTP requests, by route and status class.', ['route', 'status']),
+    httpSeconds: histogram('svc_http_request_seconds', 'HTTP request latency, by route.', fast, ['route']),
+    authFailures: counter('svc_auth_failures_total', 'Rejected credentials.'),
+  };
+}
+
+export type SvcMetrics = ReturnType<typeof createMetrics>;

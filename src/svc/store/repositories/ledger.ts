@@ -1,0 +1,104 @@
+/**
+ * Ledger persistence: batched chained appends, filtered queries, ordered
+ * scans for verification. The chain head is read inside the write
+ * transaction under `lockChain('ledger')`, so concurrent writers — also in
+ * other processes on PostgreSQL — always extend one linear chain.
+ */
+import { canonicalJson } from '../../../core/canonical-json.ts';
+import { GENESIS_HASH, chainHash } from '../../../core/hash-chain.ts';
+import { newId } from '../../../core/ids.ts';
+import type { Db, SqlValue } from '../db.ts';
+import { type LedgerEventInput, type LedgerRow, canonicalEventBody } from '../../ledger/event.ts';
+
+const COLUMNS = ['seq', 'id', 'ts', 'type', 'tenant', 'actor', 'work_unit_id', 'manifest_id', 'policy_bundle_id', 'trace_id', 'payload', 'prev_hash', 'hash'] as const;
+const INSERT_BATCH = 200;
+
+export interface LedgerQuery {
+  tenant?: string | undefined;
+  from?: string | undefined;
+  to?: string | undefined;
+  eventTypes?: readonly string[] | undefined;
+  afterSeq?: number | undefined;
+  limit: number;
+}
+
+export class LedgerRepository {
+  readonly db: Db;
+  constructor(db: Db) {
+    this.db = db;
+  }
+
+  /** Appends events in order as one transaction; returns the stored rows. */
+  async appendBatch(inputs: readonly LedgerEventInput[]): Promise<LedgerRow[]> {
+    return this.db.transaction(async (tx) => {
+      await tx.lockChain('ledger');
+      const head = await tx.get<{ seq: number; hash: string }>('SELECT seq, hash FROM ledger_events ORDER BY seq DESC LIMIT 1');
+      let seq = Number(head?.seq ?? 0);
+      let prev = head?.hash ?? GENESIS_HASH;
+      const ts = new Date().toISOString();
+      const rows: LedgerRow[] = inputs.map((input) => {
+        seq += 1;
+        const base = {
+          seq,
+          id: newId('evt'),
+          ts,
+          type: input.type,
+          tenant: input.tenant ?? null,
+          actor: input.actor,
+          work_unit_id: input.work_unit_id ?? null,
+          manifest_id: input.manifest_id ?? null,
+          policy_bundle_id: input.policy_bundle_id ?? null,
+          trace_id: input.trace_id ?? null,
+          payload: canonicalJson(input.payload ?? {}),
+        };
+        const hash = chainHash(prev, canonicalEventBody(base));
+        const row = { ...base, prev_hash: prev, hash };
+        prev = hash;
+        return row;
+      });
+      for (let i = 0; i < rows.length; i += INSERT_BATCH) {
+        const slice = rows.slice(i, i + INSERT_BATCH);
+        const values: SqlValue[] = [];
+        const tuples = slice.map((row, r) => {
+          for (const c of COLUMNS) values.push(row[c]);
+          return `(${COLUMNS.map((_, c) => `$${r * COLUMNS.length + c + 1}`).join(', ')})`;
+        });
+        await tx.run(`INSERT INTO ledger_events (${COLUMNS.join(', ')}) VALUES ${tuples.join(', ')}`, values);
+      }
+      return rows;
+    });
+  }
+
+  async query(q: LedgerQuery): Promise<LedgerRow[]> {
+    const where: string[] = [];
+    const params: SqlValue[] = [];
+    const add = (clause: (n: number) => string, value: SqlValue) => {
+      params.push(value);
+      where.push(clause(params.length));
+    };
+    if (q.tenant !== undefined) add((n) => `tenant = $${n}`, q.tenant);
+    if (q.from !== undefined) add((n) => `ts >= $${n}`, q.from);
+    if (q.to !== undefined) add((n) => `ts <= $${n}`, q.to);
+    if (q.afterSeq !== undefined) add((n) => `seq > $${n}`, q.afterSeq);
+    if (q.eventTypes && q.eventTypes.length > 0) {
+      const marks = q.eventTypes.map((t) => {
+        params.push(t);
+        return `$${params.length}`;
+      });
+      where.push(`type IN (${marks.join(', ')})`);
+    }
+    params.push(q.limit);
+    const sql = `SELECT ${COLUMNS.join(', ')} FROM ledger_events ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq LIMIT $${params.length}`;
+    return this.db.all<LedgerRow>(sql, params);
+  }
+
+  /** Rows in chain order after `afterSeq`, for verification and streaming. */
+  scan(afterSeq: number, limit: number): Promise<LedgerRow[]> {
+    return this.db.all<LedgerRow>(`SELECT ${COLUMNS.join(', ')} FROM ledger_events WHERE seq > $1 ORDER BY seq LIMIT $2`, [afterSeq, limit]);
+  }
+
+  async head(): Promise<{ seq: number; hash: string } | undefined> {
+    const row = await this.db.get<{ seq: number; hash: string }>('SELECT seq, hash FROM ledger_events ORDER BY seq DESC LIMIT 1');
+    return row ? { seq: Number(row.seq), hash: row.hash } : undefined;
+  }
+}

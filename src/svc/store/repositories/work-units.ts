@@ -1,0 +1,98 @@
+/** Work unit persistence. */
+import type { Db } from '../db.ts';
+import type { WorkUnitRecord, WorkUnitState } from '../../work-units/work-unit.ts';
+
+interface Row {
+  id: string;
+  tenant: string;
+  kind: string;
+  logical_ref: string;
+  requested_contract: string;
+  state: string;
+  metadata: string;
+  payload_kind: string;
+  payload_json: string | null;
+  payload_bytes: Uint8Array | null;
+  payload_size: number;
+  payload_sha256: string | null;
+  created_by: string;
+  trace_id: string;
+  last_plan_id: string | null;
+  manifest_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+function fromRow(r: Row): WorkUnitRecord {
+  return {
+    id: r.id,
+    tenant: r.tenant,
+    kind: r.kind,
+    logical_ref: r.logical_ref,
+    requested_contract: r.requested_contract,
+    state: r.state as WorkUnitState,
+    metadata: JSON.parse(r.metadata) as Record<string, string>,
+    payload:
+      r.payload_kind === 'binary'
+        ? { kind: 'binary', bytes: new Uint8Array(r.payload_bytes ?? new Uint8Array()) }
+        : r.payload_kind === 'json'
+          ? { kind: 'json', value: JSON.parse(r.payload_json ?? 'null') as Record<string, unknown> }
+          : { kind: 'none' },
+    payload_size: Number(r.payload_size),
+    payload_sha256: r.payload_sha256,
+    created_by: r.created_by,
+    trace_id: r.trace_id,
+    last_plan_id: r.last_plan_id,
+    manifest_id: r.manifest_id,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+  };
+}
+
+export interface WorkUnitListQuery {
+  tenant?: string | undefined;
+  after?: string | undefined;
+  limit: number;
+}
+
+export class WorkUnitRepository {
+  readonly #db: Db;
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  async insert(wu: WorkUnitRecord): Promise<void> {
+    await this.#db.run(
+      `INSERT INTO work_units (id, tenant, kind, logical_ref, requested_contract, state, metadata, payload_kind, payload_json, payload_bytes,
+        payload_size, payload_sha256, created_by, trace_id, last_plan_id, manifest_id, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
+      [
+        wu.id, wu.tenant, wu.kind, wu.logical_ref, wu.requested_contract, wu.state, JSON.stringify(wu.metadata), wu.payload.kind,
+        wu.payload.kind === 'json' ? JSON.stringify(wu.payload.value) : null,
+        wu.payload.kind === 'binary' ? wu.payload.bytes : null,
+        wu.payload_size, wu.payload_sha256, wu.created_by, wu.trace_id, wu.last_plan_id, wu.manifest_id, wu.created_at, wu.updated_at,
+      ],
+    );
+  }
+
+  async get(id: string): Promise<WorkUnitRecord | undefined> {
+    const row = await this.#db.get<Row>('SELECT * FROM work_units WHERE id = $1', [id]);
+    return row ? fromRow(row) : undefined;
+  }
+
+  async list(q: WorkUnitListQuery): Promise<WorkUnitRecord[]> {
+    const rows = await this.#db.all<Row>(
+      `SELECT * FROM work_units WHERE ($1 = '' OR tenant = $1) AND id > $2 ORDER BY id LIMIT $3`,
+      [q.tenant ?? '', q.after ?? '', q.limit],
+    );
+    return rows.map(fromRow);
+  }
+
+  async update(id: string, fields: { state?: WorkUnitState; last_plan_id?: string; manifest_id?: string }): Promise<void> {
+    const now = new Date().toISOString();
+    await this.#db.run(
+      `UPDATE work_units SET state = COALESCE($2, state), last_plan_id = COALESCE($3, last_plan_id), manifest_id = COALESCE($4, manifest_id), updated_at = $5 WHERE id = $1`,
+      [id, fields.state ?? null, fields.last_plan_id ?? null, fields.manifest_id ?? null, now],
+    );
+  }
+}

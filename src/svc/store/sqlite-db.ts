@@ -1,0 +1,130 @@
+/**
+ * SQLite driver on `node:sqlite` (built into Node 24; no native addon).
+ * WAL journal, NORMAL sync (durable on commit in WAL for application crashes;
+ * see docs/decisions/003-sqlite-durability.md), foreign keys on.
+ *
+ * `node:sqlite` is synchronous, so every statement runs on one connection in
+ * order. A transaction holds an async mutex for its whole duration so that a
+ * statement from a concurrent request never runs inside someone else's
+ * transaction.
+ */
+import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import type { Db, SqlValue } from './db.ts';
+
+type Release = () => void;
+
+class Mutex {
+  #tail: Promise<void> = Promise.resolve();
+  lock(): Promise<Release> {
+    let release!: Release;
+    const next = new Promise<void>((r) => (release = r));
+    const prev = this.#tail;
+    this.#tail = prev.then(() => next);
+    return prev.then(() => release);
+  }
+}
+
+/** `$1` → `?1`: SQLite's numbered parameter syntax. */
+function translate(sql: string): string {
+  return sql.replace(/\$(\d+)/g, '?$1');
+}
+
+function bindable(params: readonly SqlValue[]): Array<string | number | bigint | null | Uint8Array> {
+  return params as Array<string | number | bigint | null | Uint8Array>;
+}
+
+export class SqliteDb implements Db {
+  readonly dialect = 'sqlite' as const;
+  readonly #db: DatabaseSync;
+  readonly #statements = new Map<string, StatementSync>();
+  readonly #mutex = new Mutex();
+
+  constructor(path: string) {
+    this.#db = new DatabaseSync(path);
+    this.#db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;');
+  }
+
+  #prepare(sql: string): StatementSync {
+    let stmt = this.#statements.get(sql);
+    if (!stmt) {
+      stmt = this.#db.prepare(translate(sql));
+      this.#statements.set(sql, stmt);
+    }
+    return stmt;
+  }
+
+  // Direct (unlocked) operations, used inside a held transaction.
+  #all<T>(sql: string, params: readonly SqlValue[]): T[] {
+    return this.#prepare(sql).all(...bindable(params)) as T[];
+  }
+  #get<T>(sql: string, params: readonly SqlValue[]): T | undefined {
+    return this.#prepare(sql).get(...bindable(params)) as T | undefined;
+  }
+  #run(sql: string, params: readonly SqlValue[]): { changes: number } {
+    const r = this.#prepare(sql).run(...bindable(params));
+    return { changes: Number(r.changes) };
+  }
+
+  async #serialised<T>(fn: () => T): Promise<T> {
+    const release = await this.#mutex.lock();
+    try {
+      return fn();
+    } finally {
+      release();
+    }
+  }
+
+  all<T>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
+    return this.#serialised(() => this.#all<T>(sql, params));
+  }
+  get<T>(sql: string, params: readonly SqlValue[] = []): Promise<T | undefined> {
+    return this.#serialised(() => this.#get<T>(sql, params));
+  }
+  run(sql: string, params: readonly SqlValue[] = []): Promise<{ changes: number }> {
+    return this.#serialised(() => this.#run(sql, params));
+  }
+  exec(sql: string): Promise<void> {
+    return this.#serialised(() => this.#db.exec(sql));
+  }
+
+  async transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
+    const release = await this.#mutex.lock();
+    const tx: Db = {
+      dialect: 'sqlite',
+      all: async <R>(sql: string, params: readonly SqlValue[] = []) => this.#all<R>(sql, params),
+      get: async <R>(sql: string, params: readonly SqlValue[] = []) => this.#get<R>(sql, params),
+      run: async (sql: string, params: readonly SqlValue[] = []) => this.#run(sql, params),
+      exec: async (sql: string) => this.#db.exec(sql),
+      transaction: () => Promise.reject(new Error('nested transactions are not supported')),
+      lockChain: async () => undefined,
+      close: () => Promise.reject(new Error('cannot close inside a transaction')),
+    };
+    try {
+      this.#db.exec('BEGIN IMMEDIATE');
+      try {
+        const result = await fn(tx);
+        this.#db.exec('COMMIT');
+        return result;
+      } catch (err) {
+        this.#db.exec('ROLLBACK');
+        throw err;
+      }
+    } finally {
+      release();
+    }
+  }
+
+  async lockChain(): Promise<void> {
+    // BEGIN IMMEDIATE in transaction() already holds SQLite's single writer lock.
+  }
+
+  async close(): Promise<void> {
+    const release = await this.#mutex.lock();
+    try {
+      this.#statements.clear();
+      if (this.#db.isOpen) this.#db.close();
+    } finally {
+      release();
+    }
+  }
+}

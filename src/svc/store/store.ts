@@ -1,0 +1,41 @@
+/**
+ * The storage interface of svc: one `Db` (SQLite or PostgreSQL) and the
+ * repositories written once against it. Capabilities add their repository
+ * here; the contract suite (test/store) runs all of them on both engines.
+ */
+import type { Db } from './db.ts';
+import { migrate } from './migrate.ts';
+import { type DbTarget, openDb } from './open-db.ts';
+import { LedgerRepository } from './repositories/ledger.ts';
+import { PlanRepository } from './repositories/plans.ts';
+import { WorkUnitRepository } from './repositories/work-units.ts';
+
+export interface Store {
+  readonly db: Db;
+  readonly workUnits: WorkUnitRepository;
+  readonly plans: PlanRepository;
+  readonly ledger: LedgerRepository;
+  close(): Promise<void>;
+}
+
+export function storeOver(db: Db): Store {
+  return {
+    db,
+    workUnits: new WorkUnitRepository(db),
+    plans: new PlanRepository(db),
+    ledger: new LedgerRepository(db),
+    close: () => db.close(),
+  };
+}
+
+/** Opens the configured engine and applies pending migrations. */
+export async function openStore(target: DbTarget): Promise<Store> {
+  const db = openDb(target);
+  try {
+    await migrate(db);
+  } catch (err) {
+    await db.close().catch(() => undefined);
+    throw err;
+  }
+  return storeOver(db);
+}

@@ -1,0 +1,102 @@
+/**
+ * Work unit creation and lookup. Validates the body, binds the tenant,
+ * decodes the payload once (binary envelope → bytes), stores the record and
+ * writes `work_unit.created`.
+ */
+import { decodeBase64Strict } from '../../core/base64.ts';
+import { sha256Hex } from '../../core/hashing.ts';
+import { newId } from '../../core/ids.ts';
+import { requirePermission } from '../auth/principal.ts';
+import type { TenantGuard } from '../auth/tenant-guard.ts';
+import type { RequestContext } from '../context.ts';
+import { SvcError } from '../errors.ts';
+import type { LedgerAppender } from '../ledger/appender.ts';
+import type { WorkUnitRepository } from '../store/repositories/work-units.ts';
+import { validate } from '../validation.ts';
+import { type StoredPayload, type WorkUnitRecord, WorkUnitCreate } from './work-unit.ts';
+
+/** Largest payload accepted inline in a work unit (bytes after base64 decoding). Larger objects use multipart. */
+export const MAX_INLINE_PAYLOAD_BYTES = 8 * 1024 * 1024;
+
+interface Deps {
+  workUnits: WorkUnitRepository;
+  ledger: LedgerAppender;
+  tenants: TenantGuard;
+}
+
+function decodePayload(body: WorkUnitCreate): { payload: StoredPayload; size: number; sha256: string | null } {
+  const p = body.payload as Record<string, unknown> | undefined;
+  if (body.kind === 'byte_object') {
+    if (!p || p._svc_encoding !== 'base64' || typeof p.data !== 'string') {
+      throw new SvcError('invalid_work_unit', 'a byte_object work unit needs payload {"_svc_encoding":"base64","data":"…"}');
+    }
+    const bytes = decodeBase64Strict(p.data);
+    if (!bytes) throw new SvcError('invalid_work_unit', 'payload.data is not valid base64 (standard alphabet, padded)');
+    if (bytes.byteLength > MAX_INLINE_PAYLOAD_BYTES) {
+      throw new SvcError('payload_too_large', `inline payloads are limited to ${MAX_INLINE_PAYLOAD_BYTES} bytes; use multipart upload for larger objects`);
+    }
+    return { payload: { kind: 'binary', bytes }, size: bytes.byteLength, sha256: sha256Hex(bytes) };
+  }
+  if (body.kind === 'prompt_request' || body.kind === 'completion_request' || body.kind === 'embedding_request') {
+    if (!p) throw new SvcError('invalid_work_unit', `a ${body.kind} work unit needs a payload`);
+    if (body.kind === 'prompt_request' && !Array.isArray(p.messages)) {
+      throw new SvcError('invalid_work_unit', 'a prompt_request payload needs messages: [{role, content}]');
+    }
+    const text = JSON.stringify(p);
+    return { payload: { kind: 'json', value: p }, size: Buffer.byteLength(text), sha256: sha256Hex(text) };
+  }
+  return { payload: { kind: 'none' }, size: 0, sha256: null };
+}
+
+export class WorkUnitService {
+  readonly #deps: Deps;
+  constructor(deps: Deps) {
+    this.#deps = deps;
+  }
+
+  async create(ctx: RequestContext, input: unknown): Promise<WorkUnitRecord> {
+    requirePermission(ctx.principal, 'work_units:write');
+    const body = validate(WorkUnitCreate, input, 'invalid_work_unit');
+    const tenant = await this.#deps.tenants.resolve(ctx, body.tenant, 'work_unit.tenant');
+    const { payload, size, sha256 } = decodePayload(body);
+    const now = new Date().toISOString();
+    const wu: WorkUnitRecord = {
+      id: newId('wu'),
+      tenant,
+      kind: body.kind,
+      logical_ref: body.logical_ref,
+      requested_contract: body.requested_contract ?? 'exact_bytes',
+      state: 'created',
+      metadata: body.metadata ?? {},
+      payload,
+      payload_size: size,
+      payload_sha256: sha256,
+      created_by: ctx.principal.actor,
+      trace_id: ctx.traceId,
+      last_plan_id: null,
+      manifest_id: null,
+      created_at: now,
+      updated_at: now,
+    };
+    await this.#deps.workUnits.insert(wu);
+    await this.#deps.ledger.append({
+      type: 'work_unit.created',
+      tenant,
+      actor: ctx.principal.actor,
+      work_unit_id: wu.id,
+      trace_id: ctx.traceId,
+      payload: { kind: wu.kind, requested_contract: wu.requested_contract, payload_size: size, payload_sha256: sha256 },
+    });
+    return wu;
+  }
+
+  /** A work unit the caller may see; another tenant's unit is reported as not found. */
+  async get(ctx: RequestContext, id: string): Promise<WorkUnitRecord> {
+    requirePermission(ctx.principal, 'work_units:read');
+    const wu = await this.#deps.workUnits.get(id);
+    if (!wu || (ctx.principal.tenant !== undefined && wu.tenant !== ctx.principal.tenant)) {
+      throw new SvcError('not_found', `work unit ${id} not found`, { workUnitId: id });
+    }
+    return wu;
+  }
+}
