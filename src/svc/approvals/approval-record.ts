@@ -1,0 +1,54 @@
+/**
+ * What an approval is: a short-lived record bound to a tenant, a contract and
+ * a policy bundle (id and hash), optionally to one work unit, signed by the
+ * server. The actor is the authenticated principal who created it.
+ */
+import Type, { type Static } from 'typebox';
+import type { BundleRef } from '../policy/types.ts';
+
+export interface ApprovalRecord {
+  id: string; // apr_…
+  tenant: string;
+  contract: string;
+  bundle_id: string;
+  bundle_hash: string;
+  work_unit_id: string | null;
+  single_use: boolean;
+  actor: string;
+  reason: string | null;
+  created_at: string; // ISO-8601 UTC
+  expires_at: string;
+  revoked_at: string | null;
+  revoked_by: string | null;
+  used_at: string | null;
+}
+
+/** What an execution presents its approval against. */
+export interface ApprovalScope {
+  tenant: string;
+  contract: string;
+  bundle: BundleRef;
+  work_unit_id?: string;
+}
+
+export const DEFAULT_APPROVAL_TTL_SECONDS = 900;
+export const MAX_APPROVAL_TTL_SECONDS = 86_400;
+
+/** `POST /v1/approvals`. There is no actor field: the actor is the caller. */
+export const CreateApprovalRequest = Type.Object(
+  {
+    tenant: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+    contract: Type.String({ minLength: 1, maxLength: 64 }),
+    /** Optional expectation: refused unless it is the bundle in force. */
+    bundle_id: Type.Optional(Type.String({ pattern: '^pb_[0-9a-hjkmnp-tv-z]{26}$' })),
+    work_unit_id: Type.Optional(Type.String({ pattern: '^wu_[0-9a-hjkmnp-tv-z]{26}$' })),
+    ttl_seconds: Type.Optional(Type.Integer({ minimum: 10, maximum: MAX_APPROVAL_TTL_SECONDS })),
+    single_use: Type.Optional(Type.Boolean()),
+    reason: Type.Optional(Type.String({ maxLength: 500 })),
+  },
+  { additionalProperties: false },
+);
+export type CreateApprovalRequest = Static<typeof CreateApprovalRequest>;
+
+/** Name of the header an execution request carries its approval token in. */
+export const APPROVAL_HEADER = 'x-svc-approval';
