@@ -1,8 +1,6 @@
 /** `svc ledger query|verify`, `svc logs query`. */
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/load.ts';
-import { verifyLedger } from '../../ledger/verify.ts';
-import { openStore } from '../../store/store.ts';
 import { EXIT, clientFor, run } from '../runtime.ts';
 
 function collect(value: string, previous: string[] = []): string[] {
@@ -34,6 +32,8 @@ export function register(program: Command): void {
         async (g) => {
           if (!o.offline) return clientFor(g).json('POST', '/v1/ledger/verify');
           const { config } = loadConfig();
+          const { openStore } = await import('../../store/store.ts');
+          const { verifyLedger } = await import('../../ledger/verify.ts');
           const store = await openStore({ databaseUrl: config.storage.database_url, stateDir: config.state_dir });
           try {
             return await verifyLedger(store.ledger);

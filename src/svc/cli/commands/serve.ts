@@ -3,10 +3,8 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import YAML from 'yaml';
-import { createSvcApp } from '../../app.ts';
 import { loadCredentials } from '../../auth/credentials.ts';
 import { CONFIG_FILE_NAME, loadConfig } from '../../config/load.ts';
-import { buildServer } from '../../http/server.ts';
 import { run } from '../runtime.ts';
 
 export function register(program: Command): void {
@@ -40,6 +38,9 @@ export function register(program: Command): void {
       if (o.host) overrides['server.host'] = o.host;
       if (o.port !== undefined) overrides['server.port'] = o.port;
       const loaded = loadConfig({ file: o.config, overrides });
+      // Loaded here, not at the top: other commands should not pay for the server's modules.
+      const { createSvcApp } = await import('../../app.ts');
+      const { buildServer } = await import('../../http/server.ts');
       const app = await createSvcApp(loaded, { allowDevKey: true });
       const server = await buildServer(app);
       const address = await server.listen({ host: loaded.config.server.host, port: loaded.config.server.port });

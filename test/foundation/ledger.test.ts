@@ -1,0 +1,133 @@
+/**
+ * Ledger integrity: concurrent appends keep one linear chain; any change to a
+ * stored event is found at that event; two processes on PostgreSQL share one
+ * chain; `svc ledger verify` reports both outcomes with its exit code.
+ */
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { LedgerAppender } from '../../src/svc/ledger/appender.ts';
+import { canonicalEventBody } from '../../src/svc/ledger/event.ts';
+import { verifyLedger } from '../../src/svc/ledger/verify.ts';
+import { canonicalJson } from '../../src/core/canonical-json.ts';
+import { type Store, openStore } from '../../src/svc/store/store.ts';
+import { type EngineTarget, PG_URL, engineTarget, engines } from '../helpers/engines.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+test('the hand-built canonical event body equals RFC 8785 canonical JSON', () => {
+  const row = { seq: 7, id: 'evt_x', ts: '2026-01-01T00:00:00.000Z', type: 't', tenant: null, actor: 'a"b', work_unit_id: 'wu_1', manifest_id: null, policy_bundle_id: 'pb', trace_id: null, payload: canonicalJson({ z: 1, a: ['é', 2.5] }) };
+  assert.equal(canonicalEventBody(row), canonicalJson({ ...row, payload: JSON.parse(row.payload) }));
+});
+
+for (const engine of engines()) {
+  describe(`ledger on ${engine.name}`, { skip: engine.skip }, () => {
+    let target: EngineTarget;
+    let store: Store;
+    before(async () => {
+      target = await engineTarget(engine.name);
+      store = await openStore(target);
+    });
+    after(async () => {
+      await store?.close();
+      await target?.cleanup();
+    });
+
+    test('10,000 concurrent appends form one verified chain without gaps', async () => {
+      const appender = new LedgerAppender(store.ledger);
+      const events = await Promise.all(Array.from({ length: 10_000 }, (_, i) => appender.append({ type: 'load.append', actor: 'load', tenant: `t${i % 7}`, payload: { i } })));
+      const seqs = events.map((e) => e.seq).sort((a, b) => a - b);
+      assert.equal(new Set(seqs).size, 10_000);
+      assert.equal(seqs.at(-1)! - seqs[0]! + 1, 10_000);
+      const report = await verifyLedger(store.ledger);
+      assert.equal(report.ok, true, JSON.stringify(report.firstBreak));
+      assert.equal(report.checked, 10_000);
+    });
+
+    for (const column of ['payload', 'actor', 'type', 'ts', 'tenant', 'prev_hash', 'hash']) {
+      test(`flipping a byte of ${column} in a stored event breaks verification at that event`, async () => {
+        const victim = (await store.ledger.scan(4_999, 1))[0]!;
+        const original = String(victim[column as keyof typeof victim]);
+        const flipped = original.slice(0, 2) + (original[2] === 'a' ? 'b' : 'a') + original.slice(3);
+        await store.db.run(`UPDATE ledger_events SET ${column} = $1 WHERE seq = $2`, [flipped, victim.seq]);
+        try {
+          const report = await verifyLedger(store.ledger);
+          assert.equal(report.ok, false);
+          assert.equal(report.firstBreak?.position, Number(victim.seq));
+          assert.equal(report.first_bad_event_id, victim.id);
+        } finally {
+          await store.db.run(`UPDATE ledger_events SET ${column} = $1 WHERE seq = $2`, [original, victim.seq]);
+        }
+        assert.equal((await verifyLedger(store.ledger)).ok, true);
+      });
+    }
+
+    test('a deleted event is reported as a gap', async () => {
+      const victim = (await store.ledger.scan(99, 1))[0]!;
+      await store.db.run('DELETE FROM ledger_events WHERE seq = $1', [victim.seq]);
+      const report = await verifyLedger(store.ledger);
+      assert.equal(report.ok, false);
+      assert.equal(report.firstBreak?.kind, 'sequence_gap');
+    });
+  });
+}
+
+describe('ledger shared by two processes on PostgreSQL', { skip: PG_URL ? false : 'PostgreSQL tests skipped: SVC_TEST_DATABASE_URL is not set' }, () => {
+  let target: EngineTarget;
+  before(async () => {
+    target = await engineTarget('postgres');
+    (await openStore(target)).close();
+  });
+  after(async () => target?.cleanup());
+
+  test('two processes appending at once keep one linear chain', async () => {
+    const store = await openStore(target); // applies migrations before the workers start
+    const worker = path.join(ROOT, 'test/foundation/ledger-append-worker.ts');
+    const runWorker = (label: string) =>
+      new Promise<number>((resolve) => {
+        const child = spawn(process.execPath, [worker, PG_URL!, target.pgSchema!, '2000', label], { stdio: 'inherit' });
+        child.on('exit', (code) => resolve(code ?? 1));
+      });
+    const codes = await Promise.all([runWorker('proc-a'), runWorker('proc-b')]);
+    assert.deepEqual(codes, [0, 0]);
+    const report = await verifyLedger(store.ledger);
+    await store.close();
+    assert.equal(report.ok, true, JSON.stringify(report.firstBreak));
+    assert.equal(report.checked, 4000);
+  });
+});
+
+describe('svc ledger verify (offline CLI)', () => {
+  let target: EngineTarget;
+  before(async () => {
+    target = await engineTarget('sqlite');
+    const store = await openStore(target);
+    await new LedgerAppender(store.ledger).appendMany(Array.from({ length: 50 }, (_, i) => ({ type: 'cli.t', actor: 'cli', payload: { i } })));
+    await store.close();
+  });
+  after(async () => target?.cleanup());
+
+  const verify = () =>
+    spawnSync(process.execPath, [path.join(ROOT, 'bin/svc.mjs'), 'ledger', 'verify', '--offline', '--json'], {
+      env: { ...process.env, SVC_STATE_DIR: target.stateDir, SVC_DATABASE_URL: '' },
+      encoding: 'utf8',
+    });
+
+  test('exits 0 on an intact chain and 3 naming the event after tampering', async () => {
+    const good = verify();
+    assert.equal(good.status, 0, good.stderr);
+    assert.equal(JSON.parse(good.stdout).checked, 50);
+
+    const store = await openStore(target);
+    const victim = (await store.ledger.scan(20, 1))[0]!;
+    await store.db.run('UPDATE ledger_events SET payload = $1 WHERE seq = $2', ['{"i":999}', victim.seq]);
+    await store.close();
+
+    const bad = verify();
+    assert.equal(bad.status, 3);
+    const report = JSON.parse(bad.stdout);
+    assert.equal(report.ok, false);
+    assert.equal(report.first_bad_event_id, victim.id);
+  });
+});
