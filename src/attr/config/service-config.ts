@@ -10,6 +10,9 @@ import { sha256Hex } from '../../core/hashing.ts';
 import { compileChecker, type SchemaIssue } from './schema-check.ts';
 import { DEFAULT_PROVIDER_BOUNDS, ServiceConfigSchema, type ServiceConfigDocument } from './service-config-schema.ts';
 
+/** The environment variable holding the hex SHA-256 of the service bearer token (never the token). */
+export const TOKEN_DIGEST_ENV = 'ATTR_SERVICE_TOKEN_SHA256';
+
 /** A provider route with every bound filled in. */
 export interface ProviderRoute {
   readonly providerId: string;

@@ -1,0 +1,62 @@
+/**
+ * `attr-service-config create|validate`.
+ *
+ *   attr-service-config create --template default --corpus <path> --audit-log-path <path> --artifact-dir <path> --output <path> [--force]
+ *   attr-service-config validate --config <path>
+ *
+ * `create` writes the config and then validates it, printing the report;
+ * `validate` prints the attr-service-config-verification/v1 report. Exit 0
+ * when valid, 1 when not, 2 on usage errors.
+ */
+import { Command, InvalidArgumentError } from 'commander';
+import { writeFile } from 'node:fs/promises';
+import { CONFIG_TEMPLATES, configFromTemplate, type ConfigTemplate } from './config-template.ts';
+import { verifyConfigFile } from './verify-config.ts';
+
+function parseTemplate(value: string): ConfigTemplate {
+  if (!(CONFIG_TEMPLATES as readonly string[]).includes(value)) throw new InvalidArgumentError(`unknown template (known: ${CONFIG_TEMPLATES.join(', ')})`);
+  return value as ConfigTemplate;
+}
+
+export async function runConfigCli(argv: string[]): Promise<number> {
+  let exitCode = 0;
+  const program = new Command('attr-service-config').description('Create and validate attr service configuration files.').exitOverride().configureOutput({ writeErr: (s) => process.stderr.write(s) });
+  program
+    .command('create')
+    .description('write a config file from a template, then validate it')
+    .requiredOption('--template <name>', `template (${CONFIG_TEMPLATES.join(', ')})`, parseTemplate)
+    .requiredOption('--corpus <path>', 'corpus JSONL file')
+    .requiredOption('--audit-log-path <path>', 'audit log (JSONL) file')
+    .requiredOption('--artifact-dir <path>', 'directory for readiness artifacts')
+    .requiredOption('--output <path>', 'config file to write')
+    .option('--force', 'overwrite an existing file')
+    .action(async (o: { template: ConfigTemplate; corpus: string; auditLogPath: string; artifactDir: string; output: string; force?: boolean }) => {
+      const document = configFromTemplate(o.template, { corpusPath: o.corpus, auditLogPath: o.auditLogPath, artifactDir: o.artifactDir, outputPath: o.output });
+      try {
+        await writeFile(o.output, `${JSON.stringify(document, null, 2)}\n`, { flag: o.force ? 'w' : 'wx', mode: 0o644 });
+      } catch (err) {
+        process.stderr.write(`attr-service-config: cannot write ${o.output}: ${(err as NodeJS.ErrnoException).code === 'EEXIST' ? 'file exists (use --force)' : (err as Error).message}\n`);
+        exitCode = 2;
+        return;
+      }
+      const report = await verifyConfigFile(o.output);
+      process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+      exitCode = report.valid ? 0 : 1;
+    });
+  program
+    .command('validate')
+    .description('validate a config file and print the verification report')
+    .requiredOption('--config <path>', 'config file')
+    .action(async (o: { config: string }) => {
+      const report = await verifyConfigFile(o.config);
+      process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+      exitCode = report.valid ? 0 : 1;
+    });
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    return code === 'commander.helpDisplayed' || code === 'commander.version' ? 0 : 2;
+  }
+  return exitCode;
+}

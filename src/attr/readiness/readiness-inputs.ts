@@ -1,0 +1,33 @@
+/**
+ * Everything the readiness artifacts and the gate look at, gathered by the
+ * composition root (src/attr/service/attr-app.ts) at start-up.
+ */
+import type { AuditLog } from '../audit/audit-log.ts';
+import type { ServiceConfig } from '../config/service-config.ts';
+import type { AttributionEngine, Corpus } from '../engine/index.ts';
+import type { TrustStoreValidationReport } from '../trust-store/trust-store-validation-report.ts';
+
+export type EngineLoad = { ok: true; engine: AttributionEngine; corpus: Corpus } | { ok: false; problem: string };
+
+export interface EndpointDescription {
+  method: string;
+  path: string;
+  auth: 'none' | 'bearer';
+}
+
+export interface ReadinessInputs {
+  /** Random per process start; every artifact is bound to it. */
+  instanceId: string;
+  serviceVersion: string;
+  config: ServiceConfig;
+  env: Readonly<Record<string, string | undefined>>;
+  auth: { configured: boolean; problem: string | undefined; digestEnv: string };
+  engine: EngineLoad;
+  auditLog: AuditLog;
+  /** Validation report of the configured trust store; null when none is configured. */
+  trustStore: TrustStoreValidationReport | null;
+  endpoints: readonly EndpointDescription[];
+  securityHeaders: Readonly<Record<string, string>>;
+  requestIdHeader: string;
+  now: () => Date;
+}
