@@ -1,0 +1,49 @@
+/**
+ * Rollout state of one server: the canary config, the switchboard and the
+ * guardrail, with the two calls other parts make — `decide` (planner, AI
+ * gateway) and `readiness` (the `/v1/admin/readiness` report).
+ */
+import type { BundleRef } from '../policy/types.ts';
+import type { RolloutConfig } from './canary.ts';
+import { decideRollout, type RolloutDecision, type RolloutRequest } from './rollout-decision.ts';
+import type { GuardrailState, SloGuardrail } from './slo-guardrail.ts';
+import type { Switchboard } from './switchboard.ts';
+import type { Switches } from './switches.ts';
+
+export interface RolloutReadiness {
+  switches: Readonly<Switches>;
+  guardrail: GuardrailState;
+  policy_bundle: BundleRef;
+  canaries: Array<{ name: string; mode: string; reducers: string }>;
+  default: RolloutConfig['default'];
+}
+
+export class RolloutService {
+  readonly config: RolloutConfig;
+  readonly switchboard: Switchboard;
+  readonly guardrail: SloGuardrail;
+  readonly #activeBundle: () => BundleRef;
+
+  constructor(options: { config: RolloutConfig; switchboard: Switchboard; guardrail: SloGuardrail; activeBundle: () => BundleRef }) {
+    this.config = options.config;
+    this.switchboard = options.switchboard;
+    this.guardrail = options.guardrail;
+    this.#activeBundle = options.activeBundle;
+  }
+
+  /** Effective mode, contract and reducer tier for one work unit. Synchronous, no I/O. */
+  decide(request: RolloutRequest): RolloutDecision {
+    return decideRollout(request, this.config, this.switchboard.current(), this.guardrail.tripped);
+  }
+
+  /** What readiness shows: every switch, the guardrail window and state, the bundle in force, the canary rules. */
+  readiness(): RolloutReadiness {
+    return {
+      switches: this.switchboard.current(),
+      guardrail: this.guardrail.check(),
+      policy_bundle: this.#activeBundle(),
+      canaries: this.config.canaries.map((c) => ({ name: c.name, mode: c.mode, reducers: c.reducers })),
+      default: this.config.default,
+    };
+  }
+}
