@@ -1,0 +1,135 @@
+/**
+ * Builds the source footer in two passes. The draft has every field except
+ * the verdicts; the display rules run on it; then the status, settlement
+ * statuses, disclosures, row hashes, footer hash and rendered text are fixed.
+ */
+import type {
+  AcceptancePolicy, AuditError, ClaimRow, GroundingVerdictValue, SettlementStatusValue, SourceFooter, SourceRow, UsageEvent,
+} from '../../schemas/attribution-response.ts';
+import { FOOTER_SCHEMA_ID } from '../../schemas/attribution-response.ts';
+import { CONTENT_HASH_PREFIX_LENGTH, verificationHandle } from '../../footer/handles.ts';
+import { footerHash, rowHash } from '../../footer/footer-hashes.ts';
+import { renderFooter } from '../../footer/render-footer.ts';
+import { ALLOCATION_METHOD, USAGE_METRIC_METHODS, USAGE_METRIC_PROFILE, USAGE_METRIC_SCOPE } from '../../footer/usage-metrics.ts';
+import type { Allocation } from '../royalty/allocation.ts';
+import type { ClaimAnalysis, LabelledSource } from './analyse-claims.ts';
+
+const round4 = (x: number) => Math.round(x * 10000) / 10000;
+
+function sourceRow(s: LabelledSource, claims: ClaimAnalysis[], claimRows: ClaimRow[], allocation: Allocation, event: UsageEvent): SourceRow {
+  const supportedIdx = claimRows.flatMap((c, i) => (c.source_label === s.label && c.support_status === 'supported' ? [i] : []));
+  const mean = (xs: number[]) => (xs.length === 0 ? 0 : round4(xs.reduce((a, b) => a + b, 0) / xs.length));
+  const line = allocation.lines.find((l) => l.label === s.label)!;
+  const prefix = s.source.content_sha256.slice(0, CONTENT_HASH_PREFIX_LENGTH);
+  const row: Omit<SourceRow, 'row_hash'> = {
+    label: s.label,
+    role: s.role,
+    source_id: s.source.source_id,
+    work_id: s.source.work_id,
+    title: s.source.title,
+    uri: s.source.uri,
+    verify: verificationHandle(event.event_id, event.event_hash, s.label, prefix),
+    hash: s.source.content_sha256,
+    content_hash_prefix: prefix,
+    chunk_ids: s.chunkIds,
+    rights_holder_id: s.source.rights_holder?.id ?? null,
+    royalty_eligible: s.source.royalty_terms.royalty_eligible,
+    published_at: s.source.published_at,
+    updated_at: s.source.updated_at,
+    supported_claim_hashes: supportedIdx.map((i) => claimRows[i]!.claim_hash),
+    support: mean(supportedIdx.map((i) => claimRows[i]!.support_score)),
+    text_match: mean(supportedIdx.map((i) => claims[i]!.used!.textMatch)),
+    weight: line.weight,
+    payout: line.amount,
+    settlement_status: 'withheld',
+    usage_metric_profile: USAGE_METRIC_PROFILE,
+    usage_metric_scope: USAGE_METRIC_SCOPE,
+    usage_metric_methods: { ...USAGE_METRIC_METHODS },
+  };
+  return { ...row, row_hash: rowHash(row) };
+}
+
+export function draftFooter(
+  sources: LabelledSource[], claims: ClaimAnalysis[], claimRows: ClaimRow[], allocation: Allocation, event: UsageEvent, policy: AcceptancePolicy,
+): SourceFooter {
+  const draft: Omit<SourceFooter, 'rendered_text' | 'footer_hash'> = {
+    schema: FOOTER_SCHEMA_ID,
+    event_id: event.event_id,
+    event_hash: event.event_hash,
+    status: 'blocked',
+    grounding_verdict: 'ungrounded',
+    attribution_gap_verdict: 'open',
+    blocking_rules: [],
+    disclosures: [],
+    acceptance_policy: policy,
+    royalty: {
+      gross_revenue: event.gross_revenue,
+      distributable_total: event.distributable_total,
+      amount_scale: event.amount_scale,
+      allocation_method: ALLOCATION_METHOD,
+      escrow_weight: allocation.escrow.weight,
+      escrow_amount: allocation.escrow.amount,
+      escrow_settlement_status: 'escrow',
+      escrow_claim_hashes: claimRows
+        .filter((c) => c.support_status !== 'supported' || !isPayable(sources.find((s) => s.label === c.source_label)))
+        .map((c) => c.claim_hash),
+    },
+    source_rows: sources.map((s) => sourceRow(s, claims, claimRows, allocation, event)),
+    claim_rows: claimRows,
+  };
+  return seal(draft);
+}
+
+function isPayable(s: LabelledSource | undefined): boolean {
+  return s !== undefined && s.source.rights_holder !== null && s.source.royalty_terms.royalty_eligible;
+}
+
+/** Settlement status of a row: see docs/attr-engine.md "Settlement status". */
+export function settlementStatus(row: SourceRow, ready: boolean): SettlementStatusValue {
+  const payable = row.rights_holder_id !== null && row.royalty_eligible;
+  if (!payable && row.supported_claim_hashes.length > 0) return 'escrow';
+  if (Number(row.payout) === 0) return 'zero_amount';
+  return ready ? 'candidate' : 'withheld';
+}
+
+export function groundingVerdict(claimRows: ClaimRow[], errors: AuditError[]): GroundingVerdictValue {
+  if (errors.length === 0) return 'grounded';
+  const supported = claimRows.filter((c) => c.support_status === 'supported').length;
+  if (supported === 0) return 'ungrounded';
+  if (supported < claimRows.length) return 'partially_grounded';
+  return 'display_unsafe';
+}
+
+export function finalizeFooter(draft: SourceFooter, errors: AuditError[], gapClosed: boolean): SourceFooter {
+  const ready = errors.length === 0;
+  const rows = draft.source_rows.map((r) => {
+    const { row_hash: _h, ...rest } = { ...r, settlement_status: settlementStatus(r, ready) };
+    return { ...rest, row_hash: rowHash(rest) };
+  });
+  const blockingRules = [...new Set(errors.map((e) => e.rule))].sort((a, b) => a - b);
+  const { rendered_text: _t, footer_hash: _f, ...rest } = draft;
+  return seal({
+    ...rest,
+    status: ready ? 'ready' : 'blocked',
+    grounding_verdict: groundingVerdict(draft.claim_rows, errors),
+    attribution_gap_verdict: gapClosed ? 'closed' : 'open',
+    blocking_rules: blockingRules,
+    disclosures: disclosures(errors),
+    source_rows: rows,
+  });
+}
+
+/** One line per failing rule: its number, the first finding, and how many more. */
+export function disclosures(errors: AuditError[]): string[] {
+  const byRule = new Map<number, AuditError[]>();
+  for (const e of errors) byRule.set(e.rule, [...(byRule.get(e.rule) ?? []), e]);
+  return [...byRule.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([rule, list]) => `rule ${rule}: ${list[0]!.message}${list.length > 1 ? ` (+${list.length - 1} more)` : ''}`);
+}
+
+function seal(footer: Omit<SourceFooter, 'rendered_text' | 'footer_hash'>): SourceFooter {
+  const hash = footerHash(footer);
+  const withHash = { ...footer, footer_hash: hash };
+  return { ...withHash, rendered_text: renderFooter(withHash) };
+}

@@ -1,0 +1,54 @@
+/**
+ * The searchable form of a corpus: every chunk split into sentences with
+ * offsets and tokens (evidence spans are built from these), plus a BM25
+ * index over whole chunks for candidate retrieval. Built once per engine.
+ */
+import type { Corpus } from '../../corpus/load-corpus.ts';
+import type { CorpusRecord } from '../../corpus/corpus-record.ts';
+import { segmentSentences } from '../text/sentence-segmenter.ts';
+import { contentTokens } from '../text/tokenizer.ts';
+import { Bm25Index } from './bm25-index.ts';
+
+export interface IndexedSentence {
+  start: number;
+  end: number;
+  text: string;
+  tokens: ReadonlySet<string>;
+}
+
+export interface IndexedChunk {
+  source: CorpusRecord;
+  /** Position of the source in the corpus (stable tie-breaker). */
+  sourceIndex: number;
+  chunkId: string;
+  text: string;
+  sentences: readonly IndexedSentence[];
+}
+
+export class CorpusIndex {
+  readonly chunks: readonly IndexedChunk[];
+  readonly #bm25: Bm25Index;
+
+  constructor(corpus: Corpus) {
+    const chunks: IndexedChunk[] = [];
+    const docs: string[][] = [];
+    corpus.sources.forEach((source, sourceIndex) => {
+      for (const chunk of source.chunks) {
+        const sentences = segmentSentences(chunk.text).map((s) => ({ ...s, tokens: new Set(contentTokens(s.text)) }));
+        chunks.push({ source, sourceIndex, chunkId: chunk.chunk_id, text: chunk.text, sentences });
+        docs.push(contentTokens(`${source.title} ${chunk.text}`));
+      }
+    });
+    this.chunks = chunks;
+    this.#bm25 = new Bm25Index(docs);
+  }
+
+  idf(term: string): number {
+    return this.#bm25.idf(term);
+  }
+
+  /** The `limit` chunks that best match the tokens, best first. */
+  candidates(tokens: readonly string[], limit: number): IndexedChunk[] {
+    return this.#bm25.search(tokens, limit).map((r) => this.chunks[r.doc]!);
+  }
+}
