@@ -22,25 +22,29 @@ const STATUSES = [200, 200, 200, 200, 201, 204, 301, 404, 500];
 const LEVELS = ['INFO', 'INFO', 'INFO', 'WARN', 'ERROR', 'DEBUG'];
 const WORDS = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india', 'juliet', 'kilo', 'lima'];
 
-/** Fills `size` bytes by repeating `produce()` output (text generators). */
-function fillText(size: number, produce: () => string): Buffer {
-  const parts: string[] = [];
+/** Fills exactly `size` bytes with lines from `produce()` (written in place: no giant string). */
+function fillLines(size: number, produce: () => string): Buffer {
+  const out = Buffer.allocUnsafe(size + 4096);
   let length = 0;
-  while (length < size) {
-    const line = produce();
-    parts.push(line);
-    length += line.length;
-  }
-  return Buffer.from(parts.join(''), 'latin1').subarray(0, size);
+  while (length < size) length += out.write(produce(), length, 'latin1');
+  return out.subarray(0, size);
 }
 
 function logLike(size: number, seed: string): Buffer {
   const rnd = new SeededRandom(seed);
   let ms = Date.UTC(2025, 0, 1);
-  return fillText(size, () => {
+  let second = -1;
+  let secondText = '';
+  return fillLines(size, () => {
     ms += rnd.below(50);
+    // toISOString once per second: it dominated generation time.
+    if (Math.floor(ms / 1000) !== second) {
+      second = Math.floor(ms / 1000);
+      secondText = new Date(second * 1000).toISOString().slice(0, 19);
+    }
+    const millis = String(ms % 1000).padStart(3, '0');
     const ip = `10.${rnd.below(4)}.${rnd.below(256)}.${rnd.below(256)}`;
-    return `${new Date(ms).toISOString()} ${rnd.pick(LEVELS)} ${ip} "${rnd.pick(METHODS)} ${rnd.pick(PATHS)}?id=${rnd.below(100000)} HTTP/1.1" ${rnd.pick(STATUSES)} ${rnd.below(20000)} ${rnd.below(900) + 1}ms req=${rnd.nextUint32().toString(16)}\n`;
+    return `${secondText}.${millis}Z ${rnd.pick(LEVELS)} ${ip} "${rnd.pick(METHODS)} ${rnd.pick(PATHS)}?id=${rnd.below(100000)} HTTP/1.1" ${rnd.pick(STATUSES)} ${rnd.below(20000)} ${rnd.below(900) + 1}ms req=${rnd.nextUint32().toString(16)}\n`;
   });
 }
 
@@ -73,10 +77,17 @@ function repeated(size: number, seed: string): Buffer {
   return out;
 }
 
+/** Gzip members of log text, concatenated (a valid multi-member gzip file), cut at `size`. */
 function compressed(size: number, seed: string): Buffer {
-  // Log text compresses ~10×; generate enough to fill `size` once gzipped.
-  const gz = gzipSync(logLike(size * 12, `compressed:${seed}`), { level: 6 });
-  return gz.length >= size ? gz.subarray(0, size) : Buffer.concat([gz, keystreamBytes(`pad:${seed}`, size - gz.length)]);
+  const members: Buffer[] = [];
+  const textPerMember = Math.min(4 * 1024 * 1024, Math.max(64 * 1024, size * 4));
+  let length = 0;
+  for (let k = 0; length < size; k++) {
+    const member = gzipSync(logLike(textPerMember, `compressed:${seed}:${k}`), { level: 1 });
+    members.push(member);
+    length += member.length;
+  }
+  return Buffer.concat(members).subarray(0, size);
 }
 
 function encryptedLike(size: number, seed: string): Buffer {

@@ -1,0 +1,54 @@
+/**
+ * The content-addressed chunk store contract. A chunk is addressed by
+ * `(scope, id, codec)`: the same raw chunk may exist both raw and compressed
+ * (observe mode stores raw copies only; enforce reuses whichever form exists),
+ * and every form decodes to the bytes named by the id.
+ *
+ * Implementations: {@link FsChunkStore} (filesystem). The contract is what
+ * the rehydration and ingest paths rely on:
+ *
+ * - `put` is atomic: a reader sees either no chunk or the whole chunk;
+ * - `put` of an existing key does not change it and reports `created: false`;
+ * - `get` returns the decoded bytes only after checking their SHA-256 against
+ *   the id, and fails with `rehydration_failed` otherwise;
+ * - after `flush()` resolves, every earlier `put` survives a crash.
+ */
+import type { ChunkCodec } from '../chunking/chunk-codec.ts';
+import type { ChunkScope } from './chunk-scope.ts';
+
+export interface StoredChunkInfo {
+  codec: ChunkCodec;
+  /** Bytes the stored form occupies (the file size, for the filesystem store). */
+  storedLength: number;
+}
+
+export interface ChunkPutResult {
+  /** False when the key already existed (deduplicated, nothing written). */
+  created: boolean;
+}
+
+/** Reason a read failed; carried in `SvcError.details.reason`. */
+export type ChunkReadFailure = 'missing' | 'corrupt' | 'undecodable';
+
+export interface ChunkStore {
+  /**
+   * The stored form of a chunk, or undefined. When both forms exist the
+   * compressed one is reported (it is the one enforce mode references).
+   * `codec` restricts the answer to one form.
+   */
+  stat(scope: ChunkScope, id: string, codec?: ChunkCodec): Promise<StoredChunkInfo | undefined>;
+  /** Stores one encoded chunk atomically. The caller vouches that `data` decodes to the bytes named by `id`. */
+  put(scope: ChunkScope, id: string, codec: ChunkCodec, data: Uint8Array): Promise<ChunkPutResult>;
+  /**
+   * The raw bytes of a chunk, verified against its id. `rawLengthHint` (from
+   * the manifest) lets the decoder allocate once; it is not trusted.
+   * @throws SvcError `rehydration_failed` with `details.chunk_id` and `details.reason`
+   */
+  get(scope: ChunkScope, id: string, codec: ChunkCodec, rawLengthHint?: number): Promise<Uint8Array>;
+  /** The stored (encoded) bytes as they are, unverified: for exports, which carry chunks in stored form. */
+  readStored(scope: ChunkScope, id: string, codec: ChunkCodec): Promise<Uint8Array>;
+  /** Removes one stored form; true when it existed. Used by garbage collection only. */
+  delete(scope: ChunkScope, id: string, codec: ChunkCodec): Promise<boolean>;
+  /** Makes every completed `put` durable (directory entries included). */
+  flush(): Promise<void>;
+}

@@ -1,0 +1,225 @@
+/**
+ * Filesystem chunk store.
+ *
+ * Layout: `<root>/<scope>/<h0h1>/<h2h3>/<sha256-hex>.<codec>` — two levels of
+ * 256 shard directories keep directories small at millions of chunks.
+ *
+ * Writes are atomic and durable:
+ * 1. the bytes go to a temporary file (`.tmp-*`) in the destination directory,
+ *    which is fsynced and closed;
+ * 2. the temporary file is hard-linked to its final name. `link` never
+ *    replaces an existing file, so two writers racing on the same chunk both
+ *    succeed, exactly one reports `created`, and a reader never sees a partial
+ *    file; the temporary name is then removed;
+ * 3. directory entries are fsynced by {@link FsChunkStore.flush}, once per
+ *    directory touched, instead of once per chunk. The ingest pipeline flushes
+ *    before it returns, i.e. before any manifest can reference the chunks, so
+ *    a crash can lose only chunks that nothing references yet.
+ */
+import { randomBytes } from 'node:crypto';
+import { constants as fsConstants } from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { SvcError } from '../errors.ts';
+import type { ChunkCodec } from '../chunking/chunk-codec.ts';
+import { decodeChunk } from '../chunking/chunk-codec.ts';
+import { chunkDigestHex, chunkIdOfAsync, isChunkId } from './chunk-id.ts';
+import type { ChunkScope } from './chunk-scope.ts';
+import { CHUNK_SCOPE_PATTERN } from './chunk-scope.ts';
+import type { ChunkPutResult, ChunkReadFailure, ChunkStore, StoredChunkInfo } from './chunk-store.ts';
+
+const FILE_EXTENSION: Record<ChunkCodec, string> = { raw: 'raw', zstd: 'zst' };
+
+/** Temporary files start with this; {@link FsChunkStore.sweepTemporaryFiles} removes leftovers. */
+const TEMP_PREFIX = '.tmp-';
+
+export interface FsChunkStoreOptions {
+  /** Directory that holds all scopes; created if missing. */
+  root: string;
+  /**
+   * fsync each chunk file before it is linked into place (default true).
+   * Tests may turn it off for speed; production must not.
+   */
+  fsyncFiles?: boolean;
+}
+
+function readFailure(id: string, reason: ChunkReadFailure, cause?: unknown): SvcError {
+  const message = reason === 'missing' ? `chunk ${id} is missing from the chunk store` : `chunk ${id} failed verification (${reason})`;
+  return new SvcError('rehydration_failed', message, { details: { chunk_id: id, reason }, cause });
+}
+
+function isErrno(err: unknown, code: string): boolean {
+  return typeof err === 'object' && err !== null && (err as NodeJS.ErrnoException).code === code;
+}
+
+export class FsChunkStore implements ChunkStore {
+  readonly root: string;
+  readonly #fsyncFiles: boolean;
+  /** Directories known to exist (saves a mkdir per put). */
+  readonly #knownDirs = new Set<string>();
+  /** Directories whose entries changed since the last flush. */
+  #dirtyDirs = new Set<string>();
+
+  constructor(options: FsChunkStoreOptions) {
+    this.root = path.resolve(options.root);
+    this.#fsyncFiles = options.fsyncFiles ?? true;
+  }
+
+  /** Path of one stored form; exposed for operators' tooling and tests that damage chunks on purpose. */
+  pathOf(scope: ChunkScope, id: string, codec: ChunkCodec): string {
+    if (!CHUNK_SCOPE_PATTERN.test(scope)) throw new TypeError(`invalid chunk scope ${JSON.stringify(scope)}`);
+    if (!isChunkId(id)) throw new TypeError(`invalid chunk id ${JSON.stringify(id)}`);
+    const hex = chunkDigestHex(id);
+    return path.join(this.root, scope, hex.slice(0, 2), hex.slice(2, 4), `${hex}.${FILE_EXTENSION[codec]}`);
+  }
+
+  async stat(scope: ChunkScope, id: string, codec?: ChunkCodec): Promise<StoredChunkInfo | undefined> {
+    const candidates: ChunkCodec[] = codec ? [codec] : ['zstd', 'raw'];
+    for (const candidate of candidates) {
+      try {
+        const st = await fs.stat(this.pathOf(scope, id, candidate));
+        return { codec: candidate, storedLength: st.size };
+      } catch (err) {
+        if (!isErrno(err, 'ENOENT')) throw err;
+      }
+    }
+    return undefined;
+  }
+
+  async put(scope: ChunkScope, id: string, codec: ChunkCodec, data: Uint8Array): Promise<ChunkPutResult> {
+    const finalPath = this.pathOf(scope, id, codec);
+    const dir = path.dirname(finalPath);
+    await this.#ensureDir(dir);
+    const tempPath = path.join(dir, `${TEMP_PREFIX}${randomBytes(8).toString('hex')}`);
+    const handle = await this.#openTemp(tempPath);
+    try {
+      await handle.writeFile(data);
+      if (this.#fsyncFiles) await handle.sync();
+    } catch (err) {
+      await handle.close().catch(() => undefined);
+      await fs.rm(tempPath, { force: true });
+      throw err;
+    }
+    await handle.close();
+    let created = true;
+    try {
+      await fs.link(tempPath, finalPath);
+    } catch (err) {
+      if (!isErrno(err, 'EEXIST')) {
+        await fs.rm(tempPath, { force: true });
+        throw err;
+      }
+      created = false;
+    }
+    await fs.unlink(tempPath);
+    this.#dirtyDirs.add(dir);
+    return { created };
+  }
+
+  async get(scope: ChunkScope, id: string, codec: ChunkCodec, rawLengthHint?: number): Promise<Uint8Array> {
+    const stored = await this.#readOrFail(scope, id, codec);
+    let raw: Uint8Array;
+    try {
+      raw = await decodeChunk(codec, stored, rawLengthHint);
+    } catch (err) {
+      throw readFailure(id, 'undecodable', err);
+    }
+    if ((await chunkIdOfAsync(raw)) !== id) throw readFailure(id, 'corrupt');
+    return raw;
+  }
+
+  readStored(scope: ChunkScope, id: string, codec: ChunkCodec): Promise<Uint8Array> {
+    return this.#readOrFail(scope, id, codec);
+  }
+
+  async delete(scope: ChunkScope, id: string, codec: ChunkCodec): Promise<boolean> {
+    const file = this.pathOf(scope, id, codec);
+    try {
+      await fs.unlink(file);
+    } catch (err) {
+      if (isErrno(err, 'ENOENT')) return false;
+      throw err;
+    }
+    this.#dirtyDirs.add(path.dirname(file));
+    return true;
+  }
+
+  async flush(): Promise<void> {
+    const dirs = [...this.#dirtyDirs];
+    this.#dirtyDirs = new Set();
+    await Promise.all(dirs.map((dir) => this.#fsyncDir(dir)));
+  }
+
+  /**
+   * Removes temporary files left by a crash mid-write. Call at startup,
+   * before writers start (a live writer's temp file would be removed too).
+   * @returns how many were removed
+   */
+  async sweepTemporaryFiles(): Promise<number> {
+    let removed = 0;
+    const walk = async (dir: string, depth: number): Promise<void> => {
+      let entries;
+      try {
+        entries = await fs.readdir(dir, { withFileTypes: true });
+      } catch (err) {
+        if (isErrno(err, 'ENOENT')) return;
+        throw err;
+      }
+      for (const entry of entries) {
+        const full = path.join(dir, entry.name);
+        if (entry.isDirectory() && depth < 3) await walk(full, depth + 1);
+        else if (entry.isFile() && entry.name.startsWith(TEMP_PREFIX)) {
+          await fs.rm(full, { force: true });
+          removed++;
+        }
+      }
+    };
+    await walk(this.root, 0);
+    return removed;
+  }
+
+  async #readOrFail(scope: ChunkScope, id: string, codec: ChunkCodec): Promise<Uint8Array> {
+    try {
+      return await fs.readFile(this.pathOf(scope, id, codec));
+    } catch (err) {
+      if (isErrno(err, 'ENOENT')) throw readFailure(id, 'missing', err);
+      throw err;
+    }
+  }
+
+  async #openTemp(tempPath: string): Promise<fs.FileHandle> {
+    const flags = fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL;
+    try {
+      return await fs.open(tempPath, flags, 0o644);
+    } catch (err) {
+      if (!isErrno(err, 'ENOENT')) throw err;
+      // The shard directory was removed behind our back (an operator cleaning
+      // up): forget it and create it again, once.
+      const dir = path.dirname(tempPath);
+      this.#knownDirs.delete(dir);
+      await this.#ensureDir(dir);
+      return fs.open(tempPath, flags, 0o644);
+    }
+  }
+
+  async #ensureDir(dir: string): Promise<void> {
+    if (this.#knownDirs.has(dir)) return;
+    const firstCreated = await fs.mkdir(dir, { recursive: true });
+    if (firstCreated !== undefined) {
+      // New directories are entries in their parents: those need an fsync too.
+      for (let d = dir; d.length >= firstCreated.length && d !== this.root; d = path.dirname(d)) {
+        this.#dirtyDirs.add(path.dirname(d));
+      }
+    }
+    this.#knownDirs.add(dir);
+  }
+
+  async #fsyncDir(dir: string): Promise<void> {
+    const handle = await fs.open(dir, fsConstants.O_RDONLY);
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  }
+}

@@ -1,0 +1,196 @@
+/**
+ * The exact-bytes ingest pipeline: one pass over a byte stream that
+ *
+ * 1. hashes the whole object (SHA-256, on the main thread, in order);
+ * 2. cuts it into content-defined chunks (FastCDC);
+ * 3. names every chunk by its SHA-256 and reuses chunks the dedupe scope
+ *    already holds;
+ * 4. compresses new chunks with zstd where it pays (enforce) and stores them
+ *    atomically;
+ * 5. flushes the store, so that the chunks are durable before the caller
+ *    writes a manifest that references them.
+ *
+ * Steps 3–4 of up to `concurrency` chunks run at once on the libuv thread
+ * pool (hashing, compression, file writes) while the main thread keeps
+ * chunking; results are assembled in object order. Memory stays bounded by
+ * the chunker's window plus `concurrency` chunks, whatever the object size.
+ *
+ * If ingest fails part way, chunks already written stay in the store,
+ * unreferenced; they are reused by a retry and otherwise left to garbage
+ * collection.
+ */
+import { createHash } from 'node:crypto';
+import { SvcError } from '../errors.ts';
+import type { EncodeOptions, RawReason } from '../chunking/chunk-codec.ts';
+import type { ChunkingDescriptor, ChunkingParams } from '../chunking/chunking-params.ts';
+import { describeChunking, validateChunkingParams } from '../chunking/chunking-params.ts';
+import { detectCompressedFormat, MAGIC_SNIFF_BYTES } from '../chunking/compressibility.ts';
+import { chunkStream } from '../chunking/stream-chunker.ts';
+import type { ChunkScope } from '../chunk-store/chunk-scope.ts';
+import type { ChunkStore } from '../chunk-store/chunk-store.ts';
+import type { IngestedChunk } from './chunk-ref.ts';
+import { chunkIdOfAsync } from '../chunk-store/chunk-id.ts';
+import type { ChunkOutcome, IngestMode, StoreChunkContext } from './store-chunk.ts';
+import { storeChunk } from './store-chunk.ts';
+
+export type { IngestMode } from './store-chunk.ts';
+
+export interface IngestOptions {
+  store: ChunkStore;
+  /** Dedupe scope (see chunkScopeFor). */
+  scope: ChunkScope;
+  mode: IngestMode;
+  chunking?: Partial<ChunkingParams>;
+  zstdLevel?: number;
+  /** Chunks processed at once (default 8). */
+  concurrency?: number;
+  /** Reject objects larger than this with `payload_too_large` (default: no limit). */
+  maxBytes?: number;
+  /** Called after each chunk is cut with the bytes read so far (progress bars). */
+  onProgress?: (bytesRead: number) => void;
+}
+
+/** Measured effects of one ingest. "would" figures are what enforce mode stores; in enforce they equal the actual ones. */
+export interface IngestStats {
+  chunk_count: number;
+  chunks_reused: number;
+  chunks_new: number;
+  /** Raw bytes of chunks that were not written because the scope (or the object itself) already held them. */
+  bytes_deduplicated: number;
+  /** Raw bytes minus stored bytes of new compressed chunks. */
+  bytes_saved_by_compression: number;
+  /** Bytes enforce mode would have written for this object (equals `bytes_stored` in enforce). */
+  would_store_bytes: number;
+  /** Already-compressed format detected from the object's first bytes, if any. */
+  detected_format: string | null;
+  /** New chunks stored raw, by reason. */
+  raw_chunks: Partial<Record<RawReason, number>>;
+  duration_ms: number;
+}
+
+export interface IngestResult {
+  /** Hex SHA-256 of the whole object. */
+  sha256: string;
+  bytes_in: number;
+  /** Bytes physically written to the chunk store by this ingest. */
+  bytes_stored: number;
+  chunks: IngestedChunk[];
+  chunking: ChunkingDescriptor;
+  mode: IngestMode;
+  stats: IngestStats;
+}
+
+const DEFAULT_CONCURRENCY = 8;
+
+/**
+ * Ingests one object.
+ *
+ * @example
+ *   const result = await ingest(fs.createReadStream(file), { store, scope: chunkScopeFor('tenant', 'acme'), mode: 'enforce' });
+ *   // result.sha256, result.chunks → the manifest
+ * @throws SvcError `payload_too_large` past `maxBytes`; store errors as thrown by the store.
+ */
+export async function ingest(source: AsyncIterable<Uint8Array>, options: IngestOptions): Promise<IngestResult> {
+  const started = performance.now();
+  const params = validateChunkingParams(options.chunking);
+  const concurrency = Math.max(1, options.concurrency ?? DEFAULT_CONCURRENCY);
+  const objectHash = createHash('sha256');
+  const encode: EncodeOptions = { objectIsCompressed: false };
+  if (options.zstdLevel !== undefined) encode.zstdLevel = options.zstdLevel;
+  const ctx: StoreChunkContext = { store: options.store, scope: options.scope, mode: options.mode, encode };
+
+  // The first occurrence of each chunk id in this object: later occurrences
+  // wait for it instead of racing it into the store.
+  const firstOccurrence = new Map<string, Promise<ChunkOutcome>>();
+  const inFlight: Array<{ offset: number; length: number; outcome: Promise<ChunkOutcome> }> = [];
+  const chunks: IngestedChunk[] = [];
+  const stats = newStats();
+  let bytesIn = 0;
+  let bytesStored = 0;
+
+  const settleOldest = async (): Promise<void> => {
+    const next = inFlight.shift()!;
+    const outcome = await next.outcome;
+    chunks.push({ id: outcome.id, offset: next.offset, length: next.length, stored_length: outcome.storedLength, codec: outcome.codec, reused: outcome.reused });
+    bytesStored += outcome.bytesWritten;
+    recordOutcome(stats, outcome, next.length);
+  };
+
+  try {
+    for await (const chunk of chunkStream(source, params)) {
+      if (bytesIn === 0) {
+        // Magic bytes only exist at the start of the object; the verdict applies to all its chunks.
+        const format = detectCompressedFormat(chunk.subarray(0, MAGIC_SNIFF_BYTES));
+        stats.detected_format = format ?? null;
+        encode.objectIsCompressed = format !== undefined;
+      }
+      const offset = bytesIn;
+      bytesIn += chunk.length;
+      if (options.maxBytes !== undefined && bytesIn > options.maxBytes) {
+        throw new SvcError('payload_too_large', `object exceeds the limit of ${options.maxBytes} bytes`, { details: { limit_bytes: options.maxBytes } });
+      }
+      objectHash.update(chunk);
+      inFlight.push({ offset, length: chunk.length, outcome: processChunk(chunk, ctx, firstOccurrence) });
+      options.onProgress?.(bytesIn);
+      if (inFlight.length >= concurrency) await settleOldest();
+    }
+    while (inFlight.length > 0) await settleOldest();
+  } catch (err) {
+    // Let in-flight writes finish (their errors are secondary) before reporting.
+    await Promise.allSettled(inFlight.map((f) => f.outcome));
+    throw err;
+  }
+  await options.store.flush();
+
+  stats.duration_ms = performance.now() - started;
+  if (options.mode === 'enforce') stats.would_store_bytes = bytesStored;
+  return {
+    sha256: objectHash.digest('hex'),
+    bytes_in: bytesIn,
+    bytes_stored: bytesStored,
+    chunks,
+    chunking: describeChunking(params),
+    mode: options.mode,
+    stats,
+  };
+}
+
+/** Hashes a chunk, then stores it unless an earlier chunk of the same object has the same id. */
+async function processChunk(raw: Uint8Array, ctx: StoreChunkContext, firstOccurrence: Map<string, Promise<ChunkOutcome>>): Promise<ChunkOutcome> {
+  const id = await chunkIdOfAsync(raw);
+  const earlier = firstOccurrence.get(id);
+  if (earlier) {
+    const first = await earlier;
+    return { id, codec: first.codec, storedLength: first.storedLength, bytesWritten: 0, reused: true, enforceWouldWrite: 0 };
+  }
+  const outcome = storeChunk(raw, id, ctx);
+  firstOccurrence.set(id, outcome);
+  return outcome;
+}
+
+function newStats(): IngestStats {
+  return {
+    chunk_count: 0,
+    chunks_reused: 0,
+    chunks_new: 0,
+    bytes_deduplicated: 0,
+    bytes_saved_by_compression: 0,
+    would_store_bytes: 0,
+    detected_format: null,
+    raw_chunks: {},
+    duration_ms: 0,
+  };
+}
+
+function recordOutcome(stats: IngestStats, outcome: ChunkOutcome, rawLength: number): void {
+  stats.chunk_count++;
+  stats.would_store_bytes += outcome.enforceWouldWrite;
+  if (outcome.reused) {
+    stats.chunks_reused++;
+    stats.bytes_deduplicated += rawLength;
+    return;
+  }
+  stats.chunks_new++;
+  if (outcome.codec === 'zstd') stats.bytes_saved_by_compression += rawLength - outcome.storedLength;
+  if (outcome.rawReason) stats.raw_chunks[outcome.rawReason] = (stats.raw_chunks[outcome.rawReason] ?? 0) + 1;
+}

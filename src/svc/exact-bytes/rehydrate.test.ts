@@ -1,0 +1,134 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync, unlinkSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { corpusFile } from '../../../bench/corpus/corpus-files.ts';
+import { SvcError } from '../errors.ts';
+import type { ChunkCodec } from '../chunking/chunk-codec.ts';
+import type { ChunkScope } from '../chunk-store/chunk-scope.ts';
+import { chunkScopeFor } from '../chunk-store/chunk-scope.ts';
+import type { ChunkStore } from '../chunk-store/chunk-store.ts';
+import { FsChunkStore } from '../chunk-store/fs-chunk-store.ts';
+import type { ByteRangeRequest } from './byte-range.ts';
+import { ingest } from './ingest.ts';
+import { openRehydration } from './rehydrate.ts';
+
+const SMALL = { minSize: 2048, avgSize: 8192, maxSize: 32768 };
+const scope = chunkScopeFor('tenant', 'acme');
+
+async function* pieces(data: Uint8Array, size = 65_536): AsyncGenerator<Uint8Array> {
+  for (let offset = 0; offset < data.length; offset += size) yield data.subarray(offset, offset + size);
+}
+
+async function collect(stream: AsyncIterable<Uint8Array>): Promise<Buffer> {
+  const parts: Uint8Array[] = [];
+  for await (const p of stream) parts.push(p);
+  return Buffer.concat(parts);
+}
+
+/** A store with one ingested object, shared by the read-only tests below. */
+async function storedObject(t: { after(fn: () => void): void }, kind: 'random' | 'log-like' = 'log-like', size = 1 << 20) {
+  const root = mkdtempSync(path.join(os.tmpdir(), 'svc-rehydrate-'));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
+  const store = new FsChunkStore({ root, fsyncFiles: false });
+  const data = corpusFile(kind, size, `rehydrate-${kind}`);
+  const result = await ingest(pieces(data), { store, scope, mode: 'enforce', chunking: SMALL });
+  return { store, data, result };
+}
+
+async function readRange(store: ChunkStore, chunks: Parameters<typeof openRehydration>[0], range: ByteRangeRequest) {
+  const r = await openRehydration(chunks, { store, scope, range });
+  const bytes = await collect(r.stream);
+  assert.equal(bytes.length, r.contentLength);
+  return { bytes, range: r.range };
+}
+
+const failure = (reason: string, chunkId?: string) => (err: unknown) =>
+  err instanceof SvcError && err.code === 'rehydration_failed' && err.details?.['reason'] === reason && (chunkId === undefined || err.details?.['chunk_id'] === chunkId);
+
+test('edge ranges return exactly the requested bytes', async (t) => {
+  const { store, data, result } = await storedObject(t);
+  const boundary = result.chunks[3]!.offset;
+  const cases: Array<[ByteRangeRequest, number, number]> = [
+    [{ start: 0, end: 0 }, 0, 1],
+    [{ start: data.length - 1 }, data.length - 1, data.length],
+    [{ suffix: 1 }, data.length - 1, data.length],
+    [{ suffix: 5000 }, data.length - 5000, data.length],
+    [{ start: boundary - 1, end: boundary }, boundary - 1, boundary + 1],
+    [{ start: boundary, end: boundary }, boundary, boundary + 1],
+    [{ start: 10, end: data.length + 1000 }, 10, data.length],
+    [{ start: result.chunks[1]!.offset, end: result.chunks[6]!.offset - 1 }, result.chunks[1]!.offset, result.chunks[6]!.offset],
+  ];
+  for (const [request, from, to] of cases) {
+    const { bytes } = await readRange(store, result.chunks, request);
+    assert.deepEqual(bytes, data.subarray(from, to), JSON.stringify(request));
+  }
+});
+
+test('random ranges are exact', async (t) => {
+  const { store, data, result } = await storedObject(t, 'random');
+  let seed = 12345;
+  const next = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+  for (let k = 0; k < 40; k++) {
+    const start = next(data.length);
+    const end = start + next(200_000);
+    const { bytes } = await readRange(store, result.chunks, { start, end });
+    assert.deepEqual(bytes, data.subarray(start, Math.min(end + 1, data.length)), `${start}-${end}`);
+  }
+});
+
+test('a range reads only the chunks it overlaps', async (t) => {
+  const { store, result } = await storedObject(t);
+  const reads: string[] = [];
+  const counting: ChunkStore = Object.create(store, {
+    get: { value: (s: ChunkScope, id: string, codec: ChunkCodec, hint?: number) => (reads.push(id), store.get(s, id, codec, hint)) },
+  });
+  const c = result.chunks;
+  const r = await openRehydration(c, { store: counting, scope, range: { start: c[5]!.offset + 10, end: c[7]!.offset + 10 }, prefetch: 8 });
+  await collect(r.stream);
+  assert.deepEqual(reads, [c[5]!.id, c[6]!.id, c[7]!.id]);
+});
+
+test('an unsatisfiable range fails before any chunk is read', async (t) => {
+  const { store, data, result } = await storedObject(t);
+  await assert.rejects(openRehydration(result.chunks, { store, scope, range: { start: data.length } }), (err: unknown) => err instanceof SvcError && err.code === 'range_not_satisfiable');
+});
+
+test('a corrupted first chunk fails the open, naming the chunk', async (t) => {
+  const { store, result } = await storedObject(t, 'random');
+  const first = result.chunks[0]!;
+  const file = store.pathOf(scope, first.id, first.codec);
+  const bytes = readFileSync(file);
+  bytes[0] = bytes[0]! ^ 1;
+  writeFileSync(file, bytes);
+  await assert.rejects(openRehydration(result.chunks, { store, scope, expectedSha256: result.sha256 }), failure('corrupt', first.id));
+});
+
+test('a missing chunk in the middle errors the stream, naming the chunk', async (t) => {
+  const { store, result } = await storedObject(t);
+  const victim = result.chunks[10]!;
+  unlinkSync(store.pathOf(scope, victim.id, victim.codec));
+  const r = await openRehydration(result.chunks, { store, scope, expectedSha256: result.sha256 });
+  await assert.rejects(collect(r.stream), failure('missing', victim.id));
+});
+
+test('a range over intact chunks still works when another chunk is damaged', async (t) => {
+  const { store, data, result } = await storedObject(t);
+  const victim = result.chunks[10]!;
+  unlinkSync(store.pathOf(scope, victim.id, victim.codec));
+  const { bytes } = await readRange(store, result.chunks, { start: 0, end: result.chunks[2]!.offset });
+  assert.deepEqual(bytes, data.subarray(0, result.chunks[2]!.offset + 1));
+});
+
+test('a whole object that does not match the manifest digest ends in an error', async (t) => {
+  const { store, result } = await storedObject(t);
+  const r = await openRehydration(result.chunks, { store, scope, expectedSha256: '0'.repeat(64) });
+  await assert.rejects(collect(r.stream), failure('object_digest_mismatch'));
+});
+
+test('a chunk list with a gap is refused as inconsistent', async (t) => {
+  const { store, result } = await storedObject(t);
+  const gapped = result.chunks.filter((_, k) => k !== 4);
+  await assert.rejects(openRehydration(gapped, { store, scope }), failure('manifest_inconsistent'));
+});
