@@ -20,6 +20,9 @@ export interface CompiledPolicy {
   obligations: readonly Obligation[];
   /** Position in the bundle; the tie-break after priority, so reasons read in document order. */
   order: number;
+  /** Reason strings built once here rather than on every decision. */
+  allowReason: string;
+  denyReason: string;
   matches: InputPredicate;
 }
 
@@ -84,7 +87,10 @@ function byPriority(a: CompiledPolicy, b: CompiledPolicy): number {
 }
 
 function compilePolicy(p: NormalizedPolicy, order: number, indexed: boolean): CompiledPolicy {
+  const name = p.description ? `${p.id} (${p.description})` : p.id;
   return {
+    allowReason: `allowed by ${name}`,
+    denyReason: `denied by ${name}`,
     id: p.id,
     description: p.description,
     priority: p.priority,

@@ -20,10 +20,6 @@ export const EXACT_BYTES_CONTRACT = 'exact_bytes';
 /** The action object gateway deletes are evaluated as. */
 export const OBJECT_DELETE_ACTION = 'object.delete';
 
-function describe(p: CompiledPolicy): string {
-  return p.description ? `${p.id} (${p.description})` : p.id;
-}
-
 /** Message of the exact-bytes refusal; names the transform and the contract, as the spec's error rule 1 requires. */
 export function exactBytesDenialMessage(action: string, contract: string): string {
   return `the semantic transform '${action}' is denied by the contract '${contract}', which forbids semantic reduction`;
@@ -77,7 +73,7 @@ export function evaluateCompiled(compiled: CompiledBundle, input: PolicyInput): 
     return {
       allow: false,
       reasons: effect === 'deny'
-        ? deciders.map((p) => `denied by ${describe(p)}`)
+        ? deciders.map((p) => p.denyReason)
         : ['object delete is denied unless a policy allows it, and no policy in the bundle does'],
       matched_policy_ids: matched,
       obligations: [],
@@ -101,7 +97,7 @@ export function evaluateCompiled(compiled: CompiledBundle, input: PolicyInput): 
   const allow = effect === 'allow';
   return {
     allow,
-    reasons: deciders.map((p) => `${allow ? 'allowed' : 'denied'} by ${describe(p)}`),
+    reasons: deciders.map((p) => (allow ? p.allowReason : p.denyReason)),
     matched_policy_ids: matched,
     obligations: allow ? (obligations ?? []) : [],
     bundle,
