@@ -16,6 +16,7 @@ export interface CacheLedgerEvent {
   tenant: string;
   actor: string;
   work_unit_id?: string;
+  policy_bundle_id?: string;
   trace_id?: string;
   payload: Record<string, unknown>;
 }

@@ -22,7 +22,7 @@ export const SvcExtension = Type.Object(
     tenant: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
     namespace: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
     risk: Type.Optional(Type.Union([Type.Literal('low'), Type.Literal('medium'), Type.Literal('high')])),
-    stream_mode: Type.Optional(Type.Union(STREAM_MODES.map((m) => Type.Literal(m)))),
+    stream_mode: Type.Optional(Type.Union([Type.Literal('direct'), Type.Literal('buffered'), Type.Literal('speculative'), Type.Literal('non_streaming')])),
     /** A required verifier for the answer, run in addition to the route's default one. */
     verification: Type.Optional(VerificationSpec),
     cache_domain: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),

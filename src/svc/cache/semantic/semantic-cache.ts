@@ -96,8 +96,18 @@ export class SemanticCache {
     return stored;
   }
 
-  /** Lookup for a tenant the caller has already resolved (the AI gateway). */
-  async lookupForTenant(ctx: CacheRequestContext, tenant: string, query: SemanticQuery, workUnitId?: string): Promise<SemanticLookupResult> {
+  /**
+   * Lookup for a tenant the caller has already resolved (the AI gateway).
+   * `recordAcceptance: false` is for observe mode: a would-be hit is
+   * reported but not served, so no acceptance event is written.
+   */
+  async lookupForTenant(
+    ctx: CacheRequestContext,
+    tenant: string,
+    query: SemanticQuery,
+    options: { workUnitId?: string; recordAcceptance?: boolean } = {},
+  ): Promise<SemanticLookupResult> {
+    const workUnitId = options.workUnitId;
     const prepared = await this.#prepare(query.query, query.embedding);
     const now = this.#now();
     const candidates = await this.#store.candidates({ tenant, domain: query.domain, embedder: prepared.embedder }, new Date(now).toISOString(), this.#maxCandidates);
@@ -153,7 +163,7 @@ export class SemanticCache {
       };
       const event = { type: CACHE_EVENTS.semanticAccepted, tenant, actor: ctx.principal.actor, trace_id: ctx.traceId, payload } as Parameters<CacheLedgerSink['append']>[0];
       if (workUnitId !== undefined) event.work_unit_id = workUnitId;
-      await this.#ledger.append(event);
+      if (options.recordAcceptance !== false) await this.#ledger.append(event);
       return { hit: true, entry_id: entry.id, value: entry.value, similarity, verifier, age_seconds: ageSeconds };
     }
     return { hit: false, reason, stale: reason === 'stale', best_similarity: best };

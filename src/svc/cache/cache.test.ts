@@ -1,0 +1,152 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Compile } from 'typebox/compile';
+import { makePrincipal } from '../auth/principal.ts';
+import { SvcError } from '../errors.ts';
+import type { CacheLedgerEvent } from './cache-context.ts';
+import { CacheStoreRequest } from './cache-schemas.ts';
+import { ExactCache } from './exact/exact-cache.ts';
+import { exactCacheKey } from './exact/exact-cache-key.ts';
+import { MemoryExactCacheStore } from './exact/memory-exact-cache-store.ts';
+import { compareMeaningMarkers } from './semantic/meaning-guard.ts';
+import { MemorySemanticCacheStore } from './semantic/memory-semantic-cache-store.ts';
+import { normaliseQuery } from './semantic/query-normaliser.ts';
+import { SemanticCache } from './semantic/semantic-cache.ts';
+import { runVerifier } from './verifiers/run-verifier.ts';
+import { valueDigest } from './verifiers/sha256-verifier.ts';
+
+function setup(now = () => Date.now()) {
+  const events: CacheLedgerEvent[] = [];
+  const ledger = { append: async (e: CacheLedgerEvent) => events.push(e) };
+  const exact = new ExactCache({ store: new MemoryExactCacheStore(), ledger, now });
+  const semantic = new SemanticCache({ store: new MemorySemanticCacheStore(), ledger, now });
+  const ctx = (tenant: string | undefined, roles: Parameters<typeof makePrincipal>[1] = ['writer']) => ({ principal: makePrincipal(`p-${tenant}`, roles, tenant), traceId: 'tr_x' });
+  return { events, exact, semantic, ctx };
+}
+
+const chatValue = { id: 'c1', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: '{"a":1,"b":2}' }, finish_reason: 'stop' }] };
+const key = exactCacheKey({ tenant: 'acme', route: 'chat.completions', model: 'p/m', request: { messages: [] } });
+
+test('the store request schema rejects a client-supplied verifier_passed', () => {
+  const check = Compile(CacheStoreRequest);
+  const body = { key, value: chatValue, verification: { type: 'chat_completion' }, ttl_seconds: 60 };
+  assert.equal(check.Check(body), true);
+  assert.equal(check.Check({ ...body, verifier_passed: true }), false);
+});
+
+test('exact keys differ by tenant, route, model and every request field', () => {
+  const base = { tenant: 'acme', route: 'chat.completions', model: 'p/m', request: { messages: [{ role: 'user', content: 'hi' }], temperature: 0 } };
+  const k = exactCacheKey(base);
+  assert.match(k, /^ck_[0-9a-f]{64}$/);
+  assert.notEqual(exactCacheKey({ ...base, tenant: 'globex' }), k);
+  assert.notEqual(exactCacheKey({ ...base, model: 'p/other' }), k);
+  assert.notEqual(exactCacheKey({ ...base, request: { ...base.request, temperature: 1 } }), k);
+  assert.equal(exactCacheKey({ ...base, request: { temperature: 0, messages: base.request.messages } }), k, 'key order does not matter');
+});
+
+test('each verifier type accepts a good value and rejects a bad one', () => {
+  assert.equal(runVerifier({ type: 'chat_completion' }, chatValue).passed, true);
+  assert.equal(runVerifier({ type: 'chat_completion' }, { choices: [{ message: { role: 'assistant', content: ' ' } }] }).passed, false);
+  assert.equal(runVerifier({ type: 'json_shape', required_keys: ['a', 'b'] }, chatValue).passed, true);
+  assert.equal(runVerifier({ type: 'json_shape', required_keys: ['c'] }, chatValue).passed, false);
+  assert.equal(runVerifier({ type: 'json_shape', required_keys: ['x'] }, { x: 1 }).passed, true);
+  assert.equal(runVerifier({ type: 'non_empty_text' }, { text: 'hello' }).passed, true);
+  assert.equal(runVerifier({ type: 'non_empty_text' }, { text: '  ' }).passed, false);
+  assert.equal(runVerifier({ type: 'embedding_shape', dimensions: 3, count: 1 }, { data: [{ embedding: [0.1, 0.2, 0.3] }] }).passed, true);
+  assert.equal(runVerifier({ type: 'embedding_shape' }, { data: [{ embedding: [0.1, 0.2] }, { embedding: [0.1] }] }).passed, false);
+  assert.equal(runVerifier({ type: 'sha256', sha256: valueDigest({ b: 1, a: 2 }) }, { a: 2, b: 1 }).passed, true);
+  assert.equal(runVerifier({ type: 'sha256', sha256: valueDigest('x') }, 'y').passed, false);
+  assert.equal(runVerifier({ type: 'json_shape', required_keys: ['a'] }, chatValue).verifier, 'json_shape@1');
+});
+
+test('a stored entry is served to its tenant and refused to another tenant with a ledger event', async () => {
+  const { exact, ctx, events } = setup();
+  await exact.store(ctx('acme'), { key, value: chatValue, verification: { type: 'chat_completion' } });
+  const hit = await exact.lookup(ctx('acme'), { key });
+  assert.equal(hit.hit, true);
+  await assert.rejects(exact.lookup(ctx('globex'), { key }), (e: SvcError) => e.code === 'cache_permission_denied');
+  await assert.rejects(exact.lookup(ctx('globex'), { key, tenant: 'acme' }), (e: SvcError) => e.code === 'cache_permission_denied');
+  await assert.rejects(exact.store(ctx('globex'), { key, value: chatValue, verification: { type: 'chat_completion' } }), (e: SvcError) => e.code === 'cache_permission_denied');
+  assert.equal(events.filter((e) => e.type === 'cache.cross_tenant.denied').length, 3);
+  const stillAcme = await exact.lookup(ctx('acme'), { key });
+  assert.equal(stillAcme.hit && stillAcme.entry.tenant, 'acme');
+});
+
+test('a value that fails its verifier is refused and never stored', async () => {
+  const { exact, ctx } = setup();
+  await assert.rejects(exact.store(ctx('acme'), { key, value: { choices: [] }, verification: { type: 'chat_completion' } }), (e: SvcError) => e.code === 'verifier_failed');
+  assert.deepEqual(await exact.lookup(ctx('acme'), { key }), { hit: false, reason: 'absent' });
+});
+
+test('an expired exact entry is a miss', async () => {
+  let now = 1_000_000;
+  const { exact, ctx } = setup(() => now);
+  await exact.store(ctx('acme'), { key, value: chatValue, verification: { type: 'chat_completion' }, ttl_seconds: 10 });
+  now += 11_000;
+  assert.deepEqual(await exact.lookup(ctx('acme'), { key }), { hit: false, reason: 'expired' });
+});
+
+test('a principal without cache permissions gets cache_permission_denied', async () => {
+  const { exact, ctx } = setup();
+  await assert.rejects(exact.lookup(ctx('acme', ['auditor']), { key }), (e: SvcError) => e.code === 'cache_permission_denied');
+});
+
+test('the meaning guard separates negation, numbers and substituted entities but not rewording', () => {
+  const same = (a: string, b: string) => compareMeaningMarkers(normaliseQuery(a), normaliseQuery(b)).same;
+  assert.equal(same('Is the refund valid for digital goods?', "Isn't the refund valid for digital goods?"), false);
+  assert.equal(same('What was revenue in 2023?', 'What was revenue in 2024?'), false);
+  assert.equal(same('What is the capital of France?', 'What is the capital of Germany?'), false);
+  assert.equal(same('How do I reset my password?', 'How can I reset my password please?'), true);
+  assert.equal(same('Summarize the quarterly report', 'Summarise the quarterly report'), true);
+});
+
+const semanticEntry = { domain: 'faq', source_fingerprints: ['doc:1@v1'], policy_id: 'pb_1', value: chatValue, verification: { type: 'chat_completion' as const } };
+const lookupOf = (query: string, extra: Record<string, unknown> = {}) => ({ domain: 'faq', query, source_fingerprints: ['doc:1@v1'], policy_id: 'pb_1', freshness: { max_age_seconds: 3600 }, ...extra });
+
+test('a semantic paraphrase hits, is verified, and writes ai.semantic_cache.accepted', async () => {
+  const { semantic, ctx, events } = setup();
+  await semantic.store(ctx('acme'), { ...semanticEntry, query: 'How do I reset my password?' });
+  const hit = await semantic.lookup(ctx('acme'), lookupOf('How can I reset my password?'));
+  assert.equal(hit.hit, true);
+  assert.equal(events.filter((e) => e.type === 'ai.semantic_cache.accepted').length, 1);
+});
+
+test('a semantic negation pair and a numeric pair are misses', async () => {
+  const { semantic, ctx } = setup();
+  await semantic.store(ctx('acme'), { ...semanticEntry, query: 'Is the refund policy valid for digital goods in 2024?' });
+  const negated = await semantic.lookup(ctx('acme'), lookupOf('Is the refund policy not valid for digital goods in 2024?'));
+  assert.deepEqual([negated.hit, !negated.hit && negated.reason], [false, 'meaning_differs']);
+  const year = await semantic.lookup(ctx('acme'), lookupOf('Is the refund policy valid for digital goods in 2025?'));
+  assert.equal(year.hit, false);
+});
+
+test('a changed source fingerprint or an old entry is a stale miss; another policy is a miss', async () => {
+  let now = 5_000_000;
+  const { semantic, ctx } = setup(() => now);
+  await semantic.store(ctx('acme'), { ...semanticEntry, query: 'What is the refund window?' });
+  const changed = await semantic.lookup(ctx('acme'), lookupOf('What is the refund window?', { source_fingerprints: ['doc:1@v2'] }));
+  assert.deepEqual([changed.hit, !changed.hit && changed.stale], [false, true]);
+  const policy = await semantic.lookup(ctx('acme'), lookupOf('What is the refund window?', { policy_id: 'pb_2' }));
+  assert.deepEqual([policy.hit, !policy.hit && policy.reason], [false, 'policy_changed']);
+  now += 120_000;
+  const old = await semantic.lookup(ctx('acme'), lookupOf('What is the refund window?', { freshness: { max_age_seconds: 60 } }));
+  assert.deepEqual([old.hit, !old.hit && old.stale], [false, true]);
+});
+
+test('semantic entries are invisible to other tenants, and naming another tenant is refused', async () => {
+  const { semantic, ctx, events } = setup();
+  await semantic.store(ctx('acme'), { ...semanticEntry, query: 'What is the refund window?' });
+  const other = await semantic.lookup(ctx('globex'), lookupOf('What is the refund window?'));
+  assert.equal(other.hit, false);
+  await assert.rejects(semantic.lookup(ctx('globex'), { ...lookupOf('What is the refund window?'), tenant: 'acme' }), (e: SvcError) => e.code === 'cache_permission_denied');
+  assert.equal(events.filter((e) => e.type === 'cache.cross_tenant.denied').length, 1);
+});
+
+test('clearing the semantic cache removes the tenant\'s entries and needs admin:switches', async () => {
+  const { semantic, ctx } = setup();
+  await semantic.store(ctx('acme'), { ...semanticEntry, query: 'What is the refund window?' });
+  await assert.rejects(semantic.clear(ctx('acme'), {}), (e: SvcError) => e.code === 'cache_permission_denied');
+  const cleared = await semantic.clear(ctx('acme', ['admin']), {});
+  assert.deepEqual(cleared, { tenant: 'acme', removed: 1 });
+  assert.equal((await semantic.lookup(ctx('acme'), lookupOf('What is the refund window?'))).hit, false);
+});
