@@ -10,7 +10,7 @@ import { textHash } from '../../footer/footer-hashes.ts';
 import { claimPreview, type ClaimUnit } from '../claims/claim-units.ts';
 import type { ClaimEvidence, EvidenceSearch, EvidenceWindow } from '../retrieval/evidence-search.ts';
 import { confidenceLabel, PARTIAL_SUPPORT_FLOOR, supportStatus } from '../support-labels.ts';
-import { stripCitationMarkers } from '../text/citation-markers.ts';
+import { stripCitationNoise } from '../text/citation-markers.ts';
 import { stripLinks } from '../text/links.ts';
 import { contentTokens } from '../text/tokenizer.ts';
 import { forceFlags, warrantMismatchFlags, warrantProfile } from '../warrant/warrant-profile.ts';
@@ -38,7 +38,7 @@ export interface AnalysedClaims {
 
 export function analyseClaims(units: readonly ClaimUnit[], search: EvidenceSearch, minSupportScore: number): AnalysedClaims {
   const claims: ClaimAnalysis[] = units.map((unit) => {
-    const evidence = search.search(unit.text, contentTokens(stripLinks(stripCitationMarkers(unit.text))));
+    const evidence = search.search(unit.text, contentTokens(stripLinks(stripCitationNoise(unit.text))));
     const used = evidence.primary && evidence.primary.support >= PARTIAL_SUPPORT_FLOOR ? evidence.primary : undefined;
     return { unit, evidence, used };
   });

@@ -7,7 +7,7 @@
  * about the same thing) are never chosen as support; they are reported as
  * source disagreement instead.
  */
-import { stripCitationMarkers } from '../text/citation-markers.ts';
+import { stripCitationNoise } from '../text/citation-markers.ts';
 import { stripLinks } from '../text/links.ts';
 import { NEGATION } from '../warrant/lexicon.ts';
 import { numberMentions } from '../warrant/numbers.ts';
@@ -65,7 +65,7 @@ export class EvidenceSearch {
     const wordTokens = unique.filter((t) => !/^\d/.test(t));
     const wordWeight = wordTokens.reduce((s, t) => s + weights.get(t)!, 0);
     const claimPolarity = polarity(claimText);
-    const claimNumbers = numberMentions(stripLinks(stripCitationMarkers(claimText))).values;
+    const claimNumbers = numberMentions(stripLinks(stripCitationNoise(claimText))).values;
 
     const recall = (tokens: ReadonlySet<string>, terms: readonly string[], total: number): number => {
       if (total === 0) return 0;
@@ -114,7 +114,8 @@ export class EvidenceSearch {
             window = { chunk, start: s.start, end: next.end, text: chunk.text.slice(s.start, next.end), support, textMatch: jaccard(merged) };
           }
         }
-        if (!best || window.support > best.support) best = window;
+        // Higher support wins; on equal support the shorter window does (the tighter evidence span).
+        if (!best || window.support > best.support || (window.support === best.support && window.end - window.start < best.end - best.start)) best = window;
       });
       if (!best) continue;
       best = { ...best, support: round4(best.support), textMatch: round4(best.textMatch) };

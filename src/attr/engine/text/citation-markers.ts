@@ -88,3 +88,11 @@ export function stripCitationMarkers(text: string): string {
   }
   return out + text.slice(last);
 }
+
+/** Bracketed four-digit years (`[2021]`): not citations, and not claim content either. */
+const BRACKETED_YEAR = /\[\s*\d{4}(?:\s*[,;]\s*\d{4})*\s*\]/g;
+
+/** Text without citation markers and bracketed years: what a claim actually asserts. */
+export function stripCitationNoise(text: string): string {
+  return stripCitationMarkers(text).replace(BRACKETED_YEAR, ' ');
+}

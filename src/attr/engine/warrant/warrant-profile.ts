@@ -9,12 +9,12 @@ import {
   APPROXIMATE, BOUNDED, CAUSAL, CERTAIN, CORRELATIONAL, GENERAL, PARTICULAR, POSSIBLE, PROBABLE, TEMPORAL_MARKERS, UNIVERSAL,
 } from './lexicon.ts';
 import { numberMentions } from './numbers.ts';
-import { stripCitationMarkers } from '../text/citation-markers.ts';
+import { stripCitationNoise } from '../text/citation-markers.ts';
 import { stripLinks } from '../text/links.ts';
 
 /** Citation markers and links carry no warrant; "[1]" is not the number one. */
 function body(text: string): string {
-  return stripLinks(stripCitationMarkers(text));
+  return stripLinks(stripCitationNoise(text));
 }
 
 export function warrantProfile(rawText: string): WarrantProfile {
