@@ -1,0 +1,42 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { segmentSentences } from './sentence-segmenter.ts';
+
+const texts = (s: string) => segmentSentences(s).map((x) => x.text);
+
+test('titles, months and Latin abbreviations do not end a sentence', () => {
+  assert.deepEqual(texts('Dr. Reyes arrived on Jan. 5 with samples, e.g. basalt. She left on Feb. 2.'), [
+    'Dr. Reyes arrived on Jan. 5 with samples, e.g. basalt.',
+    'She left on Feb. 2.',
+  ]);
+});
+
+test('decimals and URLs stay inside their sentence', () => {
+  assert.deepEqual(texts('The dose was 3.5 mg per day. See https://example.org/a.b?c=1 for details. Done.'), [
+    'The dose was 3.5 mg per day.',
+    'See https://example.org/a.b?c=1 for details.',
+    'Done.',
+  ]);
+});
+
+test('citation markers after the full stop stay with the sentence they cite', () => {
+  assert.deepEqual(texts('Water boils at 100 °C. [1] [Source: 2] Ice melts at 0 °C [3]. Next one.'), [
+    'Water boils at 100 °C. [1] [Source: 2]',
+    'Ice melts at 0 °C [3].',
+    'Next one.',
+  ]);
+});
+
+test('initials and a lower-case continuation do not split', () => {
+  assert.deepEqual(texts('J. R. R. Tolkien wrote it. It was approx. ten pages long.'), ['J. R. R. Tolkien wrote it.', 'It was approx. ten pages long.']);
+});
+
+test('line breaks end units and list bullets are not part of them', () => {
+  const segs = segmentSentences('Intro line\n- first item\n2. second item');
+  assert.deepEqual(segs.map((s) => s.text), ['Intro line', 'first item', 'second item']);
+  assert.equal('Intro line\n- first item\n2. second item'.slice(segs[1]!.start, segs[1]!.end), 'first item');
+});
+
+test('question and exclamation marks end sentences', () => {
+  assert.deepEqual(texts('Is it hot? Yes! It is.'), ['Is it hot?', 'Yes!', 'It is.']);
+});

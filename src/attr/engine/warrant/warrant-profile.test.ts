@@ -1,0 +1,22 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { warrantMismatchFlags, warrantProfile } from './warrant-profile.ts';
+
+test('a hedged source does not warrant an unhedged claim', () => {
+  assert.deepEqual(warrantMismatchFlags('Coffee reduces fatigue.', 'Coffee may reduce fatigue.'), ['modality_stronger_than_evidence']);
+});
+
+test('a numeric value absent from the evidence is flagged, a citation number is not', () => {
+  assert.deepEqual(warrantMismatchFlags('It weighs 12 kg [1].', 'It weighs 12 kg.'), []);
+  assert.deepEqual(warrantMismatchFlags('It weighs 15 kg.', 'It weighs 12 kg.'), ['numeric_value_not_in_evidence']);
+});
+
+test('present-tense wording is flagged against dated evidence', () => {
+  assert.ok(warrantMismatchFlags('Currently 40 towns print books.', 'In 1500, 40 towns printed books.').includes('temporal_present_from_dated_evidence'));
+});
+
+test('the profile reads each dimension of force', () => {
+  assert.deepEqual(warrantProfile('All bees probably cause about 3 outbreaks.'), {
+    relation: 'causal', modality: 'probable', scope: 'universal', temporal: 'atemporal', numeric: 'approximate',
+  });
+});
