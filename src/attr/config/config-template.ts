@@ -17,12 +17,15 @@ export interface TemplateInputs {
   outputPath: string;
 }
 
-/** Builds a config document from a template. Paths are kept as given, made relative to the output's directory. */
+/** Builds a config document from a template. Paths below the output's directory are stored relative to it, others absolute. */
 export function configFromTemplate(template: ConfigTemplate, inputs: TemplateInputs): ServiceConfigDocument {
   const base = path.dirname(path.resolve(inputs.outputPath));
   const rel = (p: string): string => {
-    const r = path.relative(base, path.resolve(p));
-    return r === '' ? '.' : r;
+    const absolute = path.resolve(p);
+    const r = path.relative(base, absolute);
+    // Relative only below the config's directory, so moving the pair keeps working; absolute otherwise.
+    if (r === '') return '.';
+    return r.startsWith('..') || path.isAbsolute(r) ? absolute : r;
   };
   switch (template) {
     case 'default':

@@ -22,6 +22,7 @@ import {
   type AttributionEngine,
   type AttributionResponse,
   type Corpus,
+  type FooterVerificationReport,
 } from '../engine/index.ts';
 import type { CheckResult } from './artifact-schemas.ts';
 
@@ -48,10 +49,9 @@ export interface SelfTestContext {
   createdAt: string;
 }
 
-/** Passes when a verification report says the footer is good; tolerant of the report's exact flag name. */
-function footerPassed(report: unknown): boolean {
-  const r = report as { ok?: unknown; passed?: unknown; valid?: unknown; public_reliance_ready?: unknown };
-  return r.ok === true || r.passed === true || r.valid === true || r.public_reliance_ready === true;
+/** A footer passes standalone verification only when it is ready for public reliance. */
+function footerPassed(report: FooterVerificationReport): boolean {
+  return report.status === 'passed' && report.public_reliance_ready;
 }
 
 export function runSelfTest(engine: AttributionEngine, corpus: Corpus, ctx: SelfTestContext): SelfTestResult {
@@ -85,7 +85,7 @@ export function runSelfTest(engine: AttributionEngine, corpus: Corpus, ctx: Self
 
   const displayText = response.display.rendered_text;
   const verification = verifyAttributionResponse(response, { displayText });
-  const acceptanceStatus = String(verification.source_grounding_acceptance.status);
+  const acceptanceStatus = verification.source_grounding_acceptance?.status ?? 'not_evaluated';
   record('response_verifies_for_display', verification.production_display_ready === true, `production_display_ready ${verification.production_display_ready}`);
   record('source_grounding_acceptance_passed', acceptanceStatus === 'passed', `source_grounding_acceptance.status ${acceptanceStatus}`);
   record('footer_verifies_standalone', footerPassed(verifySourceFooter(response.source_footer, { displayText })), 'verifySourceFooter with the exact display text');

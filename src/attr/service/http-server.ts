@@ -52,6 +52,9 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<FastifyInst
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: false } },
   });
 
+  // JSON only: without this, fastify would accept text/plain bodies and fail them later as schema errors.
+  app.removeContentTypeParser('text/plain');
+
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
