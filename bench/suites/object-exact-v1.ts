@@ -1,0 +1,276 @@
+/**
+ * object-exact-v1: the exact-bytes path (FastCDC + dedupe + per-chunk zstd +
+ * filesystem chunk store) side by side with restic on the same deterministic
+ * corpus, in the same run.
+ *
+ * Sections:
+ * 1. chunking throughput (in memory, after warm-up);
+ * 2. chunk-size sweep: ingest throughput, chunk count and bytes added by a
+ *    1-byte insert into a 50 MiB file, per average chunk size (how the
+ *    defaults were chosen);
+ * 3. zstd level: stored bytes and encode time on compressible data;
+ * 4. svc vs restic: ingest of the corpus, stored bytes, restore, and the
+ *    bytes a 1-byte insert into a 50 MiB file adds;
+ * 5. 1 MiB range reads (p50/p95) on compressed and raw objects.
+ *
+ * `npm run bench -- object-exact-v1 [--size-mib N]` (N MiB per corpus kind, default 24).
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream, createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { CORPUS_KINDS, corpusFile, withInsertedByte } from '../corpus/corpus-files.ts';
+import { dirSize } from '../object-exact/dir-size.ts';
+import { ensureRestic, resticBackup, resticInit, resticRestore } from '../object-exact/restic.ts';
+import type { BenchReport } from '../report.ts';
+import { round, summarize } from '../report.ts';
+import { encodeChunk } from '../../src/svc/chunking/chunk-codec.ts';
+import type { ChunkingParams } from '../../src/svc/chunking/chunking-params.ts';
+import { DEFAULT_CHUNKING } from '../../src/svc/chunking/chunking-params.ts';
+import { chunkBuffer } from '../../src/svc/chunking/stream-chunker.ts';
+import { chunkScopeFor } from '../../src/svc/chunk-store/chunk-scope.ts';
+import { FsChunkStore } from '../../src/svc/chunk-store/fs-chunk-store.ts';
+import type { IngestResult } from '../../src/svc/exact-bytes/ingest.ts';
+import { ingest } from '../../src/svc/exact-bytes/ingest.ts';
+import { openRehydration } from '../../src/svc/exact-bytes/rehydrate.ts';
+
+const MiB = 1024 * 1024;
+const scope = chunkScopeFor('tenant', 'bench');
+
+interface CorpusEntry {
+  name: string;
+  file: string;
+  bytes: number;
+  sha256: string;
+}
+
+function mbps(bytes: number, ms: number): number {
+  return round(bytes / MiB / (ms / 1000), 1);
+}
+
+function readSource(file: string): AsyncIterable<Uint8Array> {
+  return createReadStream(file, { highWaterMark: MiB });
+}
+
+function writeCorpus(dir: string, sizeMiB: number): { base: CorpusEntry[]; shifted: CorpusEntry } {
+  const entries: CorpusEntry[] = [];
+  const put = (name: string, data: Uint8Array): CorpusEntry => {
+    const file = path.join(dir, name);
+    writeFileSync(file, data);
+    return { name, file, bytes: data.length, sha256: createHash('sha256').update(data).digest('hex') };
+  };
+  for (const kind of CORPUS_KINDS) entries.push(put(`${kind}.bin`, corpusFile(kind, sizeMiB * MiB)));
+  const base50 = corpusFile('random', 50 * MiB, 'shift-base');
+  entries.push(put('base-50mib.bin', base50));
+  const shifted = put('base-50mib-shifted.bin', withInsertedByte(base50));
+  return { base: entries, shifted };
+}
+
+/** Section 1: chunking alone, in memory. */
+function chunkingThroughput(): { mbps_median: number; mbps_runs: number[] } {
+  const data = corpusFile('random', 64 * MiB, 'chunking-speed');
+  const runs: number[] = [];
+  for (let k = 0; k < 7; k++) {
+    const started = performance.now();
+    let n = 0;
+    for (const _ of chunkBuffer(data)) n++;
+    if (k >= 2 && n > 0) runs.push(mbps(data.length, performance.now() - started)); // first two are JIT warm-up
+  }
+  return { mbps_median: summarize(runs).p50, mbps_runs: runs };
+}
+
+async function ingestAll(store: FsChunkStore, entries: CorpusEntry[], params?: Partial<ChunkingParams>, zstdLevel?: number) {
+  const results: IngestResult[] = [];
+  const started = performance.now();
+  for (const e of entries) results.push(await ingest(readSource(e.file), { store, scope, mode: 'enforce', chunking: params, zstdLevel }));
+  return { ms: performance.now() - started, results };
+}
+
+/** Section 2: average chunk size sweep on the 50 MiB file and its shifted copy, plus the log file. */
+async function chunkSizeSweep(workDir: string, corpus: { base: CorpusEntry[]; shifted: CorpusEntry }) {
+  const base50 = corpus.base.find((e) => e.name === 'base-50mib.bin')!;
+  const logs = corpus.base.find((e) => e.name === 'log-like.bin')!;
+  const rows = [];
+  for (const avg of [16, 32, 64, 128]) {
+    const params = { avgSize: avg * 1024, minSize: (avg * 1024) / 4, maxSize: avg * 1024 * 4 };
+    const root = path.join(workDir, `sweep-${avg}`);
+    const store = new FsChunkStore({ root });
+    const first = await ingestAll(store, [base50, logs], params);
+    const shifted = await ingest(readSource(corpus.shifted.file), { store, scope, mode: 'enforce', chunking: params });
+    rows.push({
+      avg_kib: avg,
+      ingest_mbps: mbps(base50.bytes + logs.bytes, first.ms),
+      chunks_50mib: first.results[0]!.chunks.length,
+      insert_added_kib: round(shifted.bytes_stored / 1024, 1),
+      log_stored_ratio: round(first.results[1]!.bytes_stored / logs.bytes, 4),
+    });
+    rmSync(root, { recursive: true, force: true });
+  }
+  return rows;
+}
+
+/** Section 3: zstd level on compressible chunks (encode only). */
+async function zstdLevels(corpus: { base: CorpusEntry[] }) {
+  const data = Buffer.concat(['log-like.bin', 'json.bin'].map((n) => readFileSync(corpus.base.find((e) => e.name === n)!.file)));
+  const chunks = [...chunkBuffer(data)];
+  const rows = [];
+  for (const level of [1, 3, 6]) {
+    const started = performance.now();
+    let stored = 0;
+    for (let k = 0; k < chunks.length; k += 8) {
+      const batch = await Promise.all(chunks.slice(k, k + 8).map((c) => encodeChunk(c, { zstdLevel: level })));
+      for (const e of batch) stored += e.data.length;
+    }
+    rows.push({ level, stored_ratio: round(stored / data.length, 4), encode_mbps: mbps(data.length, performance.now() - started) });
+  }
+  return rows;
+}
+
+async function rehydrateTo(store: FsChunkStore, result: IngestResult, file: string): Promise<void> {
+  const r = await openRehydration(result.chunks, { store, scope, expectedSha256: result.sha256 });
+  await pipeline(Readable.from(r.stream), createWriteStream(file));
+}
+
+function sha256File(file: string): string {
+  return createHash('sha256').update(readFileSync(file)).digest('hex');
+}
+
+/** Section 5: 1 MiB range reads. */
+async function rangeReads(store: FsChunkStore, result: IngestResult, samples: number) {
+  const latencies: number[] = [];
+  let seed = 7;
+  for (let k = 0; k < samples + 20; k++) {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    const start = seed % (result.bytes_in - MiB);
+    const started = performance.now();
+    const r = await openRehydration(result.chunks, { store, scope, range: { start, end: start + MiB - 1 } });
+    let n = 0;
+    for await (const piece of r.stream) n += piece.length;
+    if (n !== MiB) throw new Error(`range read returned ${n} bytes`);
+    if (k >= 20) latencies.push(performance.now() - started); // 20 warm-up reads
+  }
+  const s = summarize(latencies);
+  return { p50_ms: round(s.p50, 3), p95_ms: round(s.p95, 3), n: s.n };
+}
+
+export default async function run(args: string[]): Promise<BenchReport> {
+  const sizeArg = args.indexOf('--size-mib');
+  const sizeMiB = sizeArg >= 0 ? Number(args[sizeArg + 1]) : 24;
+  const resticVersion = ensureRestic();
+  const workDir = mkdtempSync(path.join(os.tmpdir(), 'object-exact-v1-'));
+  try {
+    const corpusDir = path.join(workDir, 'corpus');
+    mkdirSync(corpusDir);
+    const corpus = writeCorpus(corpusDir, sizeMiB);
+    const baseBytes = corpus.base.reduce((n, e) => n + e.bytes, 0);
+
+    const chunking = chunkingThroughput();
+    const sweep = await chunkSizeSweep(workDir, corpus);
+    const levels = await zstdLevels(corpus);
+
+    // Section 4, svc side: ingest base corpus, restore it, then ingest the shifted file.
+    const storeRoot = path.join(workDir, 'svc-store');
+    const store = new FsChunkStore({ root: storeRoot });
+    const ours = await ingestAll(store, corpus.base);
+    const oursChunkBytes = dirSize(storeRoot);
+    const metadataBytes = ours.results.reduce((n, r) => n + Buffer.byteLength(JSON.stringify(r.chunks)), 0);
+    const restoreDir = path.join(workDir, 'svc-restore');
+    mkdirSync(restoreDir);
+    const restoreStarted = performance.now();
+    for (let k = 0; k < corpus.base.length; k++) await rehydrateTo(store, ours.results[k]!, path.join(restoreDir, corpus.base[k]!.name));
+    const oursRestoreMs = performance.now() - restoreStarted;
+    const exact = corpus.base.filter((e) => sha256File(path.join(restoreDir, e.name)) === e.sha256).length;
+    rmSync(restoreDir, { recursive: true, force: true });
+    const oursShifted = await ingest(readSource(corpus.shifted.file), { store, scope, mode: 'enforce' });
+
+    const logResult = ours.results[CORPUS_KINDS.indexOf('log-like')]!;
+    const randomResult = ours.results[CORPUS_KINDS.indexOf('random')]!;
+    const rangeCompressed = await rangeReads(store, logResult, 200);
+    const rangeRaw = await rangeReads(store, randomResult, 200);
+
+    // Section 4, restic side, same order.
+    const repo = path.join(workDir, 'restic-repo');
+    resticInit(repo);
+    const resticInitBytes = dirSize(repo);
+    const resticIngest = resticBackup(repo, corpusDir, corpus.base.map((e) => e.name));
+    const resticRestoreDir = path.join(workDir, 'restic-restore');
+    const resticRestoreMs = resticRestore(repo, resticRestoreDir);
+    rmSync(resticRestoreDir, { recursive: true, force: true });
+    const resticShifted = resticBackup(repo, corpusDir, [corpus.shifted.name]);
+
+    const oursStored = oursChunkBytes + metadataBytes;
+    const oursIngestMbps = mbps(baseBytes, ours.ms);
+    const resticIngestMbps = mbps(baseBytes, resticIngest.ms);
+    const ratios = {
+      ingest_throughput: round(oursIngestMbps / resticIngestMbps, 2),
+      stored_bytes: round(oursStored / resticIngest.addedBytes, 3),
+      restore_speed: round(resticRestoreMs / oursRestoreMs, 2),
+    };
+    const targets = {
+      ingest_throughput_ge_1_5x: ratios.ingest_throughput >= 1.5,
+      stored_bytes_le_0_95x: ratios.stored_bytes <= 0.95,
+      restore_ge_1_5x: ratios.restore_speed >= 1.5,
+      insert_adds_le_256_kib: oursShifted.bytes_stored <= 256 * 1024,
+      range_1mib_p95_le_2ms: Math.max(rangeCompressed.p95_ms, rangeRaw.p95_ms) <= 2,
+      rehydration_correctness_100pct: exact === corpus.base.length,
+    };
+
+    const per_kind = corpus.base.map((e, k) => ({ file: e.name, bytes_in: e.bytes, bytes_stored: ours.results[k]!.bytes_stored, chunks: ours.results[k]!.chunks.length }));
+    const results = {
+      corpus: { size_mib_per_kind: sizeMiB, files: corpus.base.length, bytes: baseBytes },
+      defaults: DEFAULT_CHUNKING,
+      chunking,
+      chunk_size_sweep: sweep,
+      zstd_levels: levels,
+      svc: {
+        ingest_ms: round(ours.ms, 1),
+        ingest_mbps: oursIngestMbps,
+        chunk_bytes: oursChunkBytes,
+        metadata_bytes: metadataBytes,
+        metadata_overhead_ratio: round(metadataBytes / baseBytes, 5),
+        stored_bytes: oursStored,
+        restore_ms: round(oursRestoreMs, 1),
+        restore_mbps: mbps(baseBytes, oursRestoreMs),
+        rehydration_exact: `${exact}/${corpus.base.length}`,
+        insert_added_bytes: oursShifted.bytes_stored,
+        per_kind,
+      },
+      restic: {
+        version: resticVersion,
+        ingest_ms: round(resticIngest.ms, 1),
+        ingest_mbps: resticIngestMbps,
+        stored_bytes: resticIngest.addedBytes,
+        repo_init_bytes: resticInitBytes,
+        restore_ms: round(resticRestoreMs, 1),
+        restore_mbps: mbps(baseBytes, resticRestoreMs),
+        insert_added_bytes: resticShifted.addedBytes,
+      },
+      range_read_1mib: { zstd_chunks: rangeCompressed, raw_chunks: rangeRaw },
+      ratios,
+      targets,
+    };
+
+    const yes = (ok: boolean) => (ok ? 'met' : 'missed');
+    const rows: Array<Array<string | number>> = [
+      ['ingest throughput (MiB/s)', oursIngestMbps, resticIngestMbps, `${ratios.ingest_throughput}×`, `≥ 1.5× (${yes(targets.ingest_throughput_ge_1_5x)})`],
+      ['stored bytes (MiB, incl. metadata)', round(oursStored / MiB, 2), round(resticIngest.addedBytes / MiB, 2), `${ratios.stored_bytes}×`, `≤ 0.95× (${yes(targets.stored_bytes_le_0_95x)})`],
+      ['full restore (MiB/s)', mbps(baseBytes, oursRestoreMs), mbps(baseBytes, resticRestoreMs), `${ratios.restore_speed}×`, `≥ 1.5× (${yes(targets.restore_ge_1_5x)})`],
+      ['1-byte insert into 50 MiB adds (KiB)', round(oursShifted.bytes_stored / 1024, 1), round(resticShifted.addedBytes / 1024, 1), '', `≤ 256 KiB (${yes(targets.insert_adds_le_256_kib)})`],
+      ['1 MiB range read p95 (ms), zstd / raw chunks', `${rangeCompressed.p95_ms} / ${rangeRaw.p95_ms}`, 'n/a', '', `≤ 2 ms (${yes(targets.range_1mib_p95_le_2ms)})`],
+      ['rehydration correctness', `${exact}/${corpus.base.length}`, '', '', `100% (${yes(targets.rehydration_correctness_100pct)})`],
+      ['metadata overhead (chunk lists / bytes in)', `${round(100 * results.svc.metadata_overhead_ratio, 3)}%`, '', '', ''],
+      ['chunking alone (MiB/s, median)', chunking.mbps_median, '', '', '≥ 500'],
+    ];
+    const notes = [
+      `Corpus: ${CORPUS_KINDS.join(', ')} at ${sizeMiB} MiB each, plus a 50 MiB random file; then the same file with 1 byte inserted in the middle. ${resticVersion}, repository v2 (zstd auto), --no-cache.`,
+      `Chunk-size sweep (avg KiB → ingest MiB/s, chunks per 50 MiB, KiB added by the insert, log stored ratio): ${sweep.map((r) => `${r.avg_kib} → ${r.ingest_mbps}, ${r.chunks_50mib}, ${r.insert_added_kib}, ${r.log_stored_ratio}`).join('; ')}.`,
+      `zstd level (stored ratio, encode MiB/s) on log+JSON chunks: ${levels.map((r) => `${r.level}: ${r.stored_ratio}, ${r.encode_mbps}`).join('; ')}.`,
+      'Both sides read the corpus from the page cache and fsync what they write; the machine is shared, so absolute figures vary between runs; ratios are measured in the same run.',
+    ];
+    return { suite: 'object-exact-v1', results, table: { columns: ['metric', 'svc', 'restic', 'ratio', 'target'], rows }, notes };
+  } finally {
+    rmSync(workDir, { recursive: true, force: true });
+  }
+}

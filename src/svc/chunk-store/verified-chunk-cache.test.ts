@@ -1,0 +1,60 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { corpusFile } from '../../../bench/corpus/corpus-files.ts';
+import { chunkIdOf } from './chunk-id.ts';
+import { chunkScopeFor } from './chunk-scope.ts';
+import { FsChunkStore } from './fs-chunk-store.ts';
+import { VerifiedChunkCache } from './verified-chunk-cache.ts';
+
+const scope = chunkScopeFor('tenant', 'acme');
+
+async function setup(t: { after(fn: () => void): void }, maxBytes: number) {
+  const root = mkdtempSync(path.join(os.tmpdir(), 'svc-cache-'));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
+  const inner = new FsChunkStore({ root, fsyncFiles: false });
+  const cache = new VerifiedChunkCache(inner, { maxBytes });
+  const chunks = [1, 2, 3].map((k) => corpusFile('random', 10_000, `cache-${k}`));
+  const ids = chunks.map(chunkIdOf);
+  for (let k = 0; k < 3; k++) await cache.put(scope, ids[k]!, 'raw', chunks[k]!);
+  return { inner, cache, chunks, ids };
+}
+
+test('a second read of a chunk is served from memory', async (t) => {
+  const { inner, cache, chunks, ids } = await setup(t, 1 << 20);
+  assert.deepEqual(Buffer.from(await cache.get(scope, ids[0]!, 'raw')), chunks[0]);
+  await inner.delete(scope, ids[0]!, 'raw'); // the cache must not need the file any more
+  assert.deepEqual(Buffer.from(await cache.get(scope, ids[0]!, 'raw')), chunks[0]);
+  assert.deepEqual([cache.counters.hits, cache.counters.misses], [1, 1]);
+});
+
+test('the least recently used chunk is evicted when the byte budget is exceeded', async (t) => {
+  const { cache, ids } = await setup(t, 25_000);
+  await cache.get(scope, ids[0]!, 'raw');
+  await cache.get(scope, ids[1]!, 'raw');
+  await cache.get(scope, ids[0]!, 'raw'); // 0 is now the most recent
+  await cache.get(scope, ids[2]!, 'raw'); // evicts 1
+  assert.equal(cache.counters.entries, 2);
+  const before = cache.counters.misses;
+  await cache.get(scope, ids[0]!, 'raw');
+  assert.equal(cache.counters.misses, before, 'chunk 0 stayed');
+  await cache.get(scope, ids[1]!, 'raw');
+  assert.equal(cache.counters.misses, before + 1, 'chunk 1 was evicted');
+});
+
+test('deleting a chunk through the cache forgets it', async (t) => {
+  const { cache, ids } = await setup(t, 1 << 20);
+  await cache.get(scope, ids[0]!, 'raw');
+  await cache.delete(scope, ids[0]!, 'raw');
+  await assert.rejects(cache.get(scope, ids[0]!, 'raw'), /missing/);
+});
+
+test('failed reads are not cached', async (t) => {
+  const { inner, cache, chunks, ids } = await setup(t, 1 << 20);
+  await inner.delete(scope, ids[1]!, 'raw');
+  await assert.rejects(cache.get(scope, ids[1]!, 'raw'));
+  await inner.put(scope, ids[1]!, 'raw', chunks[1]!);
+  assert.deepEqual(Buffer.from(await cache.get(scope, ids[1]!, 'raw')), chunks[1]);
+});
