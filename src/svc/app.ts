@@ -4,6 +4,7 @@
  * services. Shutdown drains the ledger queue before closing the store.
  */
 import path from 'node:path';
+import { type AiServices, createAiServices } from './ai/compose/create-ai-services.ts';
 import { type Credentials, loadCredentials } from './auth/credentials.ts';
 import { TenantGuard } from './auth/tenant-guard.ts';
 import type { LoadedConfig } from './config/load.ts';
@@ -36,6 +37,8 @@ export interface SvcApp {
   readonly ledgerService: LedgerService;
   readonly logs: LogService;
   readonly policy: PolicyService;
+  /** AI gateway and caches (src/svc/ai, src/svc/cache; docs/ai-gateway.md). */
+  readonly ai: AiServices;
   close(): Promise<void>;
 }
 
@@ -82,6 +85,7 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     defaultMode: config.default_mode,
     onPlanned: (s) => metrics.planSeconds.observe(s),
   });
+  const ai = createAiServices({ providersConfig: config.providers, env: options.env ?? process.env, store, ledger, metrics, tracing, policy: () => policy.engine });
   return {
     config,
     stateDir,
@@ -98,7 +102,9 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     ledgerService: new LedgerService({ repo: store.ledger, appender: ledger, tenants }),
     logs: new LogService({ log, tenants }),
     policy,
+    ai,
     async close() {
+      ai.close();
       await ledger.drained();
       await tracing.shutdown().catch(() => undefined);
       await log.flush();

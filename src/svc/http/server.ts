@@ -11,6 +11,9 @@ import { authenticate } from '../auth/credentials.ts';
 import { SvcError } from '../errors.ts';
 import { fromFrameworkError, makeErrorHandler, sendError } from './errors.ts';
 import { traceIdFrom } from './request-context.ts';
+import { aiRoutes } from './routes/ai.ts';
+import { cacheRoutes } from './routes/cache.ts';
+import { conformanceRoutes } from './routes/conformance.ts';
 import { healthRoutes } from './routes/health.ts';
 import { ledgerRoutes } from './routes/ledger.ts';
 import { logRoutes } from './routes/logs.ts';
@@ -79,5 +82,8 @@ export async function buildServer(app: SvcApp): Promise<FastifyInstance> {
   await server.register(async (s) => planRoutes(s, app));
   await server.register(async (s) => ledgerRoutes(s, app));
   await server.register(async (s) => logRoutes(s, app));
+  await server.register(async (s) => aiRoutes(s, app));
+  await server.register(async (s) => cacheRoutes(s, app));
+  await server.register(async (s) => conformanceRoutes(s, app));
   return server;
 }

@@ -6,8 +6,11 @@
 import type { Db } from './db.ts';
 import { migrate } from './migrate.ts';
 import { type DbTarget, openDb } from './open-db.ts';
+import { AiManifestRepository } from './repositories/ai-manifests.ts';
+import { CacheEntryRepository } from './repositories/cache-entries.ts';
 import { LedgerRepository } from './repositories/ledger.ts';
 import { PlanRepository } from './repositories/plans.ts';
+import { SemanticCacheRepository } from './repositories/semantic-cache.ts';
 import { WorkUnitRepository } from './repositories/work-units.ts';
 
 export interface Store {
@@ -15,6 +18,9 @@ export interface Store {
   readonly workUnits: WorkUnitRepository;
   readonly plans: PlanRepository;
   readonly ledger: LedgerRepository;
+  readonly cacheEntries: CacheEntryRepository;
+  readonly semanticCache: SemanticCacheRepository;
+  readonly aiManifests: AiManifestRepository;
   close(): Promise<void>;
 }
 
@@ -24,6 +30,9 @@ export function storeOver(db: Db): Store {
     workUnits: new WorkUnitRepository(db),
     plans: new PlanRepository(db),
     ledger: new LedgerRepository(db),
+    cacheEntries: new CacheEntryRepository(db),
+    semanticCache: new SemanticCacheRepository(db),
+    aiManifests: new AiManifestRepository(db),
     close: () => db.close(),
   };
 }

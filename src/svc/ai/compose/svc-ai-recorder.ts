@@ -1,0 +1,107 @@
+/**
+ * The `AiRecorder` of the composed service: an AI request becomes a work
+ * unit (kind `prompt_request`, `completion_request` or `embedding_request`,
+ * no prompt text stored — only its size and digest are known to the
+ * gateway, and not even those are kept), a persisted plan with
+ * `plan.created`, and at the end a compute manifest with
+ * `manifest.written` and `ai.request.completed`.
+ */
+import type { LedgerAppender } from '../../ledger/appender.ts';
+import type { Plan } from '../../plans/plan.ts';
+import type { Store } from '../../store/store.ts';
+import type { WorkUnitRecord } from '../../work-units/work-unit.ts';
+import type { AiComputeManifest, AiRecorder, AiRequestContext, AiWorkUnitKind, AiWorkUnitStart } from '../gateway/ports.ts';
+
+const WORK_UNIT_KIND: Record<AiWorkUnitKind, string> = {
+  ai_chat_completion: 'prompt_request',
+  ai_completion: 'completion_request',
+  ai_embedding: 'embedding_request',
+};
+
+const ACTION_CLASS: Record<string, 'exact' | 'semantic' | 'operation'> = {
+  exact_cache_lookup: 'exact',
+  context_compile: 'semantic',
+  semantic_cache_lookup: 'semantic',
+  model_route: 'operation',
+  verify: 'operation',
+  fallback_route: 'operation',
+};
+
+export class SvcAiRecorder implements AiRecorder {
+  readonly #store: Store;
+  readonly #ledger: LedgerAppender;
+  readonly #onManifestWritten: (seconds: number) => void;
+
+  constructor(store: Store, ledger: LedgerAppender, onManifestWritten: (seconds: number) => void = () => {}) {
+    this.#store = store;
+    this.#ledger = ledger;
+    this.#onManifestWritten = onManifestWritten;
+  }
+
+  async begin(ctx: AiRequestContext, s: AiWorkUnitStart): Promise<void> {
+    const now = new Date().toISOString();
+    const wu: WorkUnitRecord = {
+      id: s.work_unit_id,
+      tenant: s.tenant,
+      kind: WORK_UNIT_KIND[s.kind],
+      logical_ref: s.logical_ref,
+      requested_contract: s.contract,
+      state: 'planned',
+      metadata: { surface: 'ai_gateway', ...(s.namespace ? { namespace: s.namespace } : {}) },
+      payload: { kind: 'none' },
+      payload_size: 0,
+      payload_sha256: null,
+      created_by: ctx.principal.actor,
+      trace_id: s.trace_id,
+      last_plan_id: s.plan.plan_id,
+      manifest_id: null,
+      created_at: now,
+      updated_at: now,
+    };
+    const plan: Plan = {
+      plan_id: s.plan.plan_id,
+      work_unit_id: s.work_unit_id,
+      tenant: s.tenant,
+      kind: wu.kind,
+      contract: s.contract,
+      mode: s.mode,
+      actions: s.plan.actions.filter((a) => a.status === 'planned').map((a) => ({ type: a.type, required: a.required, risk: a.risk, class: ACTION_CLASS[a.type] ?? 'operation' })),
+      denied_actions: s.plan.actions.filter((a) => a.status === 'skipped' && a.reason?.startsWith('denied')).map((a) => ({ type: a.type, reasons: [a.reason ?? ''], matched_policy_ids: [] })),
+      obligations: [],
+      risk: s.plan.risk,
+      expected: { stored_bytes_reduction: 0, basis: 'none', sample_bytes: 0 },
+      policy_bundle_id: s.policy_bundle.id,
+      policy_bundle_version: s.policy_bundle.version,
+      policy_bundle_hash: s.policy_bundle.hash,
+      trace_id: s.trace_id,
+      created_at: now,
+    };
+    await this.#store.workUnits.insert(wu);
+    await this.#store.plans.insert(plan, ctx.principal.actor);
+    await this.#ledger.append({
+      type: 'plan.created',
+      tenant: s.tenant,
+      actor: ctx.principal.actor,
+      work_unit_id: s.work_unit_id,
+      policy_bundle_id: s.policy_bundle.id,
+      trace_id: s.trace_id,
+      payload: { work_unit_id: s.work_unit_id, policy_bundle_id: s.policy_bundle.id, trace_id: s.trace_id, plan: { ...plan, ai_actions: s.plan.actions, route: s.plan.route } },
+    });
+  }
+
+  async complete(ctx: AiRequestContext, m: AiComputeManifest): Promise<void> {
+    const t0 = performance.now();
+    await this.#store.aiManifests.insert(m);
+    await this.#store.workUnits.update(m.work_unit_id, { state: m.status === 'completed' ? 'executed' : 'failed', manifest_id: m.manifest_id });
+    const common = { tenant: m.tenant, actor: ctx.principal.actor, work_unit_id: m.work_unit_id, manifest_id: m.manifest_id, policy_bundle_id: m.policy_bundle_id, trace_id: m.trace_id };
+    await Promise.all([
+      this.#ledger.append({ ...common, type: 'manifest.written', payload: { manifest_id: m.manifest_id, kind: 'compute', status: m.status, result: m.result } }),
+      this.#ledger.append({
+        ...common,
+        type: 'ai.request.completed',
+        payload: { kind: m.kind, status: m.status, route: m.route, cache: m.cache, verifier: m.verifier.name, fallback_used: m.result.fallback_used, fallback_reason: m.result.fallback_reason, error_code: m.result.error_code, tokens: m.tokens },
+      }),
+    ]);
+    this.#onManifestWritten((performance.now() - t0) / 1000);
+  }
+}

@@ -1,0 +1,28 @@
+/**
+ * Writes a gateway result to a fastify reply: JSON or an SSE stream, with
+ * the `X-SVC-*` headers. Shared by the REST routes and the conformance
+ * self-check; no decisions are made here.
+ */
+import { Readable } from 'node:stream';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { setWorkUnitHeaders } from '../../http/headers.ts';
+import type { AiResult } from '../gateway/ai-gateway.ts';
+import { SSE_DONE, type SseFrame, encodeSseFrame } from '../streaming/sse-frames.ts';
+
+/** True when the client asked for the `svc` response object: an `svc` extension in the body or `X-SVC-Metadata: true`. */
+export function wantsMetadata(request: FastifyRequest, body: { svc?: unknown }): boolean {
+  return body.svc !== undefined || String(request.headers['x-svc-metadata'] ?? '').toLowerCase() === 'true';
+}
+
+async function* sseBytes(frames: AsyncIterable<SseFrame>): AsyncGenerator<string> {
+  for await (const frame of frames) yield encodeSseFrame(frame);
+  yield SSE_DONE;
+}
+
+export function sendAiResult(reply: FastifyReply, result: AiResult): FastifyReply {
+  const m = result.meta;
+  setWorkUnitHeaders(reply, { workUnitId: m.work_unit_id, manifestId: m.manifest_id, contract: m.contract, policyBundleId: m.policy_bundle_id, mode: m.mode, cache: m.cache, route: m.route });
+  if (result.kind === 'json') return reply.type('application/json').send(result.body);
+  reply.header('Cache-Control', 'no-cache').header('X-Accel-Buffering', 'no').type('text/event-stream; charset=utf-8');
+  return reply.send(Readable.from(sseBytes(result.frames), { objectMode: false }));
+}

@@ -1,0 +1,58 @@
+/** Exact cache entries (the SQL `ExactCacheStore`). A key belongs to the tenant that stored it first. */
+import type { ExactCacheEntry, ExactCacheStore } from '../../cache/exact/exact-cache-store.ts';
+import type { Db } from '../db.ts';
+
+interface Row {
+  key: string;
+  tenant: string;
+  value: string;
+  verification: string;
+  verifier: string;
+  origin: string;
+  created_at: string;
+  expires_at: string;
+}
+
+export class CacheEntryRepository implements ExactCacheStore {
+  readonly #db: Db;
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  async get(key: string): Promise<ExactCacheEntry | undefined> {
+    const r = await this.#db.get<Row>('SELECT key, tenant, value, verification, verifier, origin, created_at, expires_at FROM cache_entries WHERE key = $1', [key]);
+    if (!r) return undefined;
+    return {
+      key: r.key,
+      tenant: r.tenant,
+      value: JSON.parse(r.value) as unknown,
+      verification: JSON.parse(r.verification) as ExactCacheEntry['verification'],
+      verifier: r.verifier,
+      origin: r.origin as ExactCacheEntry['origin'],
+      created_at: r.created_at,
+      expires_at: r.expires_at,
+    };
+  }
+
+  async put(e: ExactCacheEntry): Promise<boolean> {
+    // The WHERE on the update makes "another tenant owns this key" a zero-row change, atomically.
+    const { changes } = await this.#db.run(
+      `INSERT INTO cache_entries (key, tenant, value, verification, verifier, origin, created_at, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+       ON CONFLICT (key) DO UPDATE SET value = excluded.value, verification = excluded.verification, verifier = excluded.verifier,
+         origin = excluded.origin, created_at = excluded.created_at, expires_at = excluded.expires_at
+       WHERE cache_entries.tenant = excluded.tenant`,
+      [e.key, e.tenant, JSON.stringify(e.value), JSON.stringify(e.verification), e.verifier, e.origin, e.created_at, e.expires_at],
+    );
+    return changes > 0;
+  }
+
+  async delete(key: string): Promise<void> {
+    await this.#db.run('DELETE FROM cache_entries WHERE key = $1', [key]);
+  }
+
+  /** Removes expired entries; returns how many. */
+  async deleteExpired(nowIso: string): Promise<number> {
+    return (await this.#db.run('DELETE FROM cache_entries WHERE expires_at <= $1', [nowIso])).changes;
+  }
+}

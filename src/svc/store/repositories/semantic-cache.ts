@@ -1,0 +1,74 @@
+/**
+ * The semantic cache index (the SQL `SemanticCacheStore`). Every query names
+ * tenant, domain and embedder: the partition is in the WHERE clause of
+ * every read, so another tenant's rows are never even loaded.
+ */
+import type { SemanticCacheEntry, SemanticCacheStore, SemanticPartition } from '../../cache/semantic/semantic-cache-store.ts';
+import type { Db } from '../db.ts';
+
+interface Row {
+  id: string;
+  tenant: string;
+  domain: string;
+  embedder: string;
+  normalised_query: string | null;
+  embedding: Uint8Array;
+  source_fingerprints: string;
+  policy_id: string;
+  value: string;
+  verification: string;
+  verifier: string;
+  created_at: string;
+  expires_at: string;
+}
+
+function encodeVector(v: readonly number[]): Uint8Array {
+  return new Uint8Array(Float64Array.from(v).buffer);
+}
+
+function decodeVector(bytes: Uint8Array): number[] {
+  const copy = new Uint8Array(bytes); // aligned copy
+  return Array.from(new Float64Array(copy.buffer, 0, copy.byteLength / 8));
+}
+
+export class SemanticCacheRepository implements SemanticCacheStore {
+  readonly #db: Db;
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  async candidates(p: SemanticPartition, nowIso: string, limit: number): Promise<SemanticCacheEntry[]> {
+    const rows = await this.#db.all<Row>(
+      `SELECT * FROM semantic_cache_entries WHERE tenant = $1 AND domain = $2 AND embedder = $3 AND expires_at > $4 ORDER BY created_at DESC, id DESC LIMIT $5`,
+      [p.tenant, p.domain, p.embedder, nowIso, limit],
+    );
+    return rows.map((r) => ({
+      id: r.id,
+      tenant: r.tenant,
+      domain: r.domain,
+      embedder: r.embedder,
+      normalised_query: r.normalised_query,
+      embedding: decodeVector(r.embedding),
+      source_fingerprints: JSON.parse(r.source_fingerprints) as string[],
+      policy_id: r.policy_id,
+      value: JSON.parse(r.value) as unknown,
+      verification: JSON.parse(r.verification) as SemanticCacheEntry['verification'],
+      verifier: r.verifier,
+      created_at: r.created_at,
+      expires_at: r.expires_at,
+    }));
+  }
+
+  async put(e: SemanticCacheEntry): Promise<void> {
+    await this.#db.run(
+      `INSERT INTO semantic_cache_entries (id, tenant, domain, embedder, normalised_query, embedding, source_fingerprints, policy_id, value, verification, verifier, created_at, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+      [e.id, e.tenant, e.domain, e.embedder, e.normalised_query, encodeVector(e.embedding), JSON.stringify(e.source_fingerprints), e.policy_id, JSON.stringify(e.value), JSON.stringify(e.verification), e.verifier, e.created_at, e.expires_at],
+    );
+  }
+
+  async clear(tenant: string, domain?: string): Promise<number> {
+    const { changes } = await this.#db.run('DELETE FROM semantic_cache_entries WHERE tenant = $1 AND ($2 = \'\' OR domain = $2)', [tenant, domain ?? '']);
+    return changes;
+  }
+}
