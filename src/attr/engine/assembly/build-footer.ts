@@ -77,7 +77,7 @@ export function draftFooter(
     source_rows: sources.map((s) => sourceRow(s, claims, claimRows, allocation, event)),
     claim_rows: claimRows,
   };
-  return seal(draft);
+  return seal(draft, true);
 }
 
 function isPayable(s: LabelledSource | undefined): boolean {
@@ -128,8 +128,12 @@ export function disclosures(errors: AuditError[]): string[] {
     .map(([rule, list]) => `rule ${rule}: ${list[0]!.message}${list.length > 1 ? ` (+${list.length - 1} more)` : ''}`);
 }
 
-function seal(footer: Omit<SourceFooter, 'rendered_text' | 'footer_hash'>): SourceFooter {
-  const hash = footerHash(footer);
+/**
+ * Adds footer hash and rendered text. A draft only needs its rendering (the
+ * rules check what the rendered rows show), so its hash is left as zeros.
+ */
+function seal(footer: Omit<SourceFooter, 'rendered_text' | 'footer_hash'>, draft = false): SourceFooter {
+  const hash = draft ? '0'.repeat(64) : footerHash(footer);
   const withHash = { ...footer, footer_hash: hash };
   return { ...withHash, rendered_text: renderFooter(withHash) };
 }

@@ -15,66 +15,84 @@ export interface Bm25Options {
   b?: number;
 }
 
+interface Postings {
+  docs: Int32Array;
+  /** Pre-computed BM25 term-frequency factor tf·(k1+1)/(tf + k1·(1-b+b·len/avg)) per posting. */
+  factors: Float64Array;
+  idf: number;
+}
+
 export class Bm25Index {
-  readonly #postings = new Map<string, { docs: number[]; tfs: number[] }>();
-  readonly #docLengths: Float64Array;
-  readonly #avgLength: number;
-  readonly #k1: number;
-  readonly #b: number;
+  readonly #postings = new Map<string, Postings>();
+  readonly #documentCount: number;
   readonly #scores: Float64Array;
 
   /** `documents[i]` is the token list of document i. */
   constructor(documents: readonly (readonly string[])[], options: Bm25Options = {}) {
-    this.#k1 = options.k1 ?? 1.2;
-    this.#b = options.b ?? 0.75;
-    this.#docLengths = new Float64Array(documents.length);
-    this.#scores = new Float64Array(documents.length);
-    let total = 0;
+    const k1 = options.k1 ?? 1.2;
+    const b = options.b ?? 0.75;
+    const N = documents.length;
+    this.#documentCount = N;
+    this.#scores = new Float64Array(N);
+    const avg = N === 0 ? 0 : documents.reduce((s, d) => s + d.length, 0) / N;
+    const raw = new Map<string, { docs: number[]; factors: number[] }>();
     documents.forEach((tokens, doc) => {
-      this.#docLengths[doc] = tokens.length;
-      total += tokens.length;
+      const norm = k1 * (1 - b + (b * tokens.length) / (avg || 1));
       const counts = new Map<string, number>();
       for (const t of tokens) counts.set(t, (counts.get(t) ?? 0) + 1);
       for (const [term, tf] of counts) {
-        let p = this.#postings.get(term);
-        if (!p) this.#postings.set(term, (p = { docs: [], tfs: [] }));
+        let p = raw.get(term);
+        if (!p) raw.set(term, (p = { docs: [], factors: [] }));
         p.docs.push(doc);
-        p.tfs.push(tf);
+        p.factors.push((tf * (k1 + 1)) / (tf + norm));
       }
     });
-    this.#avgLength = documents.length === 0 ? 0 : total / documents.length;
+    for (const [term, p] of raw) {
+      const n = p.docs.length;
+      this.#postings.set(term, { docs: Int32Array.from(p.docs), factors: Float64Array.from(p.factors), idf: Math.log(1 + (N - n + 0.5) / (n + 0.5)) });
+    }
   }
 
   get documentCount(): number {
-    return this.#docLengths.length;
+    return this.#documentCount;
   }
 
   /** Inverse document frequency, always > 0 (BM25+ style: ln(1 + (N - n + 0.5)/(n + 0.5))). */
   idf(term: string): number {
-    const n = this.#postings.get(term)?.docs.length ?? 0;
-    const N = this.#docLengths.length;
-    return Math.log(1 + (N - n + 0.5) / (n + 0.5));
+    return this.#postings.get(term)?.idf ?? Math.log(1 + (this.#documentCount + 0.5) / 0.5);
   }
 
   /** The `limit` best documents for the query tokens, best first; ties by document order. */
   search(queryTokens: readonly string[], limit: number): ScoredDocument[] {
     const touched: number[] = [];
     const scores = this.#scores;
-    for (const term of new Set(queryTokens)) {
-      const p = this.#postings.get(term);
-      if (!p) continue;
-      const idf = this.idf(term);
-      for (let i = 0; i < p.docs.length; i++) {
-        const doc = p.docs[i]!;
-        const tf = p.tfs[i]!;
-        const norm = this.#k1 * (1 - this.#b + (this.#b * this.#docLengths[doc]!) / (this.#avgLength || 1));
+    const terms = [...new Set(queryTokens)].map((t) => this.#postings.get(t)).filter((p): p is Postings => p !== undefined);
+    // Terms in more than half the documents carry almost no evidence (IDF < ln 2) but cost a full
+    // pass over the corpus; they are skipped when the query has any more specific term.
+    const specific = terms.filter((p) => p.docs.length * 2 <= this.#documentCount);
+    for (const p of specific.length > 0 ? specific : terms) {
+      const { docs, factors, idf } = p;
+      for (let i = 0; i < docs.length; i++) {
+        const doc = docs[i]!;
         if (scores[doc] === 0) touched.push(doc);
-        scores[doc]! += (idf * tf * (this.#k1 + 1)) / (tf + norm);
+        scores[doc]! += idf * factors[i]!;
       }
     }
-    const results = touched.map((doc) => ({ doc, score: scores[doc]! }));
-    for (const doc of touched) scores[doc] = 0;
-    results.sort((a, b) => b.score - a.score || a.doc - b.doc);
-    return results.slice(0, limit);
+    // Top-k by insertion into a small sorted array: touched can be every document, k is small.
+    const top: ScoredDocument[] = [];
+    for (const doc of touched) {
+      const score = scores[doc]!;
+      scores[doc] = 0;
+      if (top.length === limit && !better(score, doc, top[limit - 1]!)) continue;
+      let at = top.length;
+      while (at > 0 && better(score, doc, top[at - 1]!)) at--;
+      top.splice(at, 0, { doc, score });
+      if (top.length > limit) top.pop();
+    }
+    return top;
   }
+}
+
+function better(score: number, doc: number, than: ScoredDocument): boolean {
+  return score > than.score || (score === than.score && doc < than.doc);
 }

@@ -67,10 +67,13 @@ export class EvidenceSearch {
     const claimPolarity = polarity(claimText);
     const claimNumbers = numberMentions(stripLinks(stripCitationNoise(claimText))).values;
 
+    const uniqueWeights = unique.map((t) => weights.get(t)!);
+    const wordWeights = wordTokens.map((t) => weights.get(t)!);
     const recall = (tokens: ReadonlySet<string>, terms: readonly string[], total: number): number => {
       if (total === 0) return 0;
+      const w = terms === unique ? uniqueWeights : wordWeights;
       let hit = 0;
-      for (const t of terms) if (tokens.has(t)) hit += weights.get(t)!;
+      for (let i = 0; i < terms.length; i++) if (tokens.has(terms[i]!)) hit += w[i]!;
       return hit / total;
     };
     const jaccard = (tokens: ReadonlySet<string>): number => {
@@ -93,32 +96,66 @@ export class EvidenceSearch {
     const conflictSources = new Map<string, CorpusRecord>();
     if (unique.length === 0) return { primary, bestBySource, conflicts, conflictSources };
 
+    const pairRecall = (a: ReadonlySet<string>, b: ReadonlySet<string>): number => {
+      let hit = 0;
+      for (let i = 0; i < unique.length; i++) if (a.has(unique[i]!) || b.has(unique[i]!)) hit += uniqueWeights[i]!;
+      return hit / totalWeight;
+    };
+    const pairJaccard = (a: ReadonlySet<string>, b: ReadonlySet<string>): number => {
+      const merged = new Set(a);
+      for (const t of b) merged.add(t);
+      return jaccard(merged);
+    };
+
     for (const chunk of this.#index.candidates(unique, this.#depth)) {
-      const sentenceConflicts = chunk.sentences.map((s) => conflictOf(s.text, s.tokens));
-      let best: EvidenceWindow | undefined;
-      chunk.sentences.forEach((s, i) => {
+      const sentences = chunk.sentences;
+      const sentenceConflicts = sentences.map((s) => conflictOf(s.text, s.tokens));
+      // Choose the window by support first; text match is computed once, for the chosen window.
+      let bestStart = -1;
+      let bestPair = false;
+      let bestSupport = -1;
+      let bestLength = Infinity;
+      for (let i = 0; i < sentences.length; i++) {
+        const s = sentences[i]!;
         const conflict = sentenceConflicts[i];
         if (conflict) {
           if (!conflicts.has(chunk.source.source_id)) {
             conflicts.set(chunk.source.source_id, { kind: conflict, chunkId: chunk.chunkId });
             conflictSources.set(chunk.source.source_id, chunk.source);
           }
-          return;
+          continue;
         }
-        let window: EvidenceWindow = { chunk, start: s.start, end: s.end, text: s.text, support: recall(s.tokens, unique, totalWeight), textMatch: jaccard(s.tokens) };
-        const next = chunk.sentences[i + 1];
+        let support = recall(s.tokens, unique, totalWeight);
+        let pair = false;
+        let length = s.end - s.start;
+        const next = sentences[i + 1];
         if (next && !sentenceConflicts[i + 1] && next.end - s.start <= MAX_WINDOW_CHARS) {
-          const merged = new Set([...s.tokens, ...next.tokens]);
-          const support = recall(merged, unique, totalWeight);
-          if (support >= window.support + PAIR_GAIN) {
-            window = { chunk, start: s.start, end: next.end, text: chunk.text.slice(s.start, next.end), support, textMatch: jaccard(merged) };
+          const merged = pairRecall(s.tokens, next.tokens);
+          if (merged >= support + PAIR_GAIN) {
+            support = merged;
+            pair = true;
+            length = next.end - s.start;
           }
         }
         // Higher support wins; on equal support the shorter window does (the tighter evidence span).
-        if (!best || window.support > best.support || (window.support === best.support && window.end - window.start < best.end - best.start)) best = window;
-      });
-      if (!best) continue;
-      best = { ...best, support: round4(best.support), textMatch: round4(best.textMatch) };
+        if (support > bestSupport || (support === bestSupport && length < bestLength)) {
+          bestStart = i;
+          bestPair = pair;
+          bestSupport = support;
+          bestLength = length;
+        }
+      }
+      if (bestStart < 0) continue;
+      const first = sentences[bestStart]!;
+      const last = bestPair ? sentences[bestStart + 1]! : first;
+      const best: EvidenceWindow = {
+        chunk,
+        start: first.start,
+        end: last.end,
+        text: chunk.text.slice(first.start, last.end),
+        support: round4(bestSupport),
+        textMatch: round4(bestPair ? pairJaccard(first.tokens, last.tokens) : jaccard(first.tokens)),
+      };
       const prev = bestBySource.get(chunk.source.source_id);
       if (!prev || best.support > prev.support) bestBySource.set(chunk.source.source_id, best);
       if (!primary || best.support > primary.support) primary = best;

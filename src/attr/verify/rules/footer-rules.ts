@@ -13,13 +13,25 @@ import { USAGE_METRIC_METHODS, USAGE_METRIC_NAMES, USAGE_METRIC_PROFILE, USAGE_M
 import { allocate } from '../../engine/royalty/allocation.ts';
 import { supportStatus, confidenceLabel } from '../../engine/support-labels.ts';
 import { forceFlags, warrantMismatchFlags, warrantProfile } from '../../engine/warrant/warrant-profile.ts';
-import { canonicalJson } from '../../../core/canonical-json.ts';
 import type { Findings, RuleContext } from './rule-context.ts';
 import type { RowFacts } from './source-row-checks.ts';
 
 const pass = (ok: boolean) => (ok ? ('passed' as const) : ('failed' as const));
 const round4 = (x: number) => Math.round(x * 10000) / 10000;
-const sameJson = (a: unknown, b: unknown) => canonicalJson(a) === canonicalJson(b);
+/** Shallow equality of flat records and string lists: cheaper than canonical JSON on the hot path. */
+const sameJson = (a: unknown, b: unknown): boolean => {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  return ka.every((k) => {
+    const va = (a as Record<string, unknown>)[k];
+    const vb = (b as Record<string, unknown>)[k];
+    return typeof va === 'object' && va !== null ? sameJson(va, vb) : va === vb;
+  });
+};
 
 /** The full claim text when known: from the answer, or from a preview that is the whole claim. */
 function claimText(ctx: RuleContext, claim: ClaimRow): string | undefined {
