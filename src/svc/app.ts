@@ -104,7 +104,7 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     policy,
     ai,
     async close() {
-      ai.close();
+      await ai.close();
       await ledger.drained();
       await tracing.shutdown().catch(() => undefined);
       await log.flush();

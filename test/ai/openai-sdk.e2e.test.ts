@@ -46,9 +46,11 @@ for (const engine of engines()) {
       assert.match(response.headers.get('x-svc-manifest-id') ?? '', /^mf_/);
       assert.equal(response.headers.get('x-svc-route'), 'mock/mock-small');
       assert.equal('svc' in data, false);
+      await svc.app.ai.gateway.settled();
       const manifest = await svc.app.store.aiManifests.byWorkUnit(wu!);
       assert.equal(manifest?.status, 'completed');
       assert.equal(manifest?.result.fallback_used, false);
+      await svc.app.ai.gateway.settled();
       const withMeta = await acme.chat.completions.create({ model: 'mock-small', messages: [{ role: 'user', content: 'hello sdk' }] }, { headers: { 'X-SVC-Metadata': 'true' } });
       const meta = (withMeta as unknown as { svc: Record<string, unknown> }).svc;
       assert.equal(meta.cache, 'exact_hit');

@@ -5,6 +5,7 @@
  * With no provider the gateway still starts; AI routes answer
  * `model_route_failed` saying how to configure one.
  */
+import { Counter } from 'prom-client';
 import type { CacheLedgerSink } from '../../cache/cache-context.ts';
 import { ExactCache } from '../../cache/exact/exact-cache.ts';
 import { SemanticCache } from '../../cache/semantic/semantic-cache.ts';
@@ -26,7 +27,8 @@ export interface AiServices {
   catalog: ModelCatalog;
   exactCache: ExactCache;
   semanticCache: SemanticCache;
-  close(): void;
+  /** Drains write-behind writes, then closes upstream connections. */
+  close(): Promise<void>;
 }
 
 export interface AiServiceDeps {
@@ -45,6 +47,8 @@ export function createAiServices(d: AiServiceDeps): AiServices {
   const catalog = new ModelCatalog(providers);
   const upstreams = new UpstreamPool(catalog, d.env as NodeJS.ProcessEnv);
   const ledger: CacheLedgerSink = d.ledger;
+  // A failed write-behind write (manifest, ledger, cache) is an alertable condition, never silent.
+  const recordingFailures = new Counter({ name: 'svc_ai_recording_failures_total', help: 'AI work-unit, manifest, ledger or cache writes that failed after the response was sent.', registers: [d.metrics.registry] });
   const exactCache = new ExactCache({ store: d.store.cacheEntries, ledger });
   const semanticCache = new SemanticCache({ store: d.store.semanticCache, ledger });
   const policy: PolicyEvaluator = { evaluate: (input) => d.policy().evaluate(input), activeBundle: () => d.policy().activeBundle() };
@@ -58,6 +62,17 @@ export function createAiServices(d: AiServiceDeps): AiServices {
     ledger,
     telemetry: prometheusAiTelemetry(d.metrics),
     spans: otelAiSpans(d.tracing.tracer),
+    recording: 'write_behind',
+    onBackgroundError: () => recordingFailures.inc(),
   });
-  return { gateway, catalog, exactCache, semanticCache, close: () => upstreams.close() };
+  return {
+    gateway,
+    catalog,
+    exactCache,
+    semanticCache,
+    close: async () => {
+      await gateway.settled();
+      upstreams.close();
+    },
+  };
 }

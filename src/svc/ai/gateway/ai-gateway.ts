@@ -51,6 +51,16 @@ export interface AiGatewayDeps {
   spans?: AiSpans;
   /** TTL of entries the gateway stores in the exact and semantic caches. */
   cacheTtlSeconds?: number;
+  /**
+   * `write_behind`: the work unit, plan, manifest, ledger events and cache
+   * stores of a request are written after its response is sent (ids are
+   * allocated up front, so headers still name them); `settled()` awaits
+   * them and shutdown drains them. `sync` (default) writes before
+   * answering. docs/decisions/067 explains the trade.
+   */
+  recording?: 'sync' | 'write_behind';
+  /** Called with a failure of a write-behind write (the composed app counts and alerts). */
+  onBackgroundError?: (err: unknown) => void;
 }
 
 export interface AiCallOptions {
@@ -107,9 +117,23 @@ const ZERO_USAGE: Usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens
 
 export class AiGateway {
   readonly #d: Required<AiGatewayDeps>;
+  readonly #pending = new Set<Promise<void>>();
 
   constructor(deps: AiGatewayDeps) {
-    this.#d = { telemetry: noTelemetry, spans: noSpans, cacheTtlSeconds: DEFAULT_TTL_SECONDS, ...deps };
+    this.#d = { telemetry: noTelemetry, spans: noSpans, cacheTtlSeconds: DEFAULT_TTL_SECONDS, recording: 'sync', onBackgroundError: () => {}, ...deps };
+  }
+
+  /** Resolves when every write-behind write started so far has finished. */
+  async settled(): Promise<void> {
+    while (this.#pending.size > 0) await Promise.allSettled([...this.#pending]);
+  }
+
+  /** Runs `work` now (sync) or in the background (write-behind), tracked by `settled()`. */
+  async #persist(work: () => Promise<void>): Promise<void> {
+    if (this.#d.recording === 'sync') return work();
+    const p = work().catch((err: unknown) => this.#d.onBackgroundError(err));
+    this.#pending.add(p);
+    void p.finally(() => this.#pending.delete(p));
   }
 
   chat(ctx: AiRequestContext, request: ChatCompletionRequest, options: AiCallOptions): Promise<AiResult> {
@@ -449,21 +473,23 @@ export class AiGateway {
     if (!answer.check.passed) return;
     // Only verified successes are stored; fallback answers passed their own verifier above.
     const spec = p.verification.specs[0]!;
-    if (run.cacheKey !== null && run.cache !== 'observe_exact_hit') {
-      await this.#d.exactCache.storeVerified(ctx, run.tenant, run.cacheKey, answer.value, spec, this.#d.cacheTtlSeconds, 'gateway');
-    }
-    if (p.semanticQuery && run.mode === 'enforce') {
-      const q = p.semanticQuery;
-      await this.#d.semanticCache.storeForTenant(run.tenant, {
-        domain: q.domain,
-        ...(q.query !== undefined ? { query: q.query } : {}),
-        source_fingerprints: q.source_fingerprints,
-        policy_id: q.policy_id,
-        value: answer.value,
-        verification: spec,
-        ttl_seconds: this.#d.cacheTtlSeconds,
-      });
-    }
+    const key = run.cacheKey !== null && run.cache !== 'observe_exact_hit' ? run.cacheKey : null;
+    const q = p.semanticQuery && run.mode === 'enforce' ? p.semanticQuery : undefined;
+    if (key === null && !q) return;
+    await this.#persist(async () => {
+      if (key !== null) await this.#d.exactCache.storeVerified(ctx, run.tenant, key, answer.value, spec, this.#d.cacheTtlSeconds, 'gateway');
+      if (q) {
+        await this.#d.semanticCache.storeForTenant(run.tenant, {
+          domain: q.domain,
+          ...(q.query !== undefined ? { query: q.query } : {}),
+          source_fingerprints: q.source_fingerprints,
+          policy_id: q.policy_id,
+          value: answer.value,
+          verification: spec,
+          ttl_seconds: this.#d.cacheTtlSeconds,
+        });
+      }
+    });
   }
 
   /**
@@ -636,9 +662,12 @@ export class AiGateway {
     run.finished = true;
     const overheadMs = Math.max(0, run.elapsedMs() - run.upstreamMs);
     this.#d.telemetry.observeOverhead(overheadMs / 1000, { kind: run.kind, cache: run.cache });
-    if (begun) await begun;
-    else await this.#d.recorder.begin(ctx, minimalStart(run, this.#d.policy.activeBundle()));
-    await this.#d.spans.run('svc.manifest.write', { work_unit_id: run.work_unit_id, manifest_id: run.manifest_id }, () => this.#d.recorder.complete(ctx, run.toManifest(status, errorCode)));
+    const manifest = run.toManifest(status, errorCode);
+    await this.#persist(async () => {
+      if (begun) await begun;
+      else await this.#d.recorder.begin(ctx, minimalStart(run, this.#d.policy.activeBundle()));
+      await this.#d.spans.run('svc.manifest.write', { work_unit_id: run.work_unit_id, manifest_id: run.manifest_id }, () => this.#d.recorder.complete(ctx, manifest));
+    });
   }
 
   /** Records a failed request; a recording failure must not hide the original error. */

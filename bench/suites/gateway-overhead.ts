@@ -1,0 +1,115 @@
+/**
+ * gateway-overhead: latency svc adds in front of an OpenAI-compatible
+ * upstream. The same chat requests go direct to the mock upstream and
+ * through svc (SQLite store; work unit, plan, compute manifest and ledger
+ * events written for every request), keep-alive, sequentially and at 64 in
+ * flight. Reported: p50/p95 of each path and the difference (added
+ * latency); cache-hit latency through svc; Portkey in the same run when it
+ * can be installed. Targets: added p50 ≤ 0.3 ms, added p95 ≤ 1 ms, cache
+ * hit p95 ≤ 1 ms.
+ */
+import { createServer } from 'node:net';
+import { startMockOpenAI } from '../../test/fixtures/mock-openai/mock-openai-server.ts';
+import { ADMIN_KEY, startTestServer } from '../../test/helpers/server.ts';
+import { makeRequester, runLoad } from '../ai/http-load.ts';
+import { startPortkey } from '../ai/portkey.ts';
+import { type BenchReport, round, summarize } from '../report.ts';
+
+const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 600);
+const CONCURRENT_TOTAL = Number(process.env.BENCH_CONCURRENT ?? 3000);
+const CONCURRENCY = 64;
+const WARMUP = 200;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+const body = (i: number, unique: boolean) => ({ model: 'mock-small', messages: [{ role: 'user', content: unique ? `overhead probe ${i}` : 'overhead probe (repeated)' }], max_tokens: 16 });
+
+export default async function run(): Promise<BenchReport> {
+  const mock = await startMockOpenAI();
+  const providers = JSON.stringify([{ name: 'mock', base_url: mock.url, models: [{ id: 'mock-small', size_class: 'small' }] }]);
+  const svc = await startTestServer({ env: { SVC_PROVIDERS_JSON: providers, SVC_LOG_LEVEL: 'warn' } });
+  const direct = makeRequester({ name: 'direct', url: mock.url, headers: {} });
+  const through = makeRequester({ name: 'svc', url: `${svc.url}/v1`, headers: { 'x-api-key': ADMIN_KEY } });
+  const portkey = process.env.BENCH_SKIP_PORTKEY ? undefined : await startPortkey(await freePort());
+  const viaPortkey = portkey
+    ? makeRequester({ name: 'portkey', url: portkey.url, headers: { 'x-portkey-provider': 'openai', 'x-portkey-custom-host': mock.url, authorization: 'Bearer sk-mock' } })
+    : undefined;
+
+  try {
+    let n = 0;
+    const paths: Array<[string, (i: number) => Promise<{ ms: number; status: number }>]> = [
+      ['direct', (i) => direct.post('/chat/completions', body(i, true))],
+      ['svc_miss', (i) => through.post('/chat/completions', body(i + ++n * 1_000_000, true))],
+      ['svc_hit', (i) => through.post('/chat/completions', body(i, false))],
+    ];
+    if (viaPortkey) paths.push(['portkey', (i) => viaPortkey.post('/chat/completions', body(i, true))]);
+
+    const seq: Record<string, ReturnType<typeof summarize> & { errors: number }> = {};
+    const conc: Record<string, ReturnType<typeof summarize> & { errors: number; rps: number }> = {};
+    for (const [name, send] of paths) {
+      await runLoad(WARMUP, 1, send);
+      const s = await runLoad(SEQUENTIAL, 1, send);
+      seq[name] = { ...summarize(s.latencies), errors: s.errors };
+    }
+    for (const [name, send] of paths) {
+      await runLoad(WARMUP, CONCURRENCY, send);
+      const c = await runLoad(CONCURRENT_TOTAL, CONCURRENCY, send);
+      conc[name] = { ...summarize(c.latencies), errors: c.errors, rps: round(c.latencies.length / c.seconds, 0) };
+    }
+    const added = (table: Record<string, { p50: number; p95: number }>, name: string) => ({ p50: round(table[name]!.p50 - table.direct!.p50, 3), p95: round(table[name]!.p95 - table.direct!.p95, 3) });
+    const addedSeq = added(seq, 'svc_miss');
+    const addedConc = added(conc, 'svc_miss');
+    const results = {
+      sequential: seq,
+      concurrent_64: conc,
+      added_ms: { sequential: addedSeq, concurrent_64: addedConc, ...(viaPortkey ? { portkey_sequential: added(seq, 'portkey'), portkey_concurrent_64: added(conc, 'portkey') } : {}) },
+      cache_hit_p95_ms: { sequential: round(seq.svc_hit!.p95, 3), concurrent_64: round(conc.svc_hit!.p95, 3) },
+      targets: {
+        added_p50_le_0_3ms: addedSeq.p50 <= 0.3,
+        added_p95_le_1ms: addedSeq.p95 <= 1,
+        cache_hit_p95_le_1ms: seq.svc_hit!.p95 <= 1,
+      },
+      portkey: portkey ? { version: portkey.version } : { skipped: 'could not install or start @portkey-ai/gateway here' },
+    };
+    const row = (label: string, name: string) => {
+      const s = seq[name];
+      const c = conc[name];
+      if (!s || !c) return [label, '-', '-', '-', '-', '-'];
+      return [label, round(s.p50), round(s.p95), round(c.p50), round(c.p95), c.rps];
+    };
+    return {
+      suite: 'gateway-overhead',
+      results,
+      table: {
+        columns: ['path', 'seq p50 ms', 'seq p95 ms', '64× p50 ms', '64× p95 ms', '64× req/s'],
+        rows: [
+          row('direct to mock (baseline)', 'direct'),
+          row('through svc, cache miss (manifest + ledger on)', 'svc_miss'),
+          row('through svc, exact cache hit', 'svc_hit'),
+          ...(viaPortkey ? [row(`through Portkey ${portkey!.version}`, 'portkey')] : []),
+          ['added by svc (miss − direct)', addedSeq.p50, addedSeq.p95, addedConc.p50, addedConc.p95, '-'],
+          ...(viaPortkey ? [['added by Portkey', results.added_ms.portkey_sequential!.p50, results.added_ms.portkey_sequential!.p95, results.added_ms.portkey_concurrent_64!.p50, results.added_ms.portkey_concurrent_64!.p95, '-']] : []),
+        ],
+      },
+      notes: [
+        `Sequential: ${SEQUENTIAL} requests per path after ${WARMUP} warm-up; concurrent: ${CONCURRENT_TOTAL} requests with ${CONCURRENCY} in flight.`,
+        'Mock upstream, svc and the load generator share one Node process (2 shared cores); Portkey runs as a child process. Added latency is the difference of percentiles measured in the same run.',
+        `Targets (sequential): added p50 ≤ 0.3 ms ${results.targets.added_p50_le_0_3ms ? 'met' : 'NOT met'}; added p95 ≤ 1 ms ${results.targets.added_p95_le_1ms ? 'met' : 'NOT met'}; cache hit p95 ≤ 1 ms ${results.targets.cache_hit_p95_le_1ms ? 'met' : 'NOT met'}.`,
+      ],
+    };
+  } finally {
+    direct.close();
+    through.close();
+    viaPortkey?.close();
+    portkey?.stop();
+    await svc.close();
+    await mock.close();
+  }
+}
