@@ -215,6 +215,15 @@ describe('AI gateway (domain, mock upstream)', () => {
     assert.equal(h.telemetry.get('svc_ai_semantic_cache_stale_total'), before + 1);
   });
 
+  test('the exact cache does not answer a new source version from the old one', async () => {
+    const svc = { contract: 'semantic' as const, allow_semantic_cache: true, source_fingerprints: ['doc:shipping@v1'] };
+    await h.gateway.chat(h.ctx('acme'), chat('How fast is shipping?', { svc }), { wantsMetadata: false });
+    const sameText = await h.gateway.chat(h.ctx('acme'), chat('How fast is shipping?', { svc: { ...svc, source_fingerprints: ['doc:shipping@v2'] } }), { wantsMetadata: false });
+    assert.equal(sameText.meta.cache, 'miss');
+    const again = await h.gateway.chat(h.ctx('acme'), chat('How fast is shipping?', { svc }), { wantsMetadata: false });
+    assert.equal(again.meta.cache, 'exact_hit', 'the v1 entry still answers v1 requests');
+  });
+
   test('observe mode records a would-be exact hit but still calls the provider', async () => {
     await h.gateway.chat(h.ctx('acme'), chat('Observe me'), { wantsMetadata: false });
     const calls = h.mock.calls.length;

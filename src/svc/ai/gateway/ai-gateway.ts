@@ -693,7 +693,7 @@ function resolveStreamMode(ext: SvcExtension): StreamMode {
   return ext.risk === 'high' ? 'non_streaming' : 'direct';
 }
 
-/** Every output-affecting field: the request minus transport/bookkeeping fields, plus the svc options that change the answer. */
+/** Every output-affecting field: the request minus transport/bookkeeping fields, plus the svc options that change the answer or its validity. */
 export function keyFields(request: AnyAiRequest, contract: string, ext: SvcExtension): Record<string, unknown> {
   const fields: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(request)) if (!NON_OUTPUT_FIELDS.has(k) && k !== 'model' && v !== undefined) fields[k] = v;
@@ -702,6 +702,8 @@ export function keyFields(request: AnyAiRequest, contract: string, ext: SvcExten
     max_context_tokens: contract === 'semantic' ? (ext.max_context_tokens ?? null) : null,
     require_citations: ext.require_citations === true,
     verification: ext.verification ?? null,
+    // The sources an answer was built from: a new document version must not be answered from the old one.
+    source_fingerprints: ext.source_fingerprints ? [...new Set(ext.source_fingerprints)].sort() : null,
   };
   return fields;
 }
