@@ -16,7 +16,14 @@ import { LogService } from './logs/service.ts';
 import { type SvcMetrics, createMetrics } from './observability/metrics.ts';
 import { type Tracing, createTracing } from './observability/tracing.ts';
 import { PlanService } from './plans/service.ts';
+import { ApprovalService } from './approvals/approval-service.ts';
+import { loadOrCreateSigningKey } from './approvals/signing-key.ts';
 import { PolicyService } from './policy/policy-service.ts';
+import { DEFAULT_ROLLOUT_CONFIG } from './rollout/canary.ts';
+import { alertingGuardrailListener } from './rollout/guardrail-alerts.ts';
+import { RolloutService } from './rollout/rollout-service.ts';
+import { DEFAULT_GUARDRAIL_CONFIG, SloGuardrail } from './rollout/slo-guardrail.ts';
+import { Switchboard } from './rollout/switchboard.ts';
 import { describeDb } from './store/open-db.ts';
 import { type Store, openStore } from './store/store.ts';
 import { WorkUnitService } from './work-units/service.ts';
@@ -37,6 +44,10 @@ export interface SvcApp {
   readonly ledgerService: LedgerService;
   readonly logs: LogService;
   readonly policy: PolicyService;
+  /** Signed approvals; executors call `approvals.assertApproved` under a `requires_approval` obligation. */
+  readonly approvals: ApprovalService;
+  /** Canary selectors, admin switches and the SLO guardrail (`rollout.decide`, `rollout.switchboard`). */
+  readonly rollout: RolloutService;
   /** AI gateway and caches (src/svc/ai, src/svc/cache; docs/ai-gateway.md). */
   readonly ai: AiServices;
   close(): Promise<void>;
@@ -74,6 +85,19 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
   });
   const tenants = new TenantGuard(ledger);
   const policy = await PolicyService.open({ stateDir, activeBundleName: config.policy.bundle_name, audit: ledger });
+  const approvals = new ApprovalService({
+    repository: store.approvals,
+    key: await loadOrCreateSigningKey(stateDir),
+    audit: ledger,
+    activeBundle: () => policy.engine.activeBundle(),
+  });
+  const switchboard = await Switchboard.open({
+    store: store.switches,
+    audit: ledger,
+    switchPolicyBundle: (target) => (target ? policy.switchBundle(target.name, target.version ?? undefined) : policy.switchBundle(config.policy.bundle_name)),
+  });
+  const guardrail = new SloGuardrail({ ...DEFAULT_GUARDRAIL_CONFIG, ...config.guardrail }, { listener: alertingGuardrailListener(ledger, log) });
+  const rollout = new RolloutService({ config: config.rollout ?? DEFAULT_ROLLOUT_CONFIG, switchboard, guardrail, activeBundle: () => policy.engine.activeBundle() });
   const workUnits = new WorkUnitService({ workUnits: store.workUnits, ledger, tenants });
   const plans = new PlanService({
     plans: store.plans,
@@ -102,6 +126,8 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     ledgerService: new LedgerService({ repo: store.ledger, appender: ledger, tenants }),
     logs: new LogService({ log, tenants }),
     policy,
+    approvals,
+    rollout,
     ai,
     async close() {
       await ai.close();

@@ -3,6 +3,7 @@
  * failing checks and their reasons. Capabilities add checks here.
  */
 import type { SvcApp } from './app.ts';
+import { rolloutReadinessDetail } from './rollout/rollout-service.ts';
 import { migrationsComplete } from './store/migrate.ts';
 
 export interface ReadinessCheck {
@@ -39,6 +40,8 @@ export async function checkReadiness(app: SvcApp): Promise<ReadinessReport> {
       const b = app.policy.engine.activeBundle();
       return `${b.name}@${b.version} ${b.hash.slice(0, 12)}`;
     }),
+    // Informational: a tripped guardrail or a rollback switch degrades optimisation, not availability.
+    check('rollout', async () => rolloutReadinessDetail(app.rollout.readiness())),
   ]);
   return { ready: checks.every((c) => c.ok), checks };
 }

@@ -50,5 +50,19 @@ export const CreateApprovalRequest = Type.Object(
 );
 export type CreateApprovalRequest = Static<typeof CreateApprovalRequest>;
 
+/**
+ * `POST /v1/approvals/redeem`: an executor outside this process (a plugin,
+ * an external job runner) checks and consumes an approval for its scope.
+ * The token travels in the X-SVC-Approval header, not the body.
+ */
+export const RedeemApprovalRequest = Type.Object(
+  {
+    tenant: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+    contract: Type.String({ minLength: 1, maxLength: 64 }),
+    work_unit_id: Type.Optional(Type.String({ pattern: '^wu_[0-9a-hjkmnp-tv-z]{26}$' })),
+  },
+  { additionalProperties: false },
+);
+
 /** Name of the header an execution request carries its approval token in. */
 export const APPROVAL_HEADER = 'x-svc-approval';

@@ -7,13 +7,15 @@
 import { requirePermission, resolveTenant } from '../auth/principal.ts';
 import { newId } from '../../core/ids.ts';
 import { SvcError } from '../errors.ts';
+import { validate } from '../validation.ts';
 import type { AuditSink, DomainContext } from '../policy/audit-event.ts';
 import type { BundleRef } from '../policy/types.ts';
 import {
   type ApprovalRecord,
   type ApprovalScope,
-  type CreateApprovalRequest,
+  CreateApprovalRequest,
   DEFAULT_APPROVAL_TTL_SECONDS,
+  RedeemApprovalRequest,
 } from './approval-record.ts';
 import { type ApprovalRefusalReason, approvalRefusal } from './approval-refusal.ts';
 import type { ApprovalRepository } from './approval-repository.ts';
@@ -56,8 +58,9 @@ export class ApprovalService {
   }
 
   /** Issues an approval under the bundle in force. Requires `approvals:create`. */
-  async create(ctx: DomainContext, request: CreateApprovalRequest): Promise<IssuedApproval> {
+  async create(ctx: DomainContext, body: unknown): Promise<IssuedApproval> {
     requirePermission(ctx.principal, 'approvals:create');
+    const request = validate(CreateApprovalRequest, body);
     const tenant = resolveTenant(ctx.principal, request.tenant);
     const bundle = this.#activeBundle();
     if (request.bundle_id !== undefined && request.bundle_id !== bundle.id) {
@@ -190,5 +193,18 @@ export class ApprovalService {
       payload: { approval_id: record.id, approved_by: record.actor, single_use: record.single_use },
     });
     return record;
+  }
+
+  /**
+   * `POST /v1/approvals/redeem`: `assertApproved` for a caller outside the
+   * process, under the bundle in force. Requires `work_units:write`, the
+   * permission of whoever would execute the approved work.
+   */
+  async redeem(ctx: DomainContext, body: unknown, token: string | undefined): Promise<ApprovalRecord> {
+    requirePermission(ctx.principal, 'work_units:write');
+    const request = validate(RedeemApprovalRequest, body);
+    const scope: ApprovalScope = { tenant: resolveTenant(ctx.principal, request.tenant), contract: request.contract, bundle: this.#activeBundle() };
+    if (request.work_unit_id) scope.work_unit_id = request.work_unit_id;
+    return this.assertApproved(ctx, scope, token);
   }
 }

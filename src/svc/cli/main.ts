@@ -5,6 +5,7 @@
  */
 import { Command } from 'commander';
 import { register as registerLedger } from './commands/ledger.ts';
+import { register as registerPolicy } from './commands/policy.ts';
 import { register as registerServe } from './commands/serve.ts';
 import { register as registerWorkUnit } from './commands/work-unit.ts';
 
@@ -17,5 +18,6 @@ const program = new Command('svc')
 registerServe(program);
 registerWorkUnit(program);
 registerLedger(program);
+registerPolicy(program);
 
 await program.parseAsync(process.argv);

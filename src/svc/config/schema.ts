@@ -6,6 +6,8 @@
  * *names* of env vars.
  */
 import { Type, type Static } from 'typebox';
+import { RolloutConfig } from '../rollout/canary.ts';
+import { GuardrailConfig } from '../rollout/slo-guardrail.ts';
 
 export const ServerConfig = Type.Object(
   {
@@ -50,6 +52,10 @@ export const SvcConfig = Type.Object(
     log_level: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace'].map((l) => Type.Literal(l)), { default: 'info' }),
     multipart: MultipartConfig,
     policy: Type.Object({ bundle_name: Type.String({ default: 'default', pattern: '^[a-z0-9][a-z0-9_-]*$' }) }, { additionalProperties: false }),
+    /** Canary selectors (src/svc/rollout/canary.ts, docs/rollout.md); absent: no rollout restriction. */
+    rollout: Type.Optional(RolloutConfig),
+    /** SLO guardrail settings; absent keys take the defaults in src/svc/rollout/slo-guardrail.ts. */
+    guardrail: Type.Optional(Type.Partial(GuardrailConfig)),
     /** AI providers; the AI gateway validates each entry against its own schema (docs/ai-gateway.md). */
     providers: Type.Array(Type.Unknown(), { default: [] }),
   },

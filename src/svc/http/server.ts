@@ -9,8 +9,11 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { SvcApp } from '../app.ts';
 import { authenticate } from '../auth/credentials.ts';
 import { SvcError } from '../errors.ts';
+import { isGuardedRoute } from '../rollout/guarded-routes.ts';
 import { fromFrameworkError, makeErrorHandler, sendError } from './errors.ts';
 import { traceIdFrom } from './request-context.ts';
+import { adminRoutes } from './routes/admin.ts';
+import { approvalRoutes } from './routes/approvals.ts';
 import { aiRoutes } from './routes/ai.ts';
 import { cacheRoutes } from './routes/cache.ts';
 import { conformanceRoutes } from './routes/conformance.ts';
@@ -19,6 +22,7 @@ import { ledgerRoutes } from './routes/ledger.ts';
 import { logRoutes } from './routes/logs.ts';
 import { metricsRoutes } from './routes/metrics.ts';
 import { planRoutes } from './routes/plans.ts';
+import { policyRoutes } from './routes/policies.ts';
 import { workUnitRoutes } from './routes/work-units.ts';
 
 const PUBLIC_PATHS = new Set(['/healthz', '/readyz', '/openapi.json']);
@@ -61,6 +65,8 @@ export async function buildServer(app: SvcApp): Promise<FastifyInstance> {
     const route = request.routeOptions.url ?? 'unmatched';
     app.metrics.httpRequests.inc({ route, status: `${Math.floor(reply.statusCode / 100)}xx` });
     app.metrics.httpSeconds.observe({ route }, reply.elapsedTime / 1000);
+    // The SLO guardrail watches the optimisation hot path only (src/svc/rollout/guarded-routes.ts).
+    if (isGuardedRoute(request.url)) app.rollout.guardrail.record(reply.elapsedTime, reply.statusCode < 500);
   });
 
   server.setErrorHandler(makeErrorHandler(app.log));
@@ -82,6 +88,9 @@ export async function buildServer(app: SvcApp): Promise<FastifyInstance> {
   await server.register(async (s) => planRoutes(s, app));
   await server.register(async (s) => ledgerRoutes(s, app));
   await server.register(async (s) => logRoutes(s, app));
+  await server.register(async (s) => policyRoutes(s, app));
+  await server.register(async (s) => approvalRoutes(s, app));
+  await server.register(async (s) => adminRoutes(s, app));
   await server.register(async (s) => aiRoutes(s, app));
   await server.register(async (s) => cacheRoutes(s, app));
   await server.register(async (s) => conformanceRoutes(s, app));

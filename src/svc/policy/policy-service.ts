@@ -6,12 +6,13 @@
  */
 import { requirePermission, resolveTenant } from '../auth/principal.ts';
 import { SvcError } from '../errors.ts';
+import { validate } from '../validation.ts';
 import type { AuditSink, DomainContext } from './audit-event.ts';
 import type { PolicyBundle } from './bundle.ts';
 import { BundleStore } from './bundle-store.ts';
 import { builtinBundle } from './default-bundle.ts';
 import { PolicyEngine } from './policy-engine.ts';
-import type { EvaluateRequest } from './policy-requests.ts';
+import { EvaluateRequest } from './policy-requests.ts';
 import type { BundleRef, PolicyDecision, PolicyInput } from './types.ts';
 import { type PolicyValidationIssue, type PolicyValidationResult, validatePolicyText } from './validate-policy-text.ts';
 
@@ -89,10 +90,10 @@ export class PolicyService {
     return { ...rest, tenant, principal: { actor: ctx.principal.actor, roles: ctx.principal.roles, tenant: ctx.principal.tenant } };
   }
 
-  /** `POST /v1/policies/evaluate`: the decision and the bundle it was made under. */
-  evaluate(ctx: DomainContext, request: EvaluateRequest): PolicyDecision {
+  /** `POST /v1/policies/evaluate`: validates the body, then returns the decision (which names the bundle it was made under). */
+  evaluate(ctx: DomainContext, body: unknown): PolicyDecision {
     requirePermission(ctx.principal, 'policy:read');
-    return this.engine.evaluate(this.toInput(ctx, request));
+    return this.engine.evaluate(this.toInput(ctx, validate(EvaluateRequest, body)));
   }
 
   /**

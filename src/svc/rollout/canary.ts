@@ -48,8 +48,12 @@ export const RolloutConfig = Type.Object(
 export type CanaryRule = Static<typeof CanaryRule>;
 export type RolloutConfig = Static<typeof RolloutConfig>;
 
-/** Safe start: everything observes, exact reducers only, until canaries say otherwise. */
-export const DEFAULT_ROLLOUT_CONFIG: RolloutConfig = { default: { mode: 'observe', reducers: 'exact' }, canaries: [] };
+/**
+ * With no `rollout` config the rollout layer restricts nothing: the request's
+ * mode (or `default_mode`) and policy decide. docs/rollout.md shows the
+ * spec's staged start (observe first, then exact canaries) as config.
+ */
+export const DEFAULT_ROLLOUT_CONFIG: RolloutConfig = { default: { mode: 'enforce', reducers: 'all' }, canaries: [] };
 
 export interface CanarySubject {
   tenant: string;

@@ -3,6 +3,8 @@
  * guardrail, with the two calls other parts make — `decide` (planner, AI
  * gateway) and `readiness` (the `/v1/admin/readiness` report).
  */
+import { requirePermission } from '../auth/principal.ts';
+import type { DomainContext } from '../policy/audit-event.ts';
 import type { BundleRef } from '../policy/types.ts';
 import type { RolloutConfig } from './canary.ts';
 import { decideRollout, type RolloutDecision, type RolloutRequest } from './rollout-decision.ts';
@@ -36,6 +38,12 @@ export class RolloutService {
     return decideRollout(request, this.config, this.switchboard.current(), this.guardrail.tripped);
   }
 
+  /** `GET /v1/admin/switches` and the admin readiness report (requires `metrics:read`). */
+  readinessFor(ctx: DomainContext): RolloutReadiness {
+    requirePermission(ctx.principal, 'metrics:read');
+    return this.readiness();
+  }
+
   /** What readiness shows: every switch, the guardrail window and state, the bundle in force, the canary rules. */
   readiness(): RolloutReadiness {
     return {
@@ -46,4 +54,20 @@ export class RolloutService {
       default: this.config.default,
     };
   }
+}
+
+/** One line for the readiness check list: guardrail state and which switches are on. */
+export function rolloutReadinessDetail(r: RolloutReadiness): string {
+  const s = r.switches;
+  const on = [
+    s.force_exact_contract && 'force_exact_contract',
+    s.bypass_optimisation && 'bypass_optimisation',
+    s.model_router_disabled && 'model_router_disabled',
+    s.route_to_baseline_provider && 'route_to_baseline_provider',
+    s.disabled_reducers.length > 0 && `disabled_reducers=${s.disabled_reducers.join(',')}`,
+    s.disabled_plugins.length > 0 && `disabled_plugins=${s.disabled_plugins.join(',')}`,
+    s.policy_bundle && `policy_bundle=${s.policy_bundle.name}${s.policy_bundle.version ? `@${s.policy_bundle.version}` : ''}`,
+  ].filter((x): x is string => typeof x === 'string');
+  const guardrail = r.guardrail.tripped ? `guardrail TRIPPED since ${r.guardrail.since}: ${r.guardrail.reason}` : 'guardrail ok';
+  return `${guardrail}; switches on: ${on.length > 0 ? on.join(' ') : 'none'}`;
 }

@@ -7,9 +7,10 @@
  */
 import { requirePermission, resolveTenant } from '../auth/principal.ts';
 import { SvcError } from '../errors.ts';
+import { validate } from '../validation.ts';
 import type { AuditSink, DomainContext } from '../policy/audit-event.ts';
 import type { BundleRef } from '../policy/types.ts';
-import { applySwitchChange, DEFAULT_SWITCHES, type SwitchChange, type Switches, type SwitchStore } from './switches.ts';
+import { applySwitchChange, DEFAULT_SWITCHES, SwitchChange, type Switches, type SwitchStore } from './switches.ts';
 
 /** Clears semantic cache entries (all tenants when `tenant` is undefined); returns how many were removed. */
 export type SemanticCacheClearer = (tenant: string | undefined) => Promise<number>;
@@ -68,9 +69,10 @@ export class Switchboard {
     this.#switchPolicyBundle = switcher;
   }
 
-  /** Applies one change (requires `admin:switches`). */
-  apply(ctx: DomainContext, change: SwitchChange): Promise<SwitchResult> {
+  /** Validates and applies one change (requires `admin:switches`). */
+  apply(ctx: DomainContext, body: unknown): Promise<SwitchResult> {
     requirePermission(ctx.principal, 'admin:switches');
+    const change = validate(SwitchChange, body);
     const run = this.#queue.then(() => this.#apply(ctx, change));
     this.#queue = run.catch(() => undefined);
     return run;

@@ -8,9 +8,11 @@ import { migrate } from './migrate.ts';
 import { type DbTarget, openDb } from './open-db.ts';
 import { AiManifestRepository } from './repositories/ai-manifests.ts';
 import { CacheEntryRepository } from './repositories/cache-entries.ts';
+import { SqlApprovalRepository } from './repositories/approvals.ts';
 import { LedgerRepository } from './repositories/ledger.ts';
 import { PlanRepository } from './repositories/plans.ts';
 import { SemanticCacheRepository } from './repositories/semantic-cache.ts';
+import { SqlSwitchStore } from './repositories/switches.ts';
 import { WorkUnitRepository } from './repositories/work-units.ts';
 
 export interface Store {
@@ -18,6 +20,8 @@ export interface Store {
   readonly workUnits: WorkUnitRepository;
   readonly plans: PlanRepository;
   readonly ledger: LedgerRepository;
+  readonly approvals: SqlApprovalRepository;
+  readonly switches: SqlSwitchStore;
   readonly cacheEntries: CacheEntryRepository;
   readonly semanticCache: SemanticCacheRepository;
   readonly aiManifests: AiManifestRepository;
@@ -30,6 +34,8 @@ export function storeOver(db: Db): Store {
     workUnits: new WorkUnitRepository(db),
     plans: new PlanRepository(db),
     ledger: new LedgerRepository(db),
+    approvals: new SqlApprovalRepository(db),
+    switches: new SqlSwitchStore(db),
     cacheEntries: new CacheEntryRepository(db),
     semanticCache: new SemanticCacheRepository(db),
     aiManifests: new AiManifestRepository(db),

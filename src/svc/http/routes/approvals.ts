@@ -1,0 +1,56 @@
+/**
+ * `/v1/approvals`: issue, read, list, revoke, redeem, and the public key.
+ * Thin adapter over `app.approvals` (src/svc/approvals/approval-service.ts).
+ */
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import type { SvcApp } from '../../app.ts';
+import { APPROVAL_HEADER, CreateApprovalRequest, RedeemApprovalRequest } from '../../approvals/approval-record.ts';
+import { validate } from '../../validation.ts';
+import { optionalInt } from '../query.ts';
+import { ctx } from '../request-context.ts';
+
+const IdParams = Type.Object({ id: Type.String({ pattern: '^apr_[0-9a-hjkmnp-tv-z]{26}$' }) });
+const ListQuery = Type.Object({
+  tenant: Type.Optional(Type.String()),
+  after: Type.Optional(Type.String({ description: 'Cursor: the last approval id of the previous page.' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+});
+
+function headerValue(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v[0] : v;
+}
+
+export async function approvalRoutes(server: FastifyInstance, app: SvcApp): Promise<void> {
+  const doc = { attachValidation: true } as const;
+
+  server.get('/v1/approvals/public-key', { schema: { tags: ['approvals'], summary: 'The Ed25519 public key (JWK) approvals are signed with' } }, async (request) => {
+    ctx(request);
+    return { keys: [app.approvals.publicKey()] };
+  });
+
+  server.post('/v1/approvals', { ...doc, schema: { tags: ['approvals'], summary: 'Issue a signed approval (approver role); the token is returned once', body: CreateApprovalRequest } }, async (request, reply) => {
+    const issued = await app.approvals.create(ctx(request), request.body);
+    return reply.status(201).send(issued);
+  });
+
+  server.get('/v1/approvals', { ...doc, schema: { tags: ['approvals'], summary: 'List approvals', querystring: ListQuery } }, async (request) => {
+    const q = request.query as Record<string, string | undefined>;
+    return { approvals: await app.approvals.list(ctx(request), { tenant: q.tenant, after: q.after, limit: optionalInt(q.limit, 'limit') }) };
+  });
+
+  server.get('/v1/approvals/:id', { ...doc, schema: { tags: ['approvals'], summary: 'Get an approval record', params: IdParams } }, async (request) => {
+    const { id } = validate(IdParams, request.params);
+    return { approval: await app.approvals.get(ctx(request), id) };
+  });
+
+  server.post('/v1/approvals/:id/revoke', { ...doc, schema: { tags: ['approvals'], summary: 'Revoke an approval', params: IdParams } }, async (request) => {
+    const { id } = validate(IdParams, request.params);
+    return { approval: await app.approvals.revoke(ctx(request), id) };
+  });
+
+  server.post('/v1/approvals/redeem', { ...doc, schema: { tags: ['approvals'], summary: 'Check (and consume, if single-use) the approval in X-SVC-Approval for a scope', body: RedeemApprovalRequest } }, async (request) => {
+    const approval = await app.approvals.redeem(ctx(request), request.body, headerValue(request.headers[APPROVAL_HEADER]));
+    return { approved: true, approval };
+  });
+}
