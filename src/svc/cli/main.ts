@@ -4,6 +4,7 @@
  * commands, the domain), print. `--json` prints API responses unchanged.
  */
 import { Command } from 'commander';
+import { register as registerGateway } from './commands/gateway.ts';
 import { register as registerLedger } from './commands/ledger.ts';
 import { register as registerPolicy } from './commands/policy.ts';
 import { register as registerServe } from './commands/serve.ts';
@@ -19,5 +20,6 @@ registerServe(program);
 registerWorkUnit(program);
 registerLedger(program);
 registerPolicy(program);
+registerGateway(program);
 
 await program.parseAsync(process.argv);
