@@ -141,7 +141,10 @@ export class ReadinessGate {
     if (a.config_sha256 !== this.#inputs.config.configSha256) return 'bound to a different configuration';
     const corpus = this.#inputs.engine.ok ? this.#inputs.engine.corpus.sha256 : null;
     if (a.corpus_sha256 !== corpus) return 'bound to a different corpus';
-    if ('status' in a && a.status !== 'passed') return `status ${String(a.status)}`;
+    if ('status' in a && a.status !== 'passed') {
+      const failing = Array.isArray(a.checks) ? (a.checks as Array<{ name: string; status: string }>).filter((c) => c.status !== 'passed').map((c) => c.name) : [];
+      return `status ${String(a.status)}${failing.length > 0 ? ` (failed: ${failing.join(', ')})` : ''}`;
+    }
     if ('decision' in a && a.decision !== 'admitted') return `decision ${String(a.decision)}: ${(a.reasons as string[]).join('; ')}`;
     return undefined;
   }
