@@ -12,6 +12,7 @@ import type { SvcConfig } from './config/schema.ts';
 import { LedgerAppender } from './ledger/appender.ts';
 import { LedgerService } from './ledger/service.ts';
 import { type OpLog, createOpLog } from './logs/oplog.ts';
+import { type ObjectServices, createObjectServices } from './objects/create-object-services.ts';
 import { LogService } from './logs/service.ts';
 import { type SvcMetrics, createMetrics } from './observability/metrics.ts';
 import { type Tracing, createTracing } from './observability/tracing.ts';
@@ -48,6 +49,8 @@ export interface SvcApp {
   readonly approvals: ApprovalService;
   /** Canary selectors, admin switches and the SLO guardrail (`rollout.decide`, `rollout.switchboard`). */
   readonly rollout: RolloutService;
+  /** Exact-bytes path: chunk store, manifests, execute, object gateway, multipart. */
+  readonly objects: ObjectServices;
   /** AI gateway and caches (src/svc/ai, src/svc/cache; docs/ai-gateway.md). */
   readonly ai: AiServices;
   close(): Promise<void>;
@@ -109,6 +112,7 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     defaultMode: config.default_mode,
     onPlanned: (s) => metrics.planSeconds.observe(s),
   });
+  const objects = await createObjectServices({ config, stateDir, store, ledger, log, metrics, tracing, tenants, workUnits, plans, policy: () => policy.engine });
   const ai = createAiServices({ providersConfig: config.providers, env: options.env ?? process.env, store, ledger, metrics, tracing, policy: () => policy.engine });
   return {
     config,
@@ -128,6 +132,7 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     policy,
     approvals,
     rollout,
+    objects,
     ai,
     async close() {
       await ai.close();

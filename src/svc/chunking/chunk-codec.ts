@@ -38,6 +38,8 @@ export interface EncodedChunk {
 }
 
 export interface EncodeOptions {
+  /** False when policy did not allow compression (the plan has no `zstd` action). Default true. */
+  compression?: boolean;
   /** Skip compression: the object's format is already compressed or encrypted. */
   objectIsCompressed?: boolean;
   zstdLevel?: number;
@@ -48,6 +50,7 @@ export interface EncodeOptions {
  * @example const { codec, data } = await encodeChunk(chunk, { zstdLevel: 3 });
  */
 export async function encodeChunk(raw: Uint8Array, options: EncodeOptions = {}): Promise<EncodedChunk> {
+  if (options.compression === false) return { codec: 'raw', data: raw, rawReason: 'not_attempted' };
   if (options.objectIsCompressed) return { codec: 'raw', data: raw, rawReason: 'object_compressed_format' };
   if (looksIncompressible(raw)) return { codec: 'raw', data: raw, rawReason: 'high_entropy' };
   const level = options.zstdLevel ?? DEFAULT_ZSTD_LEVEL;

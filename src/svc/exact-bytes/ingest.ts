@@ -42,6 +42,8 @@ export interface IngestOptions {
   mode: IngestMode;
   chunking?: Partial<ChunkingParams>;
   zstdLevel?: number;
+  /** False when policy does not allow compression: new chunks are stored raw. Default true. */
+  compression?: boolean;
   /** Chunks processed at once (default 8). */
   concurrency?: number;
   /** Reject objects larger than this with `payload_too_large` (default: no limit). */
@@ -97,6 +99,7 @@ export async function ingest(source: AsyncIterable<Uint8Array>, options: IngestO
   const objectHash = createHash('sha256');
   const encode: EncodeOptions = { objectIsCompressed: false };
   if (options.zstdLevel !== undefined) encode.zstdLevel = options.zstdLevel;
+  if (options.compression === false) encode.compression = false;
   const ctx: StoreChunkContext = { store: options.store, scope: options.scope, mode: options.mode, encode };
 
   // The first occurrence of each chunk id in this object: later occurrences

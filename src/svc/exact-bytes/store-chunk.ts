@@ -45,7 +45,7 @@ export async function storeChunk(raw: Uint8Array, id: string, ctx: StoreChunkCon
     const { created } = await store.put(scope, id, encoded.codec, encoded.data);
     const written = created ? encoded.data.length : 0;
     const outcome: ChunkOutcome = { id, codec: encoded.codec, storedLength: encoded.data.length, bytesWritten: written, reused: !created, enforceWouldWrite: written };
-    if (encoded.rawReason && encoded.rawReason !== 'not_attempted') outcome.rawReason = encoded.rawReason;
+    if (encoded.rawReason) outcome.rawReason = encoded.rawReason;
     return outcome;
   }
 

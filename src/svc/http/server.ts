@@ -16,6 +16,9 @@ import { adminRoutes } from './routes/admin.ts';
 import { approvalRoutes } from './routes/approvals.ts';
 import { aiRoutes } from './routes/ai.ts';
 import { cacheRoutes } from './routes/cache.ts';
+import { executeRoutes } from './routes/execute.ts';
+import { manifestRoutes } from './routes/manifests.ts';
+import { objectRoutes } from './routes/objects.ts';
 import { conformanceRoutes } from './routes/conformance.ts';
 import { healthRoutes } from './routes/health.ts';
 import { ledgerRoutes } from './routes/ledger.ts';
@@ -93,6 +96,9 @@ export async function buildServer(app: SvcApp): Promise<FastifyInstance> {
   await server.register(async (s) => adminRoutes(s, app));
   await server.register(async (s) => aiRoutes(s, app));
   await server.register(async (s) => cacheRoutes(s, app));
+  await server.register(async (s) => executeRoutes(s, app));
+  await server.register(async (s) => manifestRoutes(s, app));
+  await server.register(async (s) => objectRoutes(s, app));
   await server.register(async (s) => conformanceRoutes(s, app));
   return server;
 }

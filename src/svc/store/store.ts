@@ -10,6 +10,9 @@ import { AiManifestRepository } from './repositories/ai-manifests.ts';
 import { CacheEntryRepository } from './repositories/cache-entries.ts';
 import { SqlApprovalRepository } from './repositories/approvals.ts';
 import { LedgerRepository } from './repositories/ledger.ts';
+import { ManifestRepository } from './repositories/manifests.ts';
+import { ObjectRepository } from './repositories/objects.ts';
+import { UploadRepository } from './repositories/uploads.ts';
 import { PlanRepository } from './repositories/plans.ts';
 import { SemanticCacheRepository } from './repositories/semantic-cache.ts';
 import { SqlSwitchStore } from './repositories/switches.ts';
@@ -22,6 +25,9 @@ export interface Store {
   readonly ledger: LedgerRepository;
   readonly approvals: SqlApprovalRepository;
   readonly switches: SqlSwitchStore;
+  readonly manifests: ManifestRepository;
+  readonly objects: ObjectRepository;
+  readonly uploads: UploadRepository;
   readonly cacheEntries: CacheEntryRepository;
   readonly semanticCache: SemanticCacheRepository;
   readonly aiManifests: AiManifestRepository;
@@ -36,6 +42,9 @@ export function storeOver(db: Db): Store {
     ledger: new LedgerRepository(db),
     approvals: new SqlApprovalRepository(db),
     switches: new SqlSwitchStore(db),
+    manifests: new ManifestRepository(db),
+    objects: new ObjectRepository(db),
+    uploads: new UploadRepository(db),
     cacheEntries: new CacheEntryRepository(db),
     semanticCache: new SemanticCacheRepository(db),
     aiManifests: new AiManifestRepository(db),

@@ -90,6 +90,44 @@ export class WorkUnitService {
     return wu;
   }
 
+  /**
+   * Records a byte_object work unit whose bytes arrive as a stream (object
+   * gateway put, multipart completion) instead of inside the request: the
+   * record keeps their size and digest, the bytes go to the chunk store only.
+   * The caller has resolved `tenant` and checked permissions.
+   */
+  async createStreamed(ctx: RequestContext, input: { tenant: string; logical_ref: string; size: number; sha256: string | null; metadata?: Record<string, string> }): Promise<WorkUnitRecord> {
+    const now = new Date().toISOString();
+    const wu: WorkUnitRecord = {
+      id: newId('wu'),
+      tenant: input.tenant,
+      kind: 'byte_object',
+      logical_ref: input.logical_ref,
+      requested_contract: 'exact_bytes',
+      state: 'created',
+      metadata: input.metadata ?? {},
+      payload: { kind: 'none' },
+      payload_size: input.size,
+      payload_sha256: input.sha256,
+      created_by: ctx.principal.actor,
+      trace_id: ctx.traceId,
+      last_plan_id: null,
+      manifest_id: null,
+      created_at: now,
+      updated_at: now,
+    };
+    await this.#deps.workUnits.insert(wu);
+    await this.#deps.ledger.append({
+      type: 'work_unit.created',
+      tenant: wu.tenant,
+      actor: ctx.principal.actor,
+      work_unit_id: wu.id,
+      trace_id: ctx.traceId,
+      payload: { kind: wu.kind, requested_contract: wu.requested_contract, payload_size: input.size, payload_sha256: input.sha256, payload_transport: 'stream' },
+    });
+    return wu;
+  }
+
   /** A work unit the caller may see; another tenant's unit is reported as not found. */
   async get(ctx: RequestContext, id: string): Promise<WorkUnitRecord> {
     requirePermission(ctx.principal, 'work_units:read');

@@ -1,0 +1,144 @@
+/**
+ * The exact object executor: runs a planned byte_object work unit through the
+ * exact-bytes pipeline and records the outcome. Every path that stores an
+ * object — execute by id, inline execute, object put, multipart completion —
+ * goes through {@link ExactExecutor.execute}, so they all hash, chunk,
+ * dedupe, compress, verify and audit the same way.
+ *
+ * What the plan decides: the mode (observe stores raw, measures savings),
+ * whether compression is allowed (`zstd` action) and whether chunks may be
+ * shared (`dedupe` action; without it the object gets a private scope).
+ */
+import { chunkScopeFor, privateChunkScope } from '../chunk-store/chunk-scope.ts';
+import type { ChunkScope, DedupeScopeSetting } from '../chunk-store/chunk-scope.ts';
+import type { ChunkStore } from '../chunk-store/chunk-store.ts';
+import type { RequestContext } from '../context.ts';
+import { SvcError } from '../errors.ts';
+import type { ByteManifest } from '../manifests/manifest.ts';
+import type { ManifestService } from '../manifests/manifest-service.ts';
+import type { SvcMetrics } from '../observability/metrics.ts';
+import type { Tracing } from '../observability/tracing.ts';
+import { tenantHash, withSpan } from '../observability/tracing.ts';
+import type { Plan } from '../plans/plan.ts';
+import type { WorkUnitRepository } from '../store/repositories/work-units.ts';
+import type { WorkUnitRecord } from '../work-units/work-unit.ts';
+import { ingest } from './ingest.ts';
+
+/** The spec's Execute result, plus the figures behind it. */
+export interface ExecuteResult {
+  work_unit_id: string;
+  manifest_id: string;
+  accepted: boolean;
+  mode: 'observe' | 'enforce';
+  contract: string;
+  plan_id: string;
+  policy_bundle_id: string;
+  output: { sha256: string };
+  details: {
+    bytes_in: number;
+    bytes_stored: number;
+    chunk_count: number;
+    chunks_reused: number;
+    bytes_deduplicated: number;
+    bytes_saved_by_compression: number;
+    /** What enforce mode would have stored (equals bytes_stored in enforce). */
+    would_store_bytes: number;
+  };
+}
+
+export interface ExactExecutorDeps {
+  chunks: ChunkStore;
+  manifests: ManifestService;
+  workUnitRepo: WorkUnitRepository;
+  metrics: SvcMetrics;
+  tracing: Tracing;
+  dedupeScope: DedupeScopeSetting;
+  /** Upper bound of one object (multipart included). */
+  maxObjectBytes?: number;
+}
+
+const REQUIRED_ACTIONS = ['hash', 'content_defined_chunk'];
+
+export class ExactExecutor {
+  readonly #deps: ExactExecutorDeps;
+  constructor(deps: ExactExecutorDeps) {
+    this.#deps = deps;
+  }
+
+  async execute(ctx: RequestContext, wu: WorkUnitRecord, plan: Plan, source: AsyncIterable<Uint8Array>): Promise<{ result: ExecuteResult; manifest: ByteManifest }> {
+    if (wu.kind !== 'byte_object') throw new SvcError('invalid_work_unit', `the exact executor runs byte_object work units, not ${wu.kind}`, { workUnitId: wu.id });
+    if (wu.state === 'executed') throw new SvcError('conflict', `work unit ${wu.id} was already executed`, { workUnitId: wu.id, details: { manifest_id: wu.manifest_id } });
+    if (plan.work_unit_id !== wu.id) throw new SvcError('invalid_request', `plan ${plan.plan_id} belongs to another work unit`, { workUnitId: wu.id });
+    const actions = new Set(plan.actions.map((a) => a.type));
+    const missing = REQUIRED_ACTIONS.filter((a) => !actions.has(a));
+    if (missing.length > 0) {
+      throw new SvcError('policy_denied', `plan ${plan.plan_id} lacks required actions: ${missing.join(', ')}`, { workUnitId: wu.id, policyBundleId: plan.policy_bundle_id });
+    }
+    const scope: ChunkScope = actions.has('dedupe') ? chunkScopeFor(this.#deps.dedupeScope, wu.tenant) : privateChunkScope(wu.id);
+    const attributes = { work_unit_id: wu.id, tenant_hash: tenantHash(wu.tenant), contract: plan.contract, mode: plan.mode, policy_bundle_id: plan.policy_bundle_id, action: 'exact_bytes' };
+
+    try {
+      return await withSpan(this.#deps.tracing.tracer, 'svc.execute', attributes, async (span) => {
+        const ingested = await withSpan(this.#deps.tracing.tracer, 'svc.transform', attributes, () =>
+          ingest(source, {
+            store: this.#deps.chunks,
+            scope,
+            mode: plan.mode,
+            compression: actions.has('zstd'),
+            ...(this.#deps.maxObjectBytes !== undefined ? { maxBytes: this.#deps.maxObjectBytes } : {}),
+          }),
+        );
+        const applied = plan.actions.map((a) => a.type).filter((t) => t !== 'zstd' || plan.mode === 'enforce');
+        const manifest = await withSpan(this.#deps.tracing.tracer, 'svc.manifest.write', attributes, () =>
+          this.#deps.manifests.write(ctx, {
+            workUnitId: wu.id,
+            planId: plan.plan_id,
+            tenant: wu.tenant,
+            logicalRef: wu.logical_ref,
+            contract: plan.contract,
+            policyBundleId: plan.policy_bundle_id,
+            scope,
+            appliedActions: applied,
+            ingest: ingested,
+          }),
+        );
+        span.setAttribute('manifest_id', manifest.manifest_id);
+        await this.#deps.workUnitRepo.update(wu.id, { state: 'executed', manifest_id: manifest.manifest_id });
+        this.#record(ingested.bytes_in, ingested.bytes_stored, ingested.stats);
+        const result: ExecuteResult = {
+          work_unit_id: wu.id,
+          manifest_id: manifest.manifest_id,
+          accepted: true,
+          mode: plan.mode,
+          contract: plan.contract,
+          plan_id: plan.plan_id,
+          policy_bundle_id: plan.policy_bundle_id,
+          output: { sha256: ingested.sha256 },
+          details: {
+            bytes_in: ingested.bytes_in,
+            bytes_stored: ingested.bytes_stored,
+            chunk_count: ingested.chunks.length,
+            chunks_reused: ingested.stats.chunks_reused,
+            bytes_deduplicated: ingested.stats.bytes_deduplicated,
+            bytes_saved_by_compression: ingested.stats.bytes_saved_by_compression,
+            would_store_bytes: ingested.stats.would_store_bytes,
+          },
+        };
+        return { result, manifest };
+      });
+    } catch (err) {
+      await this.#deps.workUnitRepo.update(wu.id, { state: 'failed' }).catch(() => undefined);
+      throw err instanceof SvcError ? err.withContext({ workUnitId: wu.id, policyBundleId: plan.policy_bundle_id }) : err;
+    }
+  }
+
+  #record(bytesIn: number, bytesStored: number, stats: { chunk_count: number; chunks_reused: number; bytes_deduplicated: number; bytes_saved_by_compression: number }): void {
+    const m = this.#deps.metrics;
+    m.bytesIn.inc(bytesIn);
+    m.bytesStored.inc(bytesStored);
+    m.chunks.inc(stats.chunk_count);
+    m.chunkDedupeHits.inc(stats.chunks_reused);
+    m.bytesAvoided.inc({ reason: 'dedupe' }, stats.bytes_deduplicated);
+    m.bytesAvoided.inc({ reason: 'compression' }, stats.bytes_saved_by_compression);
+  }
+}

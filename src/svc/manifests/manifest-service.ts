@@ -1,0 +1,297 @@
+/**
+ * Manifests as a service: write (after an exact-bytes execution), read, list,
+ * explore, state changes, and rehydration with its failure handling — a
+ * missing or corrupt chunk quarantines the manifest, writes an incident to
+ * the ledger, raises an alert and surfaces as `rehydration_failed`.
+ */
+import { newId } from '../../core/ids.ts';
+import { requirePermission } from '../auth/principal.ts';
+import type { TenantGuard } from '../auth/tenant-guard.ts';
+import type { ChunkScope } from '../chunk-store/chunk-scope.ts';
+import { parseChunkScope } from '../chunk-store/chunk-scope.ts';
+import type { ChunkStore } from '../chunk-store/chunk-store.ts';
+import type { RequestContext } from '../context.ts';
+import { SvcError } from '../errors.ts';
+import type { IngestResult } from '../exact-bytes/ingest.ts';
+import type { Rehydration } from '../exact-bytes/rehydrate.ts';
+import { openRehydration } from '../exact-bytes/rehydrate.ts';
+import type { LedgerAppender } from '../ledger/appender.ts';
+import type { OpLog } from '../logs/oplog.ts';
+import type { SvcMetrics } from '../observability/metrics.ts';
+import type { ManifestRepository } from '../store/repositories/manifests.ts';
+import { validate } from '../validation.ts';
+import type { ByteManifest, ManifestState, ManifestSummary, RedactedManifestRow } from './manifest.ts';
+import { MANIFEST_SCHEMA_VERSION, MANIFEST_TRANSITIONS, ManifestListQuery, RehydrateRequest, redactedRow } from './manifest.ts';
+
+export interface ManifestServiceDeps {
+  repo: ManifestRepository;
+  chunks: ChunkStore;
+  ledger: LedgerAppender;
+  tenants: TenantGuard;
+  log: OpLog;
+  metrics: SvcMetrics;
+}
+
+/** What an execution hands over to be recorded. */
+export interface ManifestWriteInput {
+  workUnitId: string;
+  planId: string | null;
+  tenant: string;
+  logicalRef: string;
+  contract: string;
+  policyBundleId: string | null;
+  scope: ChunkScope;
+  appliedActions: string[];
+  ingest: IngestResult;
+}
+
+export interface ManifestListResult {
+  manifests: Array<ManifestSummary | RedactedManifestRow>;
+  next_cursor: string | null;
+}
+
+export interface ExploreResult {
+  tenant: string | null;
+  totals: { manifests: number; bytes_in: number; bytes_stored: number };
+  by_kind: Record<string, number>;
+  by_contract: Record<string, number>;
+  by_state: Record<string, number>;
+  rows: RedactedManifestRow[];
+}
+
+const EXPLORE_ROWS = 50;
+
+export class ManifestService {
+  readonly #deps: ManifestServiceDeps;
+  constructor(deps: ManifestServiceDeps) {
+    this.#deps = deps;
+  }
+
+  /** Records an execution's manifest and appends `manifest.written`. */
+  async write(ctx: RequestContext, input: ManifestWriteInput): Promise<ByteManifest> {
+    const started = performance.now();
+    const { ingest } = input;
+    const now = new Date().toISOString();
+    const manifest: ByteManifest = {
+      manifest_id: newId('mf'),
+      schema_version: MANIFEST_SCHEMA_VERSION,
+      kind: 'byte_object',
+      work_unit_id: input.workUnitId,
+      plan_id: input.planId,
+      tenant: input.tenant,
+      logical_ref: input.logicalRef,
+      contract: input.contract,
+      mode: ingest.mode,
+      state: 'active',
+      sha256: ingest.sha256,
+      bytes_in: ingest.bytes_in,
+      bytes_stored: ingest.bytes_stored,
+      chunk_scope: input.scope,
+      chunking: ingest.chunking,
+      chunks: ingest.chunks.map(({ reused: _reused, ...ref }) => ref),
+      applied_actions: input.appliedActions,
+      verifier_status: 'unverified',
+      cache_result: 'not_applicable',
+      stats: {
+        chunks_new: ingest.stats.chunks_new,
+        chunks_reused: ingest.stats.chunks_reused,
+        bytes_deduplicated: ingest.stats.bytes_deduplicated,
+        bytes_saved_by_compression: ingest.stats.bytes_saved_by_compression,
+        would_store_bytes: ingest.stats.would_store_bytes,
+        detected_format: ingest.stats.detected_format,
+      },
+      trace_id: ctx.traceId,
+      policy_bundle_id: input.policyBundleId,
+      created_at: now,
+      updated_at: now,
+      state_reason: null,
+    };
+    const newChunks = ingest.chunks
+      .filter((c) => !c.reused)
+      .map((c) => ({ scope: input.scope, id: c.id, codec: c.codec, raw_length: c.length, stored_length: c.stored_length }));
+    await this.#deps.repo.insert(manifest, newChunks);
+    this.#deps.metrics.manifestWriteSeconds.observe((performance.now() - started) / 1000);
+    await this.#deps.ledger.append({
+      type: 'manifest.written',
+      tenant: manifest.tenant,
+      actor: ctx.principal.actor,
+      work_unit_id: manifest.work_unit_id,
+      manifest_id: manifest.manifest_id,
+      policy_bundle_id: manifest.policy_bundle_id,
+      trace_id: ctx.traceId,
+      payload: {
+        kind: manifest.kind,
+        contract: manifest.contract,
+        mode: manifest.mode,
+        sha256: manifest.sha256,
+        bytes_in: manifest.bytes_in,
+        bytes_stored: manifest.bytes_stored,
+        chunk_count: manifest.chunks.length,
+        chunks_reused: manifest.stats.chunks_reused,
+        plan_id: manifest.plan_id,
+      },
+    });
+    return manifest;
+  }
+
+  /** A manifest the caller may see; other tenants' manifests are reported as not found. */
+  async get(ctx: RequestContext, id: string): Promise<ByteManifest> {
+    requirePermission(ctx.principal, 'work_units:read');
+    return this.#visible(ctx, id);
+  }
+
+  async list(ctx: RequestContext, rawQuery: unknown): Promise<ManifestListResult> {
+    requirePermission(ctx.principal, 'work_units:read');
+    const q = validate(ManifestListQuery, rawQuery);
+    const tenant = await this.#deps.tenants.filter(ctx, q.tenant, 'manifests.list.tenant');
+    const states: ManifestState[] = q.state ? [q.state] : q.include_tombstoned ? ['active', 'quarantined', 'tombstoned'] : ['active', 'quarantined'];
+    const limit = q.limit ?? 100;
+    const rows = await this.#deps.repo.list({ tenant, logicalRef: q.logical_ref, states, after: q.cursor, limit });
+    return {
+      manifests: q.redacted ? rows.map(redactedRow) : rows,
+      next_cursor: rows.length === limit ? rows[rows.length - 1]!.manifest_id : null,
+    };
+  }
+
+  /** Aggregate counts by kind, contract and state, plus redacted rows of the latest manifests. */
+  async explore(ctx: RequestContext, requestedTenant: string | undefined): Promise<ExploreResult> {
+    requirePermission(ctx.principal, 'work_units:read');
+    const tenant = await this.#deps.tenants.filter(ctx, requestedTenant, 'manifests.explore.tenant');
+    const aggregates = await this.#deps.repo.aggregates(tenant);
+    const result: ExploreResult = {
+      tenant: tenant ?? null,
+      totals: { manifests: 0, bytes_in: 0, bytes_stored: 0 },
+      by_kind: {},
+      by_contract: {},
+      by_state: {},
+      rows: [],
+    };
+    for (const a of aggregates) {
+      result.totals.manifests += a.count;
+      result.totals.bytes_in += a.bytes_in;
+      result.totals.bytes_stored += a.bytes_stored;
+      result.by_kind[a.kind] = (result.by_kind[a.kind] ?? 0) + a.count;
+      result.by_contract[a.contract] = (result.by_contract[a.contract] ?? 0) + a.count;
+      result.by_state[a.state] = (result.by_state[a.state] ?? 0) + a.count;
+    }
+    const latest = await this.#deps.repo.list({ tenant, states: ['active', 'quarantined', 'tombstoned'], limit: EXPLORE_ROWS });
+    result.rows = latest.map(redactedRow);
+    return result;
+  }
+
+  /**
+   * Opens a verified stream of a manifest's bytes (whole or a range). A
+   * failure — at open or later in the stream — quarantines the manifest.
+   */
+  async rehydrate(ctx: RequestContext, id: string, rawRequest: unknown = {}): Promise<{ manifest: ByteManifest; rehydration: Rehydration }> {
+    requirePermission(ctx.principal, 'work_units:read');
+    const request = validate(RehydrateRequest, rawRequest ?? {});
+    const manifest = await this.#visible(ctx, id);
+    return { manifest, rehydration: await this.openVerified(ctx, manifest, request.range) };
+  }
+
+  /** Rehydration of a manifest already authorised by the caller (object gateway get/range). */
+  async openVerified(ctx: RequestContext, manifest: ByteManifest, range?: RehydrateRequest['range']): Promise<Rehydration> {
+    const started = performance.now();
+    const scope = parseChunkScope(manifest.chunk_scope);
+    let opened: Rehydration;
+    try {
+      opened = await openRehydration(manifest.chunks, { store: this.#deps.chunks, scope, range, expectedSha256: manifest.sha256 });
+    } catch (err) {
+      await this.#onFailure(ctx, manifest, err);
+      throw err;
+    }
+    const onFailure = (err: unknown) => this.#onFailure(ctx, manifest, err);
+    const onWholeSuccess = async () => {
+      this.#deps.metrics.rehydrationSeconds.observe((performance.now() - started) / 1000);
+      if (!opened.range && manifest.verifier_status !== 'passed') await this.#deps.repo.setVerifierStatus(manifest.manifest_id, 'passed');
+    };
+    return { ...opened, stream: watchStream(opened.stream, onWholeSuccess, onFailure) };
+  }
+
+  /** Tombstones a manifest (object delete allowed by policy); a quarantined one cannot be. */
+  async tombstone(ctx: RequestContext, manifest: ByteManifest, reason: string): Promise<void> {
+    await this.#transition(ctx, manifest, 'tombstoned', reason);
+  }
+
+  /** Operator release of a quarantined manifest after its chunks were repaired (verified by a full rehydration first). */
+  async release(ctx: RequestContext, id: string): Promise<ByteManifest> {
+    requirePermission(ctx.principal, 'admin:switches');
+    const manifest = await this.#visible(ctx, id);
+    if (manifest.state !== 'quarantined') throw new SvcError('conflict', `manifest ${id} is ${manifest.state}, not quarantined`);
+    const r = await openRehydration(manifest.chunks, { store: this.#deps.chunks, scope: parseChunkScope(manifest.chunk_scope), expectedSha256: manifest.sha256 });
+    for await (const _ of r.stream);
+    await this.#transition(ctx, manifest, 'active', 'released_after_verification');
+    await this.#deps.repo.setVerifierStatus(id, 'passed');
+    return this.#visible(ctx, id);
+  }
+
+  async #transition(ctx: RequestContext, manifest: ByteManifest, to: ManifestState, reason: string): Promise<void> {
+    const from = (Object.keys(MANIFEST_TRANSITIONS) as ManifestState[]).filter((s) => MANIFEST_TRANSITIONS[s].includes(to));
+    if (!from.includes(manifest.state)) {
+      throw new SvcError('conflict', `manifest ${manifest.manifest_id} cannot go from ${manifest.state} to ${to}`, {
+        details: { manifest_id: manifest.manifest_id, state: manifest.state, requested_state: to },
+      });
+    }
+    if (!(await this.#deps.repo.transition(manifest.manifest_id, [manifest.state], to, reason))) {
+      throw new SvcError('conflict', `manifest ${manifest.manifest_id} changed state concurrently; retry`, { retryable: true });
+    }
+    await this.#deps.ledger.append({
+      type: 'manifest.state_changed',
+      tenant: manifest.tenant,
+      actor: ctx.principal.actor,
+      work_unit_id: manifest.work_unit_id,
+      manifest_id: manifest.manifest_id,
+      trace_id: ctx.traceId,
+      payload: { from: manifest.state, to, reason },
+    });
+  }
+
+  async #onFailure(ctx: RequestContext, manifest: ByteManifest, err: unknown): Promise<void> {
+    if (!(err instanceof SvcError) || err.code !== 'rehydration_failed') return;
+    const details = err.details ?? {};
+    this.#deps.metrics.verifierFailures.inc({ verifier: 'rehydration' });
+    const quarantined = manifest.state !== 'quarantined' && (await this.#deps.repo.transition(manifest.manifest_id, ['active', 'tombstoned'], 'quarantined', String(details['reason'] ?? 'rehydration_failed')));
+    await this.#deps.repo.setVerifierStatus(manifest.manifest_id, 'failed');
+    await this.#deps.ledger.append({
+      type: 'incident.rehydration_failed',
+      tenant: manifest.tenant,
+      actor: ctx.principal.actor,
+      work_unit_id: manifest.work_unit_id,
+      manifest_id: manifest.manifest_id,
+      policy_bundle_id: manifest.policy_bundle_id,
+      trace_id: ctx.traceId,
+      payload: {
+        severity: 'critical',
+        reason: details['reason'] ?? null,
+        chunk_id: details['chunk_id'] ?? null,
+        previous_state: manifest.state,
+        quarantined,
+        lifecycle_deletion_blocked: true,
+      },
+    });
+    this.#deps.log.alert(
+      { event_type: 'rehydration.failed', tenant: manifest.tenant, manifest_id: manifest.manifest_id, work_unit_id: manifest.work_unit_id, trace_id: ctx.traceId, error_code: 'rehydration_failed', chunk_id: details['chunk_id'] },
+      'exact rehydration failed; manifest quarantined',
+    );
+  }
+
+  async #visible(ctx: RequestContext, id: string): Promise<ByteManifest> {
+    const manifest = await this.#deps.repo.get(id);
+    if (!manifest || (ctx.principal.tenant !== undefined && manifest.tenant !== ctx.principal.tenant)) {
+      throw new SvcError('manifest_not_found', `manifest ${id} not found`, { details: { manifest_id: id } });
+    }
+    return manifest;
+  }
+}
+
+/** Passes a stream through, calling `onEnd` after a clean end and `onError` (then rethrowing) on failure. */
+async function* watchStream(stream: AsyncIterable<Uint8Array>, onEnd: () => Promise<void>, onError: (err: unknown) => Promise<void>): AsyncGenerator<Uint8Array> {
+  try {
+    yield* stream;
+  } catch (err) {
+    await onError(err).catch(() => undefined);
+    throw err;
+  }
+  await onEnd();
+}

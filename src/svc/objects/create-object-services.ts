@@ -1,0 +1,103 @@
+/**
+ * Wiring of the exact-bytes capability for the composition root: chunk store
+ * (filesystem, behind a verified-chunk cache), manifests, export/import, the
+ * exact executor, execute, the object gateway and multipart uploads.
+ */
+import path from 'node:path';
+import type { TenantGuard } from '../auth/tenant-guard.ts';
+import type { SvcConfig } from '../config/schema.ts';
+import type { ChunkStore } from '../chunk-store/chunk-store.ts';
+import { FsChunkStore } from '../chunk-store/fs-chunk-store.ts';
+import { VerifiedChunkCache } from '../chunk-store/verified-chunk-cache.ts';
+import { ExactExecutor } from '../exact-bytes/exact-executor.ts';
+import { ExecuteService } from '../exact-bytes/execute-service.ts';
+import type { LedgerAppender } from '../ledger/appender.ts';
+import type { OpLog } from '../logs/oplog.ts';
+import { ManifestExporter } from '../manifests/manifest-export.ts';
+import { ManifestService } from '../manifests/manifest-service.ts';
+import type { SvcMetrics } from '../observability/metrics.ts';
+import type { Tracing } from '../observability/tracing.ts';
+import type { PlanService } from '../plans/service.ts';
+import type { PolicyEvaluator } from '../policy/types.ts';
+import type { Store } from '../store/store.ts';
+import type { WorkUnitService } from '../work-units/service.ts';
+import { MultipartService } from './multipart-service.ts';
+import { ObjectGateway } from './object-gateway.ts';
+import { PartStore } from './part-store.ts';
+
+export interface ObjectServices {
+  /** The chunk store as the services see it (cache in front of the filesystem). */
+  chunks: ChunkStore;
+  /** The filesystem store itself (operators' tooling, tests that damage chunks). */
+  fsChunks: FsChunkStore;
+  manifests: ManifestService;
+  exporter: ManifestExporter;
+  execute: ExecuteService;
+  executor: ExactExecutor;
+  gateway: ObjectGateway;
+  multipart: MultipartService;
+}
+
+export interface ObjectServicesDeps {
+  config: Readonly<SvcConfig>;
+  stateDir: string;
+  store: Store;
+  ledger: LedgerAppender;
+  log: OpLog;
+  metrics: SvcMetrics;
+  tracing: Tracing;
+  tenants: TenantGuard;
+  workUnits: WorkUnitService;
+  plans: PlanService;
+  policy: () => PolicyEvaluator;
+}
+
+/** Largest object the executor accepts (multipart included): the part limits allow at most this much anyway. */
+function maxObjectBytes(config: Readonly<SvcConfig>): number {
+  return config.multipart.max_parts * config.multipart.max_part_bytes;
+}
+
+export async function createObjectServices(deps: ObjectServicesDeps): Promise<ObjectServices> {
+  const { config, store } = deps;
+  const fsChunks = new FsChunkStore({ root: path.resolve(deps.stateDir, config.storage.chunk_dir ?? 'chunks') });
+  // Leftovers of a crash mid-write; safe because no writer runs yet.
+  await fsChunks.sweepTemporaryFiles();
+  const chunks = new VerifiedChunkCache(fsChunks);
+  const manifests = new ManifestService({ repo: store.manifests, chunks, ledger: deps.ledger, tenants: deps.tenants, log: deps.log, metrics: deps.metrics });
+  const executor = new ExactExecutor({
+    chunks,
+    manifests,
+    workUnitRepo: store.workUnits,
+    metrics: deps.metrics,
+    tracing: deps.tracing,
+    dedupeScope: config.storage.dedupe_scope,
+    maxObjectBytes: maxObjectBytes(config),
+  });
+  const gateway = new ObjectGateway({
+    objects: store.objects,
+    workUnits: deps.workUnits,
+    plans: deps.plans,
+    executor,
+    manifests,
+    ledger: deps.ledger,
+    tenants: deps.tenants,
+    policy: deps.policy,
+  });
+  return {
+    chunks,
+    fsChunks,
+    manifests,
+    exporter: new ManifestExporter({ manifests: store.manifests, ledgerRepo: store.ledger, ledger: deps.ledger, chunks, tenants: deps.tenants }),
+    execute: new ExecuteService({ workUnits: deps.workUnits, plans: deps.plans, executor }),
+    executor,
+    gateway,
+    multipart: new MultipartService({
+      uploads: store.uploads,
+      parts: new PartStore(path.join(deps.stateDir, 'uploads')),
+      gateway,
+      ledger: deps.ledger,
+      tenants: deps.tenants,
+      limits: config.multipart,
+    }),
+  };
+}

@@ -1,0 +1,201 @@
+/**
+ * Multipart upload: create → part (any order, re-uploads replace) →
+ * complete | abort.
+ *
+ * - The server computes every part's SHA-256 and returns it; a client that
+ *   sends its own `sha256` with a part has it checked before anything is
+ *   stored.
+ * - Completion names the parts in ascending order with the digests the
+ *   server returned. Each must exist and match; every part but the last must
+ *   be at least `multipart.min_part_bytes`; at most `multipart.max_parts`.
+ * - Completion streams the parts, re-hashing each against its recorded
+ *   digest while it goes, through the same exact executor as a put — so the
+ *   object is never assembled in memory — and returns the manifest id.
+ */
+import { createHash } from 'node:crypto';
+import { sha256Hex } from '../../core/hashing.ts';
+import { newId } from '../../core/ids.ts';
+import { requirePermission } from '../auth/principal.ts';
+import type { TenantGuard } from '../auth/tenant-guard.ts';
+import type { RequestContext } from '../context.ts';
+import { SvcError } from '../errors.ts';
+import type { LedgerAppender } from '../ledger/appender.ts';
+import type { UploadPartRow, UploadRepository, UploadRow } from '../store/repositories/uploads.ts';
+import { validate } from '../validation.ts';
+import type { ObjectGateway, PutObjectResult } from './object-gateway.ts';
+import { AbortMultipartRequest, CompleteMultipartRequest, CreateMultipartRequest, UploadPartRequest } from './object-schemas.ts';
+import type { PartStore } from './part-store.ts';
+import { decodeBody } from './request-body.ts';
+
+export interface MultipartLimits {
+  min_part_bytes: number;
+  max_parts: number;
+  max_part_bytes: number;
+}
+
+export interface MultipartDeps {
+  uploads: UploadRepository;
+  parts: PartStore;
+  gateway: ObjectGateway;
+  ledger: LedgerAppender;
+  tenants: TenantGuard;
+  limits: MultipartLimits;
+}
+
+export class MultipartService {
+  readonly #deps: MultipartDeps;
+  constructor(deps: MultipartDeps) {
+    this.#deps = deps;
+  }
+
+  async create(ctx: RequestContext, input: unknown): Promise<{ upload_id: string; bucket: string; key: string; min_part_bytes: number; max_parts: number; max_part_bytes: number }> {
+    requirePermission(ctx.principal, 'work_units:write');
+    const body = validate(CreateMultipartRequest, input);
+    const tenant = await this.#deps.tenants.resolve(ctx, body.tenant, 'object.tenant');
+    const now = new Date().toISOString();
+    const upload: UploadRow = {
+      id: newId('up'),
+      tenant,
+      bucket: body.bucket,
+      object_key: body.key,
+      state: 'open',
+      mode: body.mode ?? null,
+      content_type: body.content_type ?? null,
+      created_by: ctx.principal.actor,
+      trace_id: ctx.traceId,
+      manifest_id: null,
+      work_unit_id: null,
+      created_at: now,
+      updated_at: now,
+    };
+    await this.#deps.uploads.insert(upload);
+    await this.#audit(ctx, 'object.multipart.create', upload, {});
+    const { min_part_bytes, max_parts, max_part_bytes } = this.#deps.limits;
+    return { upload_id: upload.id, bucket: upload.bucket, key: upload.object_key, min_part_bytes, max_parts, max_part_bytes };
+  }
+
+  async uploadPart(ctx: RequestContext, input: unknown): Promise<{ upload_id: string; part_number: number; size: number; sha256: string }> {
+    requirePermission(ctx.principal, 'work_units:write');
+    const body = validate(UploadPartRequest, input);
+    const bytes = decodeBody(body);
+    const upload = await this.#open(ctx, body.upload_id);
+    const { max_parts, max_part_bytes } = this.#deps.limits;
+    if (body.part_number > max_parts) throw new SvcError('invalid_request', `part_number must be at most ${max_parts}`, { details: { field: 'part_number' } });
+    if (bytes.byteLength > max_part_bytes) throw new SvcError('payload_too_large', `a part may hold at most ${max_part_bytes} bytes`, { details: { limit_bytes: max_part_bytes } });
+    const sha256 = sha256Hex(bytes);
+    if (body.sha256 !== undefined && body.sha256 !== sha256) {
+      throw new SvcError('invalid_request', `part ${body.part_number} does not match the sha256 sent with it`, {
+        details: { part_number: body.part_number, expected_sha256: body.sha256, actual_sha256: sha256 },
+      });
+    }
+    await this.#deps.parts.write(upload.id, body.part_number, bytes);
+    const part: UploadPartRow = { upload_id: upload.id, part_number: body.part_number, size: bytes.byteLength, sha256, created_at: new Date().toISOString() };
+    await this.#deps.uploads.putPart(part);
+    await this.#audit(ctx, 'object.multipart.part', upload, { part_number: part.part_number, size: part.size, sha256 });
+    return { upload_id: upload.id, part_number: part.part_number, size: part.size, sha256 };
+  }
+
+  async complete(ctx: RequestContext, input: unknown): Promise<PutObjectResult & { upload_id: string; part_count: number }> {
+    requirePermission(ctx.principal, 'work_units:write');
+    const body = validate(CompleteMultipartRequest, input);
+    const upload = await this.#open(ctx, body.upload_id);
+    const chosen = this.#checkCompletion(body.parts, await this.#deps.uploads.parts(upload.id));
+    const size = chosen.reduce((n, p) => n + p.size, 0);
+    const result = await this.#deps.gateway.storeObject(ctx, {
+      tenant: upload.tenant,
+      bucket: upload.bucket,
+      key: upload.object_key,
+      mode: (upload.mode as 'observe' | 'enforce' | null) ?? undefined,
+      contentType: upload.content_type,
+      size,
+      sha256: null,
+      source: this.#verifiedParts(upload.id, chosen),
+    });
+    if (!(await this.#deps.uploads.close(upload.id, 'completed', { manifest_id: result.manifest_id, work_unit_id: result.work_unit_id }))) {
+      throw new SvcError('conflict', `upload ${upload.id} was completed or aborted concurrently`);
+    }
+    await this.#deps.parts.discard(upload.id);
+    await this.#audit(ctx, 'object.multipart.complete', upload, { part_count: chosen.length, size, manifest_id: result.manifest_id, sha256: result.output.sha256 }, result);
+    return { ...result, upload_id: upload.id, part_count: chosen.length };
+  }
+
+  async abort(ctx: RequestContext, input: unknown): Promise<{ upload_id: string; state: 'aborted' }> {
+    requirePermission(ctx.principal, 'work_units:write');
+    const body = validate(AbortMultipartRequest, input);
+    const upload = await this.#open(ctx, body.upload_id);
+    if (!(await this.#deps.uploads.close(upload.id, 'aborted'))) throw new SvcError('conflict', `upload ${upload.id} is no longer open`);
+    await this.#deps.parts.discard(upload.id);
+    await this.#audit(ctx, 'object.multipart.abort', upload, {});
+    return { upload_id: upload.id, state: 'aborted' };
+  }
+
+  /** The stored parts named by a completion request, after checking order, presence, digests and sizes. */
+  #checkCompletion(requested: CompleteMultipartRequest['parts'], stored: UploadPartRow[]): UploadPartRow[] {
+    const { min_part_bytes, max_parts } = this.#deps.limits;
+    if (requested.length > max_parts) throw new SvcError('invalid_request', `an object may have at most ${max_parts} parts`);
+    const byNumber = new Map(stored.map((p) => [p.part_number, p]));
+    const chosen: UploadPartRow[] = [];
+    let previous = 0;
+    for (const want of requested) {
+      if (want.part_number <= previous) throw new SvcError('invalid_request', 'parts must be listed in ascending part_number order without repeats', { details: { part_number: want.part_number } });
+      previous = want.part_number;
+      const part = byNumber.get(want.part_number);
+      if (!part) throw new SvcError('invalid_request', `part ${want.part_number} was not uploaded`, { details: { part_number: want.part_number, reason: 'missing_part' } });
+      if (part.sha256 !== want.sha256) {
+        throw new SvcError('invalid_request', `part ${want.part_number} does not have the sha256 given for it`, {
+          details: { part_number: want.part_number, reason: 'digest_mismatch', expected_sha256: want.sha256, actual_sha256: part.sha256 },
+        });
+      }
+      chosen.push(part);
+    }
+    chosen.slice(0, -1).forEach((p) => {
+      if (p.size < min_part_bytes) {
+        throw new SvcError('invalid_request', `part ${p.part_number} has ${p.size} bytes; every part but the last needs at least ${min_part_bytes}`, {
+          details: { part_number: p.part_number, reason: 'part_too_small', min_part_bytes },
+        });
+      }
+    });
+    return chosen;
+  }
+
+  /** Streams the parts in order, re-hashing each; a part that changed on disk fails the completion. */
+  async *#verifiedParts(uploadId: string, parts: UploadPartRow[]): AsyncGenerator<Uint8Array> {
+    for (const part of parts) {
+      const hash = createHash('sha256');
+      let size = 0;
+      for await (const piece of this.#deps.parts.read(uploadId, part.part_number)) {
+        hash.update(piece);
+        size += piece.length;
+        yield piece;
+      }
+      const digest = hash.digest('hex');
+      if (digest !== part.sha256 || size !== part.size) {
+        throw new SvcError('contract_violation', `part ${part.part_number} changed since it was uploaded; upload it again`, {
+          details: { part_number: part.part_number, reason: 'part_changed' },
+        });
+      }
+    }
+  }
+
+  /** An open upload of the caller's tenant; others' uploads are reported as not found. */
+  async #open(ctx: RequestContext, uploadId: string): Promise<UploadRow> {
+    const upload = await this.#deps.uploads.get(uploadId);
+    if (!upload || (ctx.principal.tenant !== undefined && upload.tenant !== ctx.principal.tenant)) {
+      throw new SvcError('not_found', `upload ${uploadId} not found`);
+    }
+    if (upload.state !== 'open') throw new SvcError('conflict', `upload ${uploadId} is ${upload.state}`, { details: { state: upload.state } });
+    return upload;
+  }
+
+  async #audit(ctx: RequestContext, type: string, upload: UploadRow, payload: Record<string, unknown>, result?: { work_unit_id: string; manifest_id: string }): Promise<void> {
+    await this.#deps.ledger.append({
+      type,
+      tenant: upload.tenant,
+      actor: ctx.principal.actor,
+      work_unit_id: result?.work_unit_id ?? null,
+      manifest_id: result?.manifest_id ?? null,
+      trace_id: ctx.traceId,
+      payload: { upload_id: upload.id, bucket: upload.bucket, key: upload.object_key, ...payload },
+    });
+  }
+}

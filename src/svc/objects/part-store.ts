@@ -1,0 +1,52 @@
+/**
+ * Where multipart part bytes wait for completion:
+ * `<root>/<upload_id>/<part_number>.part`, written atomically (temporary
+ * file, fsync, rename), so a re-uploaded part replaces the old one whole.
+ * Parts are read back as streams at completion and removed after it or
+ * after an abort.
+ */
+import { randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+
+const UPLOAD_ID = /^up_[0-9a-z]{26}$/;
+
+export class PartStore {
+  readonly root: string;
+  constructor(root: string) {
+    this.root = path.resolve(root);
+  }
+
+  #dir(uploadId: string): string {
+    if (!UPLOAD_ID.test(uploadId)) throw new TypeError('invalid upload id');
+    return path.join(this.root, uploadId);
+  }
+
+  #file(uploadId: string, partNumber: number): string {
+    if (!Number.isSafeInteger(partNumber) || partNumber < 1) throw new TypeError('invalid part number');
+    return path.join(this.#dir(uploadId), `${partNumber}.part`);
+  }
+
+  async write(uploadId: string, partNumber: number, bytes: Uint8Array): Promise<void> {
+    const dir = this.#dir(uploadId);
+    await fs.mkdir(dir, { recursive: true });
+    const temp = path.join(dir, `.tmp-${randomBytes(8).toString('hex')}`);
+    const handle = await fs.open(temp, 'wx', 0o600);
+    try {
+      await handle.writeFile(bytes);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await fs.rename(temp, this.#file(uploadId, partNumber));
+  }
+
+  read(uploadId: string, partNumber: number): AsyncIterable<Uint8Array> {
+    return createReadStream(this.#file(uploadId, partNumber), { highWaterMark: 1024 * 1024 });
+  }
+
+  async discard(uploadId: string): Promise<void> {
+    await fs.rm(this.#dir(uploadId), { recursive: true, force: true });
+  }
+}

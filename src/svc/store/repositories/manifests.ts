@@ -1,0 +1,163 @@
+/**
+ * Byte-object manifests and the chunk index. A manifest is one row (indexed
+ * columns + the full JSON body); its chunk list lives in the body, so a
+ * manifest write is one INSERT plus the chunk-index rows of new chunks, in
+ * one transaction.
+ */
+import type { Db, SqlValue } from '../db.ts';
+import type { ByteManifest, ManifestState, ManifestSummary, VerifierStatus } from '../../manifests/manifest.ts';
+import { summarize } from '../../manifests/manifest.ts';
+
+/** One chunk-index row: which stored forms exist in which scope, and who stored them first. */
+export interface ChunkIndexRow {
+  scope: string;
+  id: string;
+  codec: string;
+  raw_length: number;
+  stored_length: number;
+}
+
+export interface ManifestListFilter {
+  tenant?: string | undefined;
+  logicalRef?: string | undefined;
+  states: readonly ManifestState[];
+  after?: string | undefined;
+  limit: number;
+}
+
+export interface ManifestAggregateRow {
+  kind: string;
+  contract: string;
+  state: string;
+  count: number;
+  bytes_in: number;
+  bytes_stored: number;
+}
+
+const CHUNK_INSERT_BATCH = 400;
+
+export class ManifestRepository {
+  readonly #db: Db;
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  /** Writes a manifest and indexes its new chunks atomically. */
+  async insert(m: ByteManifest, newChunks: readonly ChunkIndexRow[]): Promise<void> {
+    await this.#db.transaction(async (tx) => {
+      await tx.run(
+        `INSERT INTO manifests (id, work_unit_id, tenant, kind, logical_ref, contract, mode, state, schema_version, sha256, bytes_in, bytes_stored,
+           chunk_count, chunk_scope, verifier_status, cache_result, trace_id, policy_bundle_id, plan_id, body, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)`,
+        [
+          m.manifest_id, m.work_unit_id, m.tenant, m.kind, m.logical_ref, m.contract, m.mode, m.state, m.schema_version, m.sha256, m.bytes_in,
+          m.bytes_stored, m.chunks.length, m.chunk_scope, m.verifier_status, m.cache_result, m.trace_id, m.policy_bundle_id, m.plan_id,
+          JSON.stringify(m), m.created_at, m.updated_at,
+        ],
+      );
+      for (let i = 0; i < newChunks.length; i += CHUNK_INSERT_BATCH) {
+        const slice = newChunks.slice(i, i + CHUNK_INSERT_BATCH);
+        const params: SqlValue[] = [];
+        const tuples = slice.map((c) => {
+          params.push(c.scope, c.id, c.codec, c.raw_length, c.stored_length, m.manifest_id, m.created_at);
+          const base = params.length - 7;
+          return `($${base + 1}, $${base + 2}, $${base + 3}, $${base + 4}, $${base + 5}, $${base + 6}, $${base + 7})`;
+        });
+        await tx.run(
+          `INSERT INTO chunks (scope, id, codec, raw_length, stored_length, first_manifest_id, created_at) VALUES ${tuples.join(', ')}
+           ON CONFLICT (scope, id, codec) DO NOTHING`,
+          params,
+        );
+      }
+    });
+  }
+
+  async get(id: string): Promise<ByteManifest | undefined> {
+    const row = await this.#db.get<ManifestRow>(
+      'SELECT body, state, verifier_status, updated_at, state_reason FROM manifests WHERE id = $1',
+      [id],
+    );
+    return row ? fromRow(row) : undefined;
+  }
+
+  async list(f: ManifestListFilter): Promise<ManifestSummary[]> {
+    const params: SqlValue[] = [];
+    const where: string[] = [];
+    const add = (sql: (n: number) => string, v: SqlValue) => {
+      params.push(v);
+      where.push(sql(params.length));
+    };
+    if (f.tenant !== undefined) add((n) => `tenant = $${n}`, f.tenant);
+    if (f.logicalRef !== undefined) add((n) => `logical_ref = $${n}`, f.logicalRef);
+    if (f.after !== undefined) add((n) => `id > $${n}`, f.after);
+    const marks = f.states.map((s) => {
+      params.push(s);
+      return `$${params.length}`;
+    });
+    where.push(`state IN (${marks.join(', ')})`);
+    params.push(f.limit);
+    const rows = await this.#db.all<ManifestRow>(
+      `SELECT body, state, verifier_status, updated_at, state_reason FROM manifests WHERE ${where.join(' AND ')} ORDER BY id LIMIT $${params.length}`,
+      params,
+    );
+    return rows.map((r) => summarize(fromRow(r)));
+  }
+
+  /** Full manifests of a tenant in id order, for export. */
+  async page(tenant: string | undefined, after: string, limit: number): Promise<ByteManifest[]> {
+    const rows = await this.#db.all<ManifestRow>(
+      `SELECT body, state, verifier_status, updated_at, state_reason FROM manifests WHERE ($1 = '' OR tenant = $1) AND id > $2 ORDER BY id LIMIT $3`,
+      [tenant ?? '', after, limit],
+    );
+    return rows.map(fromRow);
+  }
+
+  /**
+   * Moves a manifest to `to` if it is in one of `from`; returns false when
+   * it was not (someone else changed it first), so transitions never race.
+   */
+  async transition(id: string, from: readonly ManifestState[], to: ManifestState, reason: string): Promise<boolean> {
+    const marks = from.map((_, k) => `$${k + 5}`).join(', ');
+    const { changes } = await this.#db.run(
+      `UPDATE manifests SET state = $2, updated_at = $3, state_reason = $4 WHERE id = $1 AND state IN (${marks})`,
+      [id, to, new Date().toISOString(), reason, ...from],
+    );
+    return changes > 0;
+  }
+
+  async setVerifierStatus(id: string, status: VerifierStatus): Promise<void> {
+    await this.#db.run('UPDATE manifests SET verifier_status = $2 WHERE id = $1 AND verifier_status <> $2', [id, status]);
+  }
+
+  async aggregates(tenant: string | undefined): Promise<ManifestAggregateRow[]> {
+    const rows = await this.#db.all<ManifestAggregateRow>(
+      `SELECT kind, contract, state, COUNT(*) AS count, COALESCE(SUM(bytes_in), 0) AS bytes_in, COALESCE(SUM(bytes_stored), 0) AS bytes_stored
+       FROM manifests WHERE ($1 = '' OR tenant = $1) GROUP BY kind, contract, state ORDER BY kind, contract, state`,
+      [tenant ?? ''],
+    );
+    return rows.map((r) => ({ ...r, count: Number(r.count), bytes_in: Number(r.bytes_in), bytes_stored: Number(r.bytes_stored) }));
+  }
+
+  /** Chunk-index rows of a scope, for export of stored chunks. */
+  async chunkIndexRow(scope: string, id: string, codec: string): Promise<ChunkIndexRow | undefined> {
+    return this.#db.get<ChunkIndexRow>('SELECT scope, id, codec, raw_length, stored_length FROM chunks WHERE scope = $1 AND id = $2 AND codec = $3', [scope, id, codec]);
+  }
+}
+
+/** The body is authoritative except for the columns that change after the write. */
+interface ManifestRow {
+  body: string;
+  state: string;
+  verifier_status: string;
+  updated_at: string;
+  state_reason: string | null;
+}
+
+function fromRow(r: ManifestRow): ByteManifest {
+  const m = JSON.parse(r.body) as ByteManifest;
+  m.state = r.state as ManifestState;
+  m.verifier_status = r.verifier_status as VerifierStatus;
+  m.updated_at = r.updated_at;
+  m.state_reason = r.state_reason;
+  return m;
+}
