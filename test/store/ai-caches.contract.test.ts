@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { ExactCacheEntry } from '../../src/svc/cache/exact/exact-cache-store.ts';
+import type { SemanticCacheEntry } from '../../src/svc/cache/semantic/semantic-cache-store.ts';
+import { type Store, openStore } from '../../src/svc/store/store.ts';
+import { type EngineTarget, engineTarget, engines } from '../helpers/engines.ts';
+
+const future = new Date(Date.now() + 3_600_000).toISOString();
+const entry = (key: string, tenant: string, value: unknown): ExactCacheEntry => ({
+  key, tenant, value, verification: { type: 'non_empty_text' }, verifier: 'non_empty_text@1', origin: 'client', created_at: new Date().toISOString(), expires_at: future,
+});
+const semantic = (id: string, tenant: string, domain: string, created: string): SemanticCacheEntry => ({
+  id, tenant, domain, embedder: 'lexical-ngram@1/512', normalised_query: 'q', embedding: [0.25, -0.5, 1e-9], source_fingerprints: ['a', 'b'], policy_id: 'pb_1',
+  value: { text: 'v' }, verification: { type: 'non_empty_text' }, verifier: 'non_empty_text@1', created_at: created, expires_at: future,
+});
+
+for (const engine of engines()) {
+  describe(`AI cache storage contract on ${engine.name}`, { skip: engine.skip }, () => {
+    let target: EngineTarget;
+    let store: Store;
+    before(async () => {
+      target = await engineTarget(engine.name);
+      store = await openStore({ databaseUrl: target.databaseUrl, stateDir: target.stateDir, pgSchema: target.pgSchema });
+    });
+    after(async () => {
+      await store?.close();
+      await target?.cleanup();
+    });
+
+    test('an exact entry round-trips and is replaced by its own tenant', async () => {
+      assert.equal(await store.cacheEntries.put(entry('ck_1', 'acme', { text: 'one' })), true);
+      assert.deepEqual((await store.cacheEntries.get('ck_1'))?.value, { text: 'one' });
+      assert.equal(await store.cacheEntries.put(entry('ck_1', 'acme', { text: 'two' })), true);
+      assert.deepEqual((await store.cacheEntries.get('ck_1'))?.value, { text: 'two' });
+    });
+
+    test('another tenant cannot take over a key: put changes nothing and reports it', async () => {
+      assert.equal(await store.cacheEntries.put(entry('ck_1', 'globex', { text: 'poison' })), false);
+      const kept = await store.cacheEntries.get('ck_1');
+      assert.deepEqual([kept?.tenant, kept?.value], ['acme', { text: 'two' }]);
+    });
+
+    test('expired exact entries are deleted', async () => {
+      await store.cacheEntries.put({ ...entry('ck_old', 'acme', { text: 'x' }), expires_at: '2000-01-01T00:00:00.000Z' });
+      assert.equal(await store.cacheEntries.deleteExpired(new Date().toISOString()), 1);
+      assert.equal(await store.cacheEntries.get('ck_old'), undefined);
+    });
+
+    test('semantic candidates come from one partition only, newest first, vectors exact', async () => {
+      await store.semanticCache.put(semantic('ck_s1', 'acme', 'faq', '2026-01-01T00:00:00.000Z'));
+      await store.semanticCache.put(semantic('ck_s2', 'acme', 'faq', '2026-01-02T00:00:00.000Z'));
+      await store.semanticCache.put(semantic('ck_s3', 'globex', 'faq', '2026-01-03T00:00:00.000Z'));
+      await store.semanticCache.put(semantic('ck_s4', 'acme', 'other', '2026-01-03T00:00:00.000Z'));
+      const got = await store.semanticCache.candidates({ tenant: 'acme', domain: 'faq', embedder: 'lexical-ngram@1/512' }, new Date().toISOString(), 10);
+      assert.deepEqual(got.map((e) => e.id), ['ck_s2', 'ck_s1']);
+      assert.deepEqual(got[0]!.embedding, [0.25, -0.5, 1e-9]);
+      assert.deepEqual(got[0]!.source_fingerprints, ['a', 'b']);
+    });
+
+    test('clearing the semantic cache removes one tenant (optionally one domain)', async () => {
+      assert.equal(await store.semanticCache.clear('acme', 'other'), 1);
+      assert.equal(await store.semanticCache.clear('acme'), 2);
+      const globex = await store.semanticCache.candidates({ tenant: 'globex', domain: 'faq', embedder: 'lexical-ngram@1/512' }, new Date().toISOString(), 10);
+      assert.equal(globex.length, 1);
+    });
+  });
+}
