@@ -8,7 +8,8 @@
  * - `chunks` (optional): every referenced chunk in its stored form.
  *
  * Import restores manifests (skipping ids that exist) and chunks — each chunk
- * is decoded and checked against its id before it is written — then records
+ * is decoded and checked against its id before it is written, and one that
+ * does not match is rejected (reported, never stored) — then records
  * one `manifests.imported` ledger event carrying the digest of the imported
  * ledger slice. The source events themselves are not re-chained into the
  * destination ledger: their hashes belong to the source chain.
@@ -71,6 +72,8 @@ export interface ImportReport {
   manifests_skipped: number;
   chunks_written: number;
   chunks_present: number;
+  /** Chunks whose bytes did not match their id (not written). */
+  chunks_rejected: string[];
   ledger_events_in_export: number;
 }
 
@@ -125,12 +128,16 @@ export class ManifestExporter {
     requirePermission(ctx.principal, 'manifests:export');
     const doc = parseExport(input);
     for (const m of doc.manifests) await this.#deps.tenants.resolve(ctx, m.tenant, 'manifests.import.tenant');
-    const report: ImportReport = { manifests_imported: 0, manifests_skipped: 0, chunks_written: 0, chunks_present: 0, ledger_events_in_export: doc.ledger?.events.length ?? 0 };
+    const report: ImportReport = { manifests_imported: 0, manifests_skipped: 0, chunks_written: 0, chunks_present: 0, chunks_rejected: [], ledger_events_in_export: doc.ledger?.events.length ?? 0 };
     for (const c of doc.chunks ?? []) {
       const stored = decodeBase64Strict(c.data_base64);
-      if (!stored) throw new SvcError('invalid_request', `chunk ${c.id}: data_base64 is not valid base64`);
-      const raw = await decodeChunk(c.codec, stored).catch(() => undefined);
-      if (!raw || chunkIdOf(raw) !== c.id) throw new SvcError('invalid_request', `chunk ${c.id} does not match its id`, { details: { chunk_id: c.id } });
+      const raw = stored ? await decodeChunk(c.codec, stored).catch(() => undefined) : undefined;
+      if (!stored || !raw || chunkIdOf(raw) !== c.id) {
+        // Never let damaged bytes into the store; the manifests that need the
+        // chunk will fail rehydration (and be quarantined) instead of lying.
+        report.chunks_rejected.push(c.id);
+        continue;
+      }
       const { created } = await this.#deps.chunks.put(parseChunkScope(c.scope), c.id, c.codec, stored);
       if (created) report.chunks_written++;
       else report.chunks_present++;
