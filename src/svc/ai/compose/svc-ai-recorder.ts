@@ -5,9 +5,18 @@
  * gateway, and not even those are kept), a persisted plan with
  * `plan.created`, and at the end a compute manifest with
  * `manifest.written` and `ai.request.completed`.
+ *
+ * `begin` only holds the start record; `complete` writes work unit, plan and
+ * manifest in ONE transaction, then appends the three ledger events (group
+ * commit). One transaction per request instead of four keeps the SQLite
+ * writer — synchronous on the event loop — out of the hot path as much as
+ * possible (bench/results/gateway-overhead.md).
  */
 import type { LedgerAppender } from '../../ledger/appender.ts';
 import type { Plan } from '../../plans/plan.ts';
+import { AiManifestRepository } from '../../store/repositories/ai-manifests.ts';
+import { PlanRepository } from '../../store/repositories/plans.ts';
+import { WorkUnitRepository } from '../../store/repositories/work-units.ts';
 import type { Store } from '../../store/store.ts';
 import type { WorkUnitRecord } from '../../work-units/work-unit.ts';
 import type { AiComputeManifest, AiRecorder, AiRequestContext, AiWorkUnitKind, AiWorkUnitStart } from '../gateway/ports.ts';
@@ -38,7 +47,18 @@ export class SvcAiRecorder implements AiRecorder {
     this.#onManifestWritten = onManifestWritten;
   }
 
+  readonly #started = new Map<string, { start: AiWorkUnitStart; actor: string }>();
+
   async begin(ctx: AiRequestContext, s: AiWorkUnitStart): Promise<void> {
+    this.#started.set(s.work_unit_id, { start: s, actor: ctx.principal.actor });
+  }
+
+  async complete(ctx: AiRequestContext, m: AiComputeManifest): Promise<void> {
+    const t0 = performance.now();
+    const held = this.#started.get(m.work_unit_id);
+    this.#started.delete(m.work_unit_id);
+    if (!held) throw new Error(`no started work unit ${m.work_unit_id}`);
+    const { start: s, actor } = held;
     const now = new Date().toISOString();
     const wu: WorkUnitRecord = {
       id: s.work_unit_id,
@@ -46,15 +66,15 @@ export class SvcAiRecorder implements AiRecorder {
       kind: WORK_UNIT_KIND[s.kind],
       logical_ref: s.logical_ref,
       requested_contract: s.contract,
-      state: 'planned',
+      state: m.status === 'completed' ? 'executed' : 'failed',
       metadata: { surface: 'ai_gateway', ...(s.namespace ? { namespace: s.namespace } : {}) },
       payload: { kind: 'none' },
       payload_size: 0,
       payload_sha256: null,
-      created_by: ctx.principal.actor,
+      created_by: actor,
       trace_id: s.trace_id,
       last_plan_id: s.plan.plan_id,
-      manifest_id: null,
+      manifest_id: m.manifest_id,
       created_at: now,
       updated_at: now,
     };
@@ -76,28 +96,18 @@ export class SvcAiRecorder implements AiRecorder {
       trace_id: s.trace_id,
       created_at: now,
     };
-    await this.#store.workUnits.insert(wu);
-    await this.#store.plans.insert(plan, ctx.principal.actor);
-    await this.#ledger.append({
-      type: 'plan.created',
-      tenant: s.tenant,
-      actor: ctx.principal.actor,
-      work_unit_id: s.work_unit_id,
-      policy_bundle_id: s.policy_bundle.id,
-      trace_id: s.trace_id,
-      payload: { work_unit_id: s.work_unit_id, policy_bundle_id: s.policy_bundle.id, trace_id: s.trace_id, plan: { ...plan, ai_actions: s.plan.actions, route: s.plan.route } },
+    await this.#store.db.transaction(async (tx) => {
+      await new WorkUnitRepository(tx).insert(wu);
+      await new PlanRepository(tx).insert(plan, actor);
+      await new AiManifestRepository(tx).insert(m);
     });
-  }
-
-  async complete(ctx: AiRequestContext, m: AiComputeManifest): Promise<void> {
-    const t0 = performance.now();
-    await this.#store.aiManifests.insert(m);
-    await this.#store.workUnits.update(m.work_unit_id, { state: m.status === 'completed' ? 'executed' : 'failed', manifest_id: m.manifest_id });
-    const common = { tenant: m.tenant, actor: ctx.principal.actor, work_unit_id: m.work_unit_id, manifest_id: m.manifest_id, policy_bundle_id: m.policy_bundle_id, trace_id: m.trace_id };
+    const common = { tenant: m.tenant, actor: ctx.principal.actor, work_unit_id: m.work_unit_id, policy_bundle_id: m.policy_bundle_id, trace_id: m.trace_id };
     await Promise.all([
-      this.#ledger.append({ ...common, type: 'manifest.written', payload: { manifest_id: m.manifest_id, kind: 'compute', status: m.status, result: m.result } }),
+      this.#ledger.append({ ...common, type: 'plan.created', payload: { work_unit_id: s.work_unit_id, policy_bundle_id: s.policy_bundle.id, trace_id: s.trace_id, plan: { ...plan, ai_actions: s.plan.actions, route: s.plan.route } } }),
+      this.#ledger.append({ ...common, manifest_id: m.manifest_id, type: 'manifest.written', payload: { manifest_id: m.manifest_id, kind: 'compute', status: m.status, result: m.result } }),
       this.#ledger.append({
         ...common,
+        manifest_id: m.manifest_id,
         type: 'ai.request.completed',
         payload: { kind: m.kind, status: m.status, route: m.route, cache: m.cache, verifier: m.verifier.name, fallback_used: m.result.fallback_used, fallback_reason: m.result.fallback_reason, error_code: m.result.error_code, tokens: m.tokens },
       }),
