@@ -4,8 +4,10 @@
  * commands, the domain), print. `--json` prints API responses unchanged.
  */
 import { Command } from 'commander';
+import { register as registerExecute } from './commands/execute.ts';
 import { register as registerGateway } from './commands/gateway.ts';
 import { register as registerLedger } from './commands/ledger.ts';
+import { register as registerManifest } from './commands/manifest.ts';
 import { register as registerPolicy } from './commands/policy.ts';
 import { register as registerServe } from './commands/serve.ts';
 import { register as registerWorkUnit } from './commands/work-unit.ts';
@@ -18,6 +20,8 @@ const program = new Command('svc')
 
 registerServe(program);
 registerWorkUnit(program);
+registerExecute(program);
+registerManifest(program);
 registerLedger(program);
 registerPolicy(program);
 registerGateway(program);
