@@ -42,7 +42,7 @@ export const CreateApprovalRequest = Type.Object(
     /** Optional expectation: refused unless it is the bundle in force. */
     bundle_id: Type.Optional(Type.String({ pattern: '^pb_[0-9a-hjkmnp-tv-z]{26}$' })),
     work_unit_id: Type.Optional(Type.String({ pattern: '^wu_[0-9a-hjkmnp-tv-z]{26}$' })),
-    ttl_seconds: Type.Optional(Type.Integer({ minimum: 10, maximum: MAX_APPROVAL_TTL_SECONDS })),
+    ttl_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_APPROVAL_TTL_SECONDS })),
     single_use: Type.Optional(Type.Boolean()),
     reason: Type.Optional(Type.String({ maxLength: 500 })),
   },
