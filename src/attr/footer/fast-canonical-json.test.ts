@@ -1,0 +1,53 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { canonicalJson } from '../../core/canonical-json.ts';
+import { canonicalSha256 } from '../../core/hashing.ts';
+import { fastCanonicalJson, fastCanonicalSha256 } from './fast-canonical-json.ts';
+
+function sameAsReference(value: unknown): void {
+  let expected: { ok: string } | { error: string };
+  try {
+    expected = { ok: canonicalJson(value) };
+  } catch (e) {
+    expected = { error: (e as Error).message };
+  }
+  if ('ok' in expected) assert.equal(fastCanonicalJson(value), expected.ok);
+  else assert.throws(() => fastCanonicalJson(value), { message: expected.error });
+}
+
+test('plain JSON data serializes to exactly the reference bytes', () => {
+  const values: unknown[] = [
+    null, true, false, 0, -0, 1.5, 1e21, 1e-7, -123456789.125, '', 'plain', 'quote " and \\ backslash', 'tab\tnew\nline\u0001',
+    'emoji 🐝 and accents é · — …', [], {}, [1, 'a', null, [2, [3]]], { b: 1, a: 2, A: 3, _: 4, aa: 5, 'a b': 6 },
+    { '10': 'x', '9': 'y', '1a': 'z', é: 1, e: 2, '🐝': 3, '\u0000k': 4 }, { nested: { z: [{ y: 1, x: 2 }], a: { c: null } } },
+    { skipped: undefined, kept: 1 }, [undefined, 1], Object.assign([1, 2], { extra: 3 }),
+  ];
+  for (const v of values) sameAsReference(v);
+});
+
+test('objects of one shape reuse the cached key order without mixing up shapes whose joined keys collide', () => {
+  sameAsReference({ 'a\u0000b': 1, c: 2 });
+  sameAsReference({ a: 1, 'b\u0000c': 2 });
+  for (let i = 0; i < 3; i++) sameAsReference({ z: i, y: [i], x: { w: `${i}` } });
+  sameAsReference({ y: 1, z: 2, x: 3 });
+});
+
+test('values outside plain JSON data get the reference output or the reference error', () => {
+  const values: unknown[] = [
+    'lone \ud800 surrogate', { 'key \udc00': 1 }, [Number.NaN], { n: Number.POSITIVE_INFINITY }, new Date(0), { d: new Date(0) },
+    { toJSON: () => ({ b: 1, a: 2 }) }, new String('boxed'), [new Number(3)], { f: () => 1, a: 1 }, [() => 1], Object.create(null),
+    { s: Symbol('x'), a: 1 },
+  ];
+  for (const v of values) sameAsReference(v);
+});
+
+test('nesting too deep for recursion still serializes like the reference', () => {
+  let deep: unknown = 'leaf';
+  for (let i = 0; i < 20_000; i++) deep = [deep];
+  sameAsReference(deep);
+});
+
+test('the hash is the SHA-256 of the reference canonical JSON', () => {
+  const value = { row: { label: 'S1', uri: 'https://example.org/a?b="c"', weight: '0.500000', support: 0.8125 }, list: ['x', 'y'] };
+  assert.equal(fastCanonicalSha256(value), canonicalSha256(value));
+});
