@@ -42,7 +42,8 @@ export async function buildServer(app: SvcApp): Promise<FastifyInstance> {
     bodyLimit: app.config.server.body_limit_bytes,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: false } },
+    // No coercion: the domain validates the body exactly as sent (ajv would otherwise rewrite 1 into "1" in place).
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: false } },
   });
 
   server.decorateRequest('traceId', '');
