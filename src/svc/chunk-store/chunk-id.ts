@@ -3,7 +3,8 @@
  * Content addressing makes dedupe a lookup and lets every read verify the
  * bytes it returns against the name it asked for.
  */
-import { createHash, webcrypto } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { HashPool } from './hash-pool.ts';
 
 export const CHUNK_ID_PREFIX = 'ch_';
 
@@ -24,11 +25,9 @@ export function chunkIdOf(data: Uint8Array): string {
 }
 
 /**
- * Chunk id of `data`, hashed on the libuv thread pool (WebCrypto digest). The
- * ingest and rehydration paths use it so that chunk hashing runs in parallel
- * with the main thread's work (chunking, whole-object hashing).
+ * Chunk id of `data`, hashed on a worker thread (see hash-pool.ts), so that
+ * ingest and rehydration hash in parallel with the main thread's work.
  */
 export async function chunkIdOfAsync(data: Uint8Array): Promise<string> {
-  const digest = await webcrypto.subtle.digest('SHA-256', data);
-  return CHUNK_ID_PREFIX + Buffer.from(digest).toString('hex');
+  return CHUNK_ID_PREFIX + (await HashPool.shared().digest(data));
 }

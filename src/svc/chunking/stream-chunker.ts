@@ -3,7 +3,8 @@
  * of any sizes into chunks cut by FastCDC, holding at most a few `maxSize`
  * windows in memory whatever the object size.
  *
- * Chunks are yielded as views (no copy) into an internal window. A window is
+ * Chunks are yielded as views (no copy) into an internal window backed by a
+ * SharedArrayBuffer, so hashing workers can read them in place. A window is
  * never written again below the read position and is replaced, not reused,
  * when it fills up, so a yielded view stays valid after the next iteration;
  * consumers may keep chunks while later ones are being produced (the ingest
@@ -37,7 +38,7 @@ export async function* chunkStream(source: AsyncIterable<Uint8Array>, params?: P
   // Four max-size chunks per window: a compaction (a copy of < maxSize bytes)
   // happens at most once per three chunks' worth of input.
   const windowSize = Math.max(4 * maxSize, 1024 * 1024);
-  let window = new Uint8Array(windowSize);
+  let window = new Uint8Array(new SharedArrayBuffer(windowSize));
   let readPos = 0;
   let writePos = 0;
 
@@ -47,7 +48,7 @@ export async function* chunkStream(source: AsyncIterable<Uint8Array>, params?: P
       if (writePos === window.length) {
         // Move the unread tail into a fresh window; the old one still backs
         // chunks already handed out.
-        const fresh = new Uint8Array(windowSize);
+        const fresh = new Uint8Array(new SharedArrayBuffer(windowSize));
         fresh.set(window.subarray(readPos, writePos));
         writePos -= readPos;
         readPos = 0;

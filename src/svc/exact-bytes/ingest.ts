@@ -1,7 +1,7 @@
 /**
  * The exact-bytes ingest pipeline: one pass over a byte stream that
  *
- * 1. hashes the whole object (SHA-256, on the main thread, in order);
+ * 1. hashes the whole object (SHA-256, in order, on a hashing worker);
  * 2. cuts it into content-defined chunks (FastCDC);
  * 3. names every chunk by its SHA-256 and reuses chunks the dedupe scope
  *    already holds;
@@ -10,16 +10,15 @@
  * 5. flushes the store, so that the chunks are durable before the caller
  *    writes a manifest that references them.
  *
- * Steps 3–4 of up to `concurrency` chunks run at once on the libuv thread
- * pool (hashing, compression, file writes) while the main thread keeps
- * chunking; results are assembled in object order. Memory stays bounded by
+ * Steps 3–4 of up to `concurrency` chunks run at once — hashing on a worker
+ * thread, compression and file writes on the libuv thread pool — while the
+ * main thread keeps chunking; results are assembled in object order. Memory stays bounded by
  * the chunker's window plus `concurrency` chunks, whatever the object size.
  *
  * If ingest fails part way, chunks already written stay in the store,
  * unreferenced; they are reused by a retry and otherwise left to garbage
  * collection.
  */
-import { createHash } from 'node:crypto';
 import { SvcError } from '../errors.ts';
 import type { EncodeOptions, RawReason } from '../chunking/chunk-codec.ts';
 import type { ChunkingDescriptor, ChunkingParams } from '../chunking/chunking-params.ts';
@@ -29,7 +28,8 @@ import { chunkStream } from '../chunking/stream-chunker.ts';
 import type { ChunkScope } from '../chunk-store/chunk-scope.ts';
 import type { ChunkStore } from '../chunk-store/chunk-store.ts';
 import type { IngestedChunk } from './chunk-ref.ts';
-import { chunkIdOfAsync } from '../chunk-store/chunk-id.ts';
+import { CHUNK_ID_PREFIX } from '../chunk-store/chunk-id.ts';
+import { HashPool } from '../chunk-store/hash-pool.ts';
 import type { ChunkOutcome, IngestMode, StoreChunkContext } from './store-chunk.ts';
 import { storeChunk } from './store-chunk.ts';
 
@@ -96,7 +96,8 @@ export async function ingest(source: AsyncIterable<Uint8Array>, options: IngestO
   const started = performance.now();
   const params = validateChunkingParams(options.chunking);
   const concurrency = Math.max(1, options.concurrency ?? DEFAULT_CONCURRENCY);
-  const objectHash = createHash('sha256');
+  const hashes = HashPool.shared();
+  const objectHash = hashes.openStream();
   const encode: EncodeOptions = { objectIsCompressed: false };
   if (options.zstdLevel !== undefined) encode.zstdLevel = options.zstdLevel;
   if (options.compression === false) encode.compression = false;
@@ -133,14 +134,15 @@ export async function ingest(source: AsyncIterable<Uint8Array>, options: IngestO
         throw new SvcError('payload_too_large', `object exceeds the limit of ${options.maxBytes} bytes`, { details: { limit_bytes: options.maxBytes } });
       }
       objectHash.update(chunk);
-      inFlight.push({ offset, length: chunk.length, outcome: processChunk(chunk, ctx, firstOccurrence) });
+      inFlight.push({ offset, length: chunk.length, outcome: processChunk(chunk, ctx, firstOccurrence, hashes) });
       options.onProgress?.(bytesIn);
       if (inFlight.length >= concurrency) await settleOldest();
     }
     while (inFlight.length > 0) await settleOldest();
   } catch (err) {
-    // Let in-flight writes finish (their errors are secondary) before reporting.
-    await Promise.allSettled(inFlight.map((f) => f.outcome));
+    // Let in-flight writes finish (their errors are secondary) before reporting,
+    // and close the worker's stream so it does not linger.
+    await Promise.allSettled([...inFlight.map((f) => f.outcome), objectHash.digest()]);
     throw err;
   }
   await options.store.flush();
@@ -148,7 +150,7 @@ export async function ingest(source: AsyncIterable<Uint8Array>, options: IngestO
   stats.duration_ms = performance.now() - started;
   if (options.mode === 'enforce') stats.would_store_bytes = bytesStored;
   return {
-    sha256: objectHash.digest('hex'),
+    sha256: await objectHash.digest(),
     bytes_in: bytesIn,
     bytes_stored: bytesStored,
     chunks,
@@ -159,8 +161,8 @@ export async function ingest(source: AsyncIterable<Uint8Array>, options: IngestO
 }
 
 /** Hashes a chunk, then stores it unless an earlier chunk of the same object has the same id. */
-async function processChunk(raw: Uint8Array, ctx: StoreChunkContext, firstOccurrence: Map<string, Promise<ChunkOutcome>>): Promise<ChunkOutcome> {
-  const id = await chunkIdOfAsync(raw);
+async function processChunk(raw: Uint8Array, ctx: StoreChunkContext, firstOccurrence: Map<string, Promise<ChunkOutcome>>, hashes: HashPool): Promise<ChunkOutcome> {
+  const id = CHUNK_ID_PREFIX + (await hashes.digest(raw));
   const earlier = firstOccurrence.get(id);
   if (earlier) {
     const first = await earlier;

@@ -17,10 +17,10 @@
  * The next few chunks are read ahead (`prefetch`) so that file reads,
  * decompression and hashing of several chunks overlap on the thread pool.
  */
-import { createHash } from 'node:crypto';
 import { SvcError } from '../errors.ts';
 import type { ChunkScope } from '../chunk-store/chunk-scope.ts';
 import type { ChunkStore } from '../chunk-store/chunk-store.ts';
+import { HashPool } from '../chunk-store/hash-pool.ts';
 import type { ByteRangeRequest, ResolvedRange } from './byte-range.ts';
 import { rangeLength, resolveRange } from './byte-range.ts';
 import type { ChunkRef } from './chunk-ref.ts';
@@ -98,7 +98,9 @@ export async function openRehydration(chunks: readonly ChunkRef[], options: Rehy
   const firstBytes = wanted.length > 0 ? await reader.next() : undefined;
 
   async function* stream(): AsyncGenerator<Uint8Array> {
-    const wholeHash = verifyWhole ? createHash('sha256') : undefined;
+    // Whole-object hashing runs on a worker, alongside the chunk reads.
+    const wholeHash = verifyWhole ? HashPool.shared().openStream() : undefined;
+    let digested = false;
     try {
       for (let k = 0; k < wanted.length; k++) {
         const ref = wanted[k]!;
@@ -114,7 +116,8 @@ export async function openRehydration(chunks: readonly ChunkRef[], options: Rehy
         yield piece;
       }
       if (wholeHash) {
-        const actual = wholeHash.digest('hex');
+        digested = true;
+        const actual = await wholeHash.digest();
         if (actual !== options.expectedSha256) {
           throw new SvcError('rehydration_failed', 'rehydrated object does not match the manifest sha256', {
             details: { reason: 'object_digest_mismatch', expected_sha256: options.expectedSha256, actual_sha256: actual },
@@ -123,6 +126,8 @@ export async function openRehydration(chunks: readonly ChunkRef[], options: Rehy
       }
     } finally {
       reader.abandon();
+      // A stream abandoned early still closes its worker-side hash.
+      if (wholeHash && !digested) wholeHash.digest().catch(() => undefined);
     }
   }
 
