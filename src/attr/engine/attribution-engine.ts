@@ -25,6 +25,7 @@ import { EvidenceSearch } from './retrieval/evidence-search.ts';
 import { allocate } from './royalty/allocation.ts';
 import type { AttributeInput, AttributionEngine, AttributionEngineOptions } from './types.ts';
 import { validateAttributeInput } from './validate-input.ts';
+import { WarrantReader } from './warrant/warrant-profile.ts';
 
 const DEFAULT_RETRIEVAL_DEPTH = 8;
 
@@ -41,7 +42,8 @@ export function createAttributionEngine(corpus: Corpus, options: AttributionEngi
     const answer = input.output ?? buildDemoAnswer(index, input.prompt);
     const origin = input.context.provider ? 'provider' : input.output !== undefined ? 'caller' : 'demo';
     const units = claimUnits(answer);
-    const analysed = analyseClaims(units, search, policy.min_support_score);
+    const warrants = new WarrantReader();
+    const analysed = analyseClaims(units, search, policy.min_support_score, warrants);
     const allocation = allocate(
       analysed.sources.map((s) => ({ label: s.label, payable: s.source.rights_holder !== null && s.source.royalty_terms.royalty_eligible })),
       analysed.rows.map((r) => ({ supported: r.support_status === 'supported', sourceLabel: r.source_label })),
@@ -53,7 +55,9 @@ export function createAttributionEngine(corpus: Corpus, options: AttributionEngi
       claimHashes: units.map((u) => u.hash), sources: analysed.sources, allocation,
     });
     const draft = draftFooter(analysed.sources, analysed.claims, analysed.rows, allocation, event, policy);
-    const outcome = evaluateDisplayRules({ footer: draft, policy, event, answer: { text: answer, units, scan: scanAnswer(answer) } });
+    const outcome = evaluateDisplayRules({
+      footer: draft, policy, event, answer: { text: answer, units, scan: scanAnswer(answer) }, warrants,
+    });
     const footer = finalizeFooter(draft, outcome.errors, outcome.acceptance.attribution_gap_verdict === 'closed');
     return buildResponse(answer, footer, event, outcome.errors);
   };

@@ -13,7 +13,7 @@ import { confidenceLabel, PARTIAL_SUPPORT_FLOOR, supportStatus } from '../suppor
 import { stripCitationNoise } from '../text/citation-markers.ts';
 import { stripLinks } from '../text/links.ts';
 import { contentTokens } from '../text/tokenizer.ts';
-import { forceFlags, warrantMismatchFlags, warrantProfile } from '../warrant/warrant-profile.ts';
+import { forceFlags, mismatchFlags, type WarrantReader } from '../warrant/warrant-profile.ts';
 
 export interface LabelledSource {
   label: string;
@@ -36,7 +36,8 @@ export interface AnalysedClaims {
   sources: LabelledSource[];
 }
 
-export function analyseClaims(units: readonly ClaimUnit[], search: EvidenceSearch, minSupportScore: number): AnalysedClaims {
+/** `warrants` reads claim and evidence texts; the caller hands the same reader to the display rules. */
+export function analyseClaims(units: readonly ClaimUnit[], search: EvidenceSearch, minSupportScore: number, warrants: WarrantReader): AnalysedClaims {
   const claims: ClaimAnalysis[] = units.map((unit) => {
     const evidence = search.search(unit.text, contentTokens(stripLinks(stripCitationNoise(unit.text))));
     const used = evidence.primary && evidence.primary.support >= PARTIAL_SUPPORT_FLOOR ? evidence.primary : undefined;
@@ -62,7 +63,7 @@ export function analyseClaims(units: readonly ClaimUnit[], search: EvidenceSearc
     }
   }
 
-  const rows = claims.map((c, i) => claimRow(c, i, bySourceId, minSupportScore));
+  const rows = claims.map((c, i) => claimRow(c, i, bySourceId, minSupportScore, warrants));
   return { claims, rows, sources: [...bySourceId.values()] };
 }
 
@@ -79,8 +80,10 @@ function labelNumber(label: string): number {
   return Number(label.slice(1));
 }
 
-function claimRow(c: ClaimAnalysis, index: number, bySourceId: Map<string, LabelledSource>, minSupportScore: number): ClaimRow {
-  const claimProfile = warrantProfile(c.unit.text);
+function claimRow(c: ClaimAnalysis, index: number, bySourceId: Map<string, LabelledSource>, minSupportScore: number, warrants: WarrantReader): ClaimRow {
+  const claimReading = warrants.read(c.unit.text);
+  // Copies: the reader's profiles are shared by every claim and span with the same text.
+  const claimProfile = { ...claimReading.profile };
   const support = c.used?.support ?? 0;
   const status = supportStatus(support, minSupportScore);
   const sourceEntry = c.used ? bySourceId.get(c.used.chunk.source.source_id) : undefined;
@@ -91,8 +94,9 @@ function claimRow(c: ClaimAnalysis, index: number, bySourceId: Map<string, Label
   const conflicts = contradictions(c, minSupportScore).filter(([id]) => bySourceId.has(id));
   const disagreement = conflicts.map(([id]) => bySourceId.get(id)!.label).sort((a, b) => labelNumber(a) - labelNumber(b));
   const evidenceText = c.used?.text ?? null;
-  const evidenceProfile = evidenceText === null ? null : warrantProfile(evidenceText);
-  const mismatch = evidenceText === null ? [] : warrantMismatchFlags(c.unit.text, evidenceText);
+  const evidenceReading = evidenceText === null ? null : warrants.read(evidenceText);
+  const evidenceProfile = evidenceReading === null ? null : { ...evidenceReading.profile };
+  const mismatch = evidenceReading === null ? [] : mismatchFlags(claimReading, evidenceReading);
   return {
     label: `C${index + 1}`,
     claim_hash: c.unit.hash,

@@ -8,7 +8,7 @@ import type { WarrantProfile } from '../../schemas/attribution-response.ts';
 import {
   APPROXIMATE, BOUNDED, CAUSAL, CERTAIN, CORRELATIONAL, GENERAL, PARTICULAR, POSSIBLE, PROBABLE, TEMPORAL_MARKERS, UNIVERSAL,
 } from './lexicon.ts';
-import { numberMentions } from './numbers.ts';
+import { numberMentions, type NumberMentions } from './numbers.ts';
 import { stripCitationNoise } from '../text/citation-markers.ts';
 import { stripLinks } from '../text/links.ts';
 
@@ -17,17 +17,54 @@ function body(text: string): string {
   return stripLinks(stripCitationNoise(text));
 }
 
-export function warrantProfile(rawText: string): WarrantProfile {
+/** Case-insensitive, non-global twin of TEMPORAL_MARKERS (a global regex keeps state between tests). */
+const TEMPORAL_MARKER = new RegExp(TEMPORAL_MARKERS.source, 'i');
+
+/** What the warrant rules need to know about one text: its profile and the numbers it mentions. */
+export interface WarrantReading {
+  profile: WarrantProfile;
+  numbers: NumberMentions;
+}
+
+/** Reads the force of a text once; the profile and the mismatch flags both derive from this. */
+export function readWarrant(rawText: string): WarrantReading {
   const text = body(rawText);
   const t = text.toLowerCase();
   const nums = numberMentions(text);
   return {
-    relation: CAUSAL.test(t) ? 'causal' : CORRELATIONAL.test(t) ? 'correlational' : 'descriptive',
-    modality: CERTAIN.test(t) ? 'certain' : POSSIBLE.test(t) ? 'possible' : PROBABLE.test(t) ? 'probable' : 'asserted',
-    scope: UNIVERSAL.test(t) ? 'universal' : GENERAL.test(t) ? 'general' : PARTICULAR.test(t) ? 'particular' : 'unspecified',
-    temporal: new RegExp(TEMPORAL_MARKERS.source, 'i').test(t) ? 'present_relative' : nums.years.length > 0 ? 'dated' : 'atemporal',
-    numeric: nums.values.length === 0 ? 'none' : APPROXIMATE.test(t) ? 'approximate' : BOUNDED.test(t) ? 'bounded' : 'exact',
+    profile: {
+      relation: CAUSAL.test(t) ? 'causal' : CORRELATIONAL.test(t) ? 'correlational' : 'descriptive',
+      modality: CERTAIN.test(t) ? 'certain' : POSSIBLE.test(t) ? 'possible' : PROBABLE.test(t) ? 'probable' : 'asserted',
+      scope: UNIVERSAL.test(t) ? 'universal' : GENERAL.test(t) ? 'general' : PARTICULAR.test(t) ? 'particular' : 'unspecified',
+      temporal: TEMPORAL_MARKER.test(t) ? 'present_relative' : nums.years.length > 0 ? 'dated' : 'atemporal',
+      numeric: nums.values.length === 0 ? 'none' : APPROXIMATE.test(t) ? 'approximate' : BOUNDED.test(t) ? 'bounded' : 'exact',
+    },
+    numbers: nums,
   };
+}
+
+export function warrantProfile(rawText: string): WarrantProfile {
+  return readWarrant(rawText).profile;
+}
+
+/**
+ * Per-call memo of `readWarrant`: the engine reads each claim and evidence
+ * span once and hands the same reader to the display rules, which would
+ * otherwise read the same texts again. Strings are immutable and the reading
+ * a pure function of the text, so a memo cannot change a result; it lives
+ * for one attribution or one verification, never longer.
+ */
+export class WarrantReader {
+  readonly #readings = new Map<string, WarrantReading>();
+
+  read(text: string): WarrantReading {
+    let reading = this.#readings.get(text);
+    if (reading === undefined) {
+      reading = readWarrant(text);
+      this.#readings.set(text, reading);
+    }
+    return reading;
+  }
 }
 
 const DEFAULTS: WarrantProfile = { relation: 'descriptive', modality: 'asserted', scope: 'unspecified', temporal: 'atemporal', numeric: 'none' };
@@ -50,14 +87,19 @@ const SCOPE_RANK = { particular: 0, general: 1, unspecified: 1, universal: 2 } a
  * vocabulary (docs/attr-engine.md).
  */
 export function warrantMismatchFlags(claimText: string, evidenceText: string): string[] {
-  const c = warrantProfile(claimText);
-  const e = warrantProfile(evidenceText);
+  return mismatchFlags(readWarrant(claimText), readWarrant(evidenceText));
+}
+
+/** `warrantMismatchFlags` from readings already made. */
+export function mismatchFlags(claim: WarrantReading, evidence: WarrantReading): string[] {
+  const c = claim.profile;
+  const e = evidence.profile;
   const flags: string[] = [];
   if (c.relation === 'causal' && e.relation === 'correlational') flags.push('relation_causal_from_correlational');
   if (MODALITY_RANK[c.modality] > MODALITY_RANK[e.modality]) flags.push('modality_stronger_than_evidence');
   if (SCOPE_RANK[c.scope] > SCOPE_RANK[e.scope]) flags.push('scope_broader_than_evidence');
-  const cn = numberMentions(body(claimText));
-  const en = numberMentions(body(evidenceText));
+  const cn = claim.numbers;
+  const en = evidence.numbers;
   if (cn.years.some((y) => !en.years.includes(y))) flags.push('temporal_year_not_in_evidence');
   if (c.temporal === 'present_relative' && e.temporal === 'dated') flags.push('temporal_present_from_dated_evidence');
   if (cn.values.some((v) => !en.values.includes(v))) flags.push('numeric_value_not_in_evidence');

@@ -12,7 +12,7 @@ import { renderClaimRow } from '../../footer/render-footer.ts';
 import { USAGE_METRIC_METHODS, USAGE_METRIC_NAMES, USAGE_METRIC_PROFILE, USAGE_METRIC_SCOPE } from '../../footer/usage-metrics.ts';
 import { allocate } from '../../engine/royalty/allocation.ts';
 import { supportStatus, confidenceLabel } from '../../engine/support-labels.ts';
-import { forceFlags, warrantMismatchFlags, warrantProfile } from '../../engine/warrant/warrant-profile.ts';
+import { forceFlags, mismatchFlags, WarrantReader } from '../../engine/warrant/warrant-profile.ts';
 import type { Findings, RuleContext } from './rule-context.ts';
 import type { RowFacts } from './source-row-checks.ts';
 
@@ -64,20 +64,23 @@ export function sourceClaimRowsRule(ctx: RuleContext, f: Findings) {
 }
 
 export function warrantRule(ctx: RuleContext, f: Findings) {
+  const warrants = ctx.warrants ?? new WarrantReader();
   const profile = { matched: 0, overstated: 0, no_evidence: 0, mismatch_flags: {} as Record<string, number> };
   for (const c of ctx.footer.claim_rows) {
     profile[c.warrant_strength_status]++;
     for (const flag of c.warrant_mismatch_flags) profile.mismatch_flags[flag] = (profile.mismatch_flags[flag] ?? 0) + 1;
     const text = claimText(ctx, c);
     if (text !== undefined) {
-      const p = warrantProfile(text);
+      const claim = warrants.read(text);
+      const p = claim.profile;
       const declaredOk = sameJson(p, c.claim_warrant_profile) && sameJson(forceFlags(p), c.claim_force_flags);
+      const evidence = c.evidence_preview === null ? null : warrants.read(c.evidence_preview);
       const evidenceOk =
-        c.evidence_preview === null
+        evidence === null
           ? c.evidence_warrant_profile === null && c.evidence_force_flags.length === 0 && c.warrant_mismatch_flags.length === 0
-          : sameJson(warrantProfile(c.evidence_preview), c.evidence_warrant_profile) &&
-            sameJson(forceFlags(warrantProfile(c.evidence_preview)), c.evidence_force_flags) &&
-            sameJson(warrantMismatchFlags(text, c.evidence_preview), c.warrant_mismatch_flags);
+          : sameJson(evidence.profile, c.evidence_warrant_profile) &&
+            sameJson(forceFlags(evidence.profile), c.evidence_force_flags) &&
+            sameJson(mismatchFlags(claim, evidence), c.warrant_mismatch_flags);
       if (!declaredOk || !evidenceOk) f.add('warrant_profile_mismatch', `declared warrant profile of ${c.label} does not match its claim and evidence text`, c.label);
     }
     const expectedStatus = c.evidence_preview === null ? 'no_evidence' : c.warrant_mismatch_flags.length > 0 ? 'overstated' : 'matched';

@@ -4,6 +4,7 @@
  */
 import type { AcceptancePolicy, AuditError, SourceFooter, UsageEvent } from '../../schemas/attribution-response.ts';
 import type { ClaimUnit } from '../../engine/claims/claim-units.ts';
+import type { WarrantReader } from '../../engine/warrant/warrant-profile.ts';
 import { auditError, type AuditErrorCode } from '../audit-error-codes.ts';
 import type { AnswerScan } from '../answer-scan.ts';
 
@@ -19,6 +20,12 @@ export interface RuleContext {
   answer?: { text: string; units: ClaimUnit[]; scan: AnswerScan };
   /** Copied text to compare (rule 15), with the display text it must equal when known. */
   displayText?: { copied: string; expected: string | undefined };
+  /**
+   * Memo of warrant readings for this one evaluation. The engine passes the
+   * reader it filled while building the claim rows, so each text is read
+   * once per attribution; absent, the rules use a fresh one.
+   */
+  warrants?: WarrantReader;
 }
 
 export class Findings {
