@@ -16,7 +16,7 @@ import { scanAnswer } from '../verify/answer-scan.ts';
 import { evaluateDisplayRules } from '../verify/display-rules.ts';
 import { analyseClaims } from './assembly/analyse-claims.ts';
 import { buildEvent } from './assembly/build-event.ts';
-import { draftFooter, finalizeFooter } from './assembly/build-footer.ts';
+import { draftFooter, draftRowIntegrity, finalizeFooter } from './assembly/build-footer.ts';
 import { buildResponse } from './assembly/build-response.ts';
 import { claimUnits } from './claims/claim-units.ts';
 import { buildDemoAnswer } from './demo-answer.ts';
@@ -56,7 +56,7 @@ export function createAttributionEngine(corpus: Corpus, options: AttributionEngi
     });
     const draft = draftFooter(analysed.sources, analysed.claims, analysed.rows, allocation, event, policy);
     const outcome = evaluateDisplayRules({
-      footer: draft, policy, event, answer: { text: answer, units, scan: scanAnswer(answer) }, warrants,
+      footer: draft, policy, event, answer: { text: answer, units, scan: scanAnswer(answer) }, warrants, knownRowIntegrity: draftRowIntegrity(draft),
     });
     const footer = finalizeFooter(draft, outcome.errors, outcome.acceptance.attribution_gap_verdict === 'closed');
     return buildResponse(answer, footer, event, outcome.errors);

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { canonicalJson } from '../../core/canonical-json.ts';
-import { canonicalSha256 } from '../../core/hashing.ts';
-import { fastCanonicalJson, fastCanonicalSha256 } from './fast-canonical-json.ts';
+import { canonicalSha256, sha256Hex } from '../../core/hashing.ts';
+import { fastCanonicalJson, fastCanonicalSha256, sha256HexOneShot } from './fast-canonical-json.ts';
 
 function sameAsReference(value: unknown): void {
   let expected: { ok: string } | { error: string };
@@ -50,4 +50,8 @@ test('nesting too deep for recursion still serializes like the reference', () =>
 test('the hash is the SHA-256 of the reference canonical JSON', () => {
   const value = { row: { label: 'S1', uri: 'https://example.org/a?b="c"', weight: '0.500000', support: 0.8125 }, list: ['x', 'y'] };
   assert.equal(fastCanonicalSha256(value), canonicalSha256(value));
+});
+
+test('the one-shot text hash equals the streaming SHA-256, lone surrogates included', () => {
+  for (const text of ['', 'abc', 'emoji 🐝 · é', 'lone \ud800 surrogate', 'x'.repeat(100_000)]) assert.equal(sha256HexOneShot(text), sha256Hex(text));
 });

@@ -15,8 +15,8 @@
  * and the reference implementation serializes the value instead, so the
  * output, or the error thrown, is always the reference's.
  */
+import { hash } from 'node:crypto';
 import { canonicalJson } from '../../core/canonical-json.ts';
-import { sha256Hex } from '../../core/hashing.ts';
 
 /** Thrown inside the fast path when a value needs the reference serializer. */
 class NeedsReference extends Error {}
@@ -115,7 +115,15 @@ export function fastCanonicalJson(value: unknown): string {
   }
 }
 
+/**
+ * SHA-256 (hex) of the UTF-8 text, as `sha256Hex` in src/core/hashing.ts, through the one-shot
+ * `crypto.hash` (no Hash object per call: a response hashes a few hundred short texts).
+ */
+export function sha256HexOneShot(text: string): string {
+  return hash('sha256', text, 'hex');
+}
+
 /** SHA-256 (hex) of the canonical JSON of `value`; same result as `canonicalSha256` in src/core/hashing.ts. */
 export function fastCanonicalSha256(value: unknown): string {
-  return sha256Hex(fastCanonicalJson(value));
+  return sha256HexOneShot(fastCanonicalJson(value));
 }

@@ -8,8 +8,7 @@
  * Canonical JSON is RFC 8785 (src/core/canonical-json.ts), produced through
  * its faster equivalent in fast-canonical-json.ts.
  */
-import { sha256Hex } from '../../core/hashing.ts';
-import { fastCanonicalSha256 } from './fast-canonical-json.ts';
+import { fastCanonicalSha256, sha256HexOneShot } from './fast-canonical-json.ts';
 import type { SourceFooter, SourceRow, UsageEvent } from '../schemas/attribution-response.ts';
 
 export function eventHash(event: Omit<UsageEvent, 'event_hash'> & { event_hash?: string }): string {
@@ -29,5 +28,5 @@ export function footerHash(footer: Omit<SourceFooter, 'footer_hash' | 'rendered_
 
 /** Hash of an evidence span or claim: SHA-256 of its exact UTF-8 text. */
 export function textHash(text: string): string {
-  return sha256Hex(text);
+  return sha256HexOneShot(text);
 }

@@ -26,6 +26,14 @@ export interface RuleContext {
    * once per attribution; absent, the rules use a fresh one.
    */
   warrants?: WarrantReader;
+  /**
+   * Per source row, integrity the caller has already established for this
+   * very footer object, taken instead of re-derived. The engine passes it for
+   * its own draft (it derived every handle from these rows in the same call,
+   * and seals the row hashes only after the rules); the response verifier
+   * passes the row-hash results it has just computed. Absent: re-derived.
+   */
+  knownRowIntegrity?: readonly { rowHashValid: boolean; handleValid?: boolean }[];
 }
 
 export class Findings {

@@ -8,7 +8,7 @@
 import type { SourceRow } from '../../schemas/attribution-response.ts';
 import { CONTENT_HASH_PREFIX_LENGTH, verificationHandle } from '../../footer/handles.ts';
 import { rowHash } from '../../footer/footer-hashes.ts';
-import type { FooterUnderReview } from './rule-context.ts';
+import type { FooterUnderReview, RuleContext } from './rule-context.ts';
 
 export interface RowFacts {
   row: SourceRow;
@@ -20,14 +20,14 @@ export interface RowFacts {
   verified: boolean;
 }
 
-export function rowFacts(footer: FooterUnderReview): RowFacts[] {
-  return footer.source_rows.map((row) => {
+export function rowFacts(footer: FooterUnderReview, known?: RuleContext['knownRowIntegrity']): RowFacts[] {
+  return footer.source_rows.map((row, i) => {
     const prefixValid = row.content_hash_prefix === row.hash.slice(0, CONTENT_HASH_PREFIX_LENGTH);
-    const handleValid = row.verify === verificationHandle(footer.event_id, footer.event_hash, row.label, row.content_hash_prefix);
+    const handleValid = known?.[i]?.handleValid ?? row.verify === verificationHandle(footer.event_id, footer.event_hash, row.label, row.content_hash_prefix);
     const text = footer.rendered_text;
     const handleShown = text.includes(`  verify: ${row.verify}\n`);
     const locatorsShown = text.includes(`  uri: ${row.uri}\n`) && handleShown && text.includes(`  hash: sha256:${row.content_hash_prefix} `);
-    const rowHashValid = row.row_hash === rowHash(row);
+    const rowHashValid = known?.[i]?.rowHashValid ?? row.row_hash === rowHash(row);
     return { row, handleValid, handleShown, rowHashValid, prefixValid, locatorsShown, verified: handleValid && handleShown && rowHashValid && prefixValid && locatorsShown };
   });
 }
