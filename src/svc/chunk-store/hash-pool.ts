@@ -13,6 +13,9 @@
 import { Worker } from 'node:worker_threads';
 import type { HashReply, HashRequest } from './hash-worker.ts';
 
+/** Largest range sent in one stream update. */
+const COALESCE_BYTES = 1024 * 1024;
+
 /** A view over shared memory (zero-copy), or a shared copy of `view`. */
 function shared(view: Uint8Array): { sab: SharedArrayBuffer; offset: number; length: number } {
   if (view.buffer instanceof SharedArrayBuffer) return { sab: view.buffer, offset: view.byteOffset, length: view.byteLength };
@@ -64,12 +67,27 @@ export class HashPool {
   openStream(): StreamHasher {
     const stream = ++this.#nextStream;
     const worker = this.#streamWorker;
+    // Consecutive views of one shared buffer (successive chunks of a window)
+    // are sent as one range: one message per ~MiB instead of one per chunk.
+    let pending: { sab: SharedArrayBuffer; offset: number; length: number } | undefined;
+    const send = () => {
+      if (pending) worker.postMessage({ op: 'update', stream, ...pending } satisfies HashRequest);
+      pending = undefined;
+    };
     return {
       update: (view) => {
-        const { sab, offset, length } = shared(view);
-        worker.postMessage({ op: 'update', stream, sab, offset, length } satisfies HashRequest);
+        const next = shared(view);
+        if (pending && pending.sab === next.sab && pending.offset + pending.length === next.offset && pending.length < COALESCE_BYTES) {
+          pending.length += next.length;
+          return;
+        }
+        send();
+        pending = next;
       },
-      digest: () => this.#call(worker, (id) => ({ op: 'digest', id, stream })),
+      digest: () => {
+        send();
+        return this.#call(worker, (id) => ({ op: 'digest', id, stream }));
+      },
     };
   }
 
