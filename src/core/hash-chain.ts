@@ -4,13 +4,14 @@
  * ledger and the attr audit log. Verification walks entries in order and
  * reports the first link that does not hold.
  */
-import { sha256Hex } from './hashing.ts';
+import { hash } from 'node:crypto';
 
 /** The prev_hash of the first entry of a chain. */
 export const GENESIS_HASH = '0'.repeat(64);
 
 export function chainHash(prevHash: string, canonicalBody: string): string {
-  return sha256Hex(`${prevHash}\n${canonicalBody}`);
+  // One-shot crypto.hash: no Hash object per entry (verification runs this millions of times).
+  return hash('sha256', `${prevHash}\n${canonicalBody}`, 'hex');
 }
 
 export interface ChainLink {

@@ -19,14 +19,18 @@ export async function verifyLedger(repo: LedgerRepository): Promise<LedgerVerify
   let after = 0;
   let badId: string | undefined;
   for (;;) {
-    const rows = await repo.scan(after, PAGE);
+    const rows = await repo.scanValues(after, PAGE);
     if (rows.length === 0) break;
-    for (const row of rows) {
-      const seq = Number(row.seq);
-      const ok = verifier.push({ position: seq, prevHash: row.prev_hash, hash: row.hash, canonicalBody: canonicalEventBody({ ...row, seq }) });
+    for (const r of rows) {
+      // Column order is LEDGER_COLUMNS: seq, id, ts, type, tenant, actor, work_unit_id, manifest_id, policy_bundle_id, trace_id, payload, prev_hash, hash.
+      const row = {
+        seq: Number(r[0]), id: r[1] as string, ts: r[2] as string, type: r[3] as string, tenant: r[4] as string | null, actor: r[5] as string,
+        work_unit_id: r[6] as string | null, manifest_id: r[7] as string | null, policy_bundle_id: r[8] as string | null, trace_id: r[9] as string | null, payload: r[10] as string,
+      };
+      const ok = verifier.push({ position: row.seq, prevHash: r[11] as string, hash: r[12] as string, canonicalBody: canonicalEventBody(row) });
       if (!ok && badId === undefined) badId = row.id;
     }
-    after = Number(rows[rows.length - 1]!.seq);
+    after = Number(rows[rows.length - 1]![0]);
     if (badId !== undefined) break;
   }
   const report: LedgerVerifyReport = { ...verifier.report(), duration_ms: Math.round(performance.now() - started) };

@@ -29,6 +29,9 @@ function makeOps(q: Queryable) {
     async get<T>(sql: string, values: readonly SqlValue[] = []): Promise<T | undefined> {
       return (await q.query(sql, params(values))).rows[0] as T | undefined;
     },
+    async values(sql: string, values: readonly SqlValue[] = []): Promise<unknown[][]> {
+      return (await q.query({ text: sql, values: params(values), rowMode: 'array' })).rows as unknown[][];
+    },
     async run(sql: string, values: readonly SqlValue[] = []): Promise<{ changes: number }> {
       return { changes: (await q.query(sql, params(values))).rowCount ?? 0 };
     },
@@ -64,6 +67,9 @@ export class PostgresDb implements Db {
   }
   get<T>(sql: string, values?: readonly SqlValue[]): Promise<T | undefined> {
     return this.#ops.get<T>(sql, values);
+  }
+  values(sql: string, values?: readonly SqlValue[]): Promise<unknown[][]> {
+    return this.#ops.values(sql, values);
   }
   run(sql: string, values?: readonly SqlValue[]): Promise<{ changes: number }> {
     return this.#ops.run(sql, values);

@@ -37,6 +37,7 @@ export class SqliteDb implements Db {
   readonly dialect = 'sqlite' as const;
   readonly #db: DatabaseSync;
   readonly #statements = new Map<string, StatementSync>();
+  readonly #arrayStatements = new Map<string, StatementSync>();
   readonly #mutex = new Mutex();
 
   constructor(path: string) {
@@ -56,6 +57,15 @@ export class SqliteDb implements Db {
   // Direct (unlocked) operations, used inside a held transaction.
   #all<T>(sql: string, params: readonly SqlValue[]): T[] {
     return this.#prepare(sql).all(...bindable(params)) as T[];
+  }
+  #values(sql: string, params: readonly SqlValue[]): unknown[][] {
+    let stmt = this.#arrayStatements.get(sql);
+    if (!stmt) {
+      stmt = this.#db.prepare(translate(sql));
+      stmt.setReturnArrays(true);
+      this.#arrayStatements.set(sql, stmt);
+    }
+    return stmt.all(...bindable(params)) as unknown as unknown[][];
   }
   #get<T>(sql: string, params: readonly SqlValue[]): T | undefined {
     return this.#prepare(sql).get(...bindable(params)) as T | undefined;
@@ -77,6 +87,9 @@ export class SqliteDb implements Db {
   all<T>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
     return this.#serialised(() => this.#all<T>(sql, params));
   }
+  values(sql: string, params: readonly SqlValue[] = []): Promise<unknown[][]> {
+    return this.#serialised(() => this.#values(sql, params));
+  }
   get<T>(sql: string, params: readonly SqlValue[] = []): Promise<T | undefined> {
     return this.#serialised(() => this.#get<T>(sql, params));
   }
@@ -93,6 +106,7 @@ export class SqliteDb implements Db {
       dialect: 'sqlite',
       all: async <R>(sql: string, params: readonly SqlValue[] = []) => this.#all<R>(sql, params),
       get: async <R>(sql: string, params: readonly SqlValue[] = []) => this.#get<R>(sql, params),
+      values: async (sql: string, params: readonly SqlValue[] = []) => this.#values(sql, params),
       run: async (sql: string, params: readonly SqlValue[] = []) => this.#run(sql, params),
       exec: async (sql: string) => this.#db.exec(sql),
       transaction: () => Promise.reject(new Error('nested transactions are not supported')),
@@ -122,6 +136,7 @@ export class SqliteDb implements Db {
     const release = await this.#mutex.lock();
     try {
       this.#statements.clear();
+      this.#arrayStatements.clear();
       if (this.#db.isOpen) this.#db.close();
     } finally {
       release();

@@ -10,7 +10,8 @@ import { newId } from '../../../core/ids.ts';
 import type { Db, SqlValue } from '../db.ts';
 import { type LedgerEventInput, type LedgerRow, canonicalEventBody } from '../../ledger/event.ts';
 
-const COLUMNS = ['seq', 'id', 'ts', 'type', 'tenant', 'actor', 'work_unit_id', 'manifest_id', 'policy_bundle_id', 'trace_id', 'payload', 'prev_hash', 'hash'] as const;
+export const LEDGER_COLUMNS = ['seq', 'id', 'ts', 'type', 'tenant', 'actor', 'work_unit_id', 'manifest_id', 'policy_bundle_id', 'trace_id', 'payload', 'prev_hash', 'hash'] as const;
+const COLUMNS = LEDGER_COLUMNS;
 const INSERT_BATCH = 200;
 
 export interface LedgerQuery {
@@ -28,9 +29,15 @@ export class LedgerRepository {
     this.db = db;
   }
 
-  /** Appends events in order as one transaction; returns the stored rows. */
-  async appendBatch(inputs: readonly LedgerEventInput[]): Promise<LedgerRow[]> {
+  /**
+   * Appends events in order as one transaction; returns the stored rows.
+   * `before` writes other rows in the same transaction first (records the
+   * events describe, committed atomically with them).
+   */
+  async appendBatch(inputs: readonly LedgerEventInput[], before?: (tx: Db) => Promise<void>): Promise<LedgerRow[]> {
     return this.db.transaction(async (tx) => {
+      if (before) await before(tx);
+      if (inputs.length === 0) return [];
       await tx.lockChain('ledger');
       const head = await tx.get<{ seq: number; hash: string }>('SELECT seq, hash FROM ledger_events ORDER BY seq DESC LIMIT 1');
       let seq = Number(head?.seq ?? 0);
@@ -56,14 +63,21 @@ export class LedgerRepository {
         prev = hash;
         return row;
       });
-      for (let i = 0; i < rows.length; i += INSERT_BATCH) {
-        const slice = rows.slice(i, i + INSERT_BATCH);
-        const values: SqlValue[] = [];
-        const tuples = slice.map((row, r) => {
-          for (const c of COLUMNS) values.push(row[c]);
-          return `(${COLUMNS.map((_, c) => `$${r * COLUMNS.length + c + 1}`).join(', ')})`;
-        });
-        await tx.run(`INSERT INTO ledger_events (${COLUMNS.join(', ')}) VALUES ${tuples.join(', ')}`, values);
+      if (tx.dialect === 'sqlite') {
+        // In-process SQLite: one prepared single-row statement is fastest.
+        const sql = `INSERT INTO ledger_events (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map((_, c) => `$${c + 1}`).join(', ')})`;
+        for (const row of rows) await tx.run(sql, COLUMNS.map((c) => row[c]));
+      } else {
+        // Over the network: multi-row inserts save round trips.
+        for (let i = 0; i < rows.length; i += INSERT_BATCH) {
+          const slice = rows.slice(i, i + INSERT_BATCH);
+          const values: SqlValue[] = [];
+          const tuples = slice.map((row, r) => {
+            for (const c of COLUMNS) values.push(row[c]);
+            return `(${COLUMNS.map((_, c) => `$${r * COLUMNS.length + c + 1}`).join(', ')})`;
+          });
+          await tx.run(`INSERT INTO ledger_events (${COLUMNS.join(', ')}) VALUES ${tuples.join(', ')}`, values);
+        }
       }
       return rows;
     });
@@ -95,6 +109,11 @@ export class LedgerRepository {
   /** Rows in chain order after `afterSeq`, for verification and streaming. */
   scan(afterSeq: number, limit: number): Promise<LedgerRow[]> {
     return this.db.all<LedgerRow>(`SELECT ${COLUMNS.join(', ')} FROM ledger_events WHERE seq > $1 ORDER BY seq LIMIT $2`, [afterSeq, limit]);
+  }
+
+  /** Like `scan`, as arrays in `LEDGER_COLUMNS` order (fast path for verification). */
+  scanValues(afterSeq: number, limit: number): Promise<unknown[][]> {
+    return this.db.values(`SELECT ${COLUMNS.join(', ')} FROM ledger_events WHERE seq > $1 ORDER BY seq LIMIT $2`, [afterSeq, limit]);
   }
 
   async head(): Promise<{ seq: number; hash: string } | undefined> {

@@ -1,0 +1,108 @@
+/**
+ * `npm run bench -- ledger`: ledger append rate (batched and concurrent) and
+ * whole-chain verification time on SQLite, plus planning latency. Baseline in
+ * the same run: inserting the same rows without computing the chain.
+ * Args: `--events N` for the verify run (default 1,000,000).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { makePrincipal } from '../../src/svc/auth/principal.ts';
+import { createSvcApp } from '../../src/svc/app.ts';
+import { loadConfig } from '../../src/svc/config/load.ts';
+import { LedgerAppender } from '../../src/svc/ledger/appender.ts';
+import { verifyLedger } from '../../src/svc/ledger/verify.ts';
+import { openStore } from '../../src/svc/store/store.ts';
+import { type BenchReport, round, summarize } from '../report.ts';
+
+const BATCH = 1000;
+
+function eventInput(i: number) {
+  return { type: 'bench.append', tenant: `t${i % 16}`, actor: 'bench', work_unit_id: `wu_${i}`, trace_id: 'trace', payload: { i, bytes_in: i * 7, note: 'ledger benchmark' } };
+}
+
+export default async function run(args: string[]): Promise<BenchReport> {
+  const eventsArg = args.indexOf('--events');
+  const totalEvents = eventsArg >= 0 ? Number(args[eventsArg + 1]) : 1_000_000;
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-bench-ledger-'));
+  try {
+    // 1. Batched appends (repository, one transaction per 1,000 events) vs a plain insert baseline.
+    const store = await openStore({ stateDir: path.join(dir, 'a') });
+    await store.db.exec('CREATE TABLE baseline_events (seq INTEGER PRIMARY KEY, type TEXT, tenant TEXT, actor TEXT, payload TEXT)');
+    const n = 200_000;
+    let t = performance.now();
+    for (let i = 0; i < n; i += BATCH) await store.ledger.appendBatch(Array.from({ length: BATCH }, (_, k) => eventInput(i + k)));
+    const batchedSeconds = (performance.now() - t) / 1000;
+    t = performance.now();
+    for (let i = 0; i < n; i += BATCH) {
+      await store.db.transaction(async (tx) => {
+        for (let k = 0; k < BATCH; k++) {
+          const e = eventInput(i + k);
+          await tx.run('INSERT INTO baseline_events (type, tenant, actor, payload) VALUES ($1, $2, $3, $4)', [e.type, e.tenant, e.actor, JSON.stringify(e.payload)]);
+        }
+      });
+    }
+    const baselineSeconds = (performance.now() - t) / 1000;
+
+    // 2. 10,000 concurrent single appends through the group-commit appender.
+    const appender = new LedgerAppender(store.ledger);
+    t = performance.now();
+    await Promise.all(Array.from({ length: 10_000 }, (_, i) => appender.append(eventInput(i))));
+    const concurrentSeconds = (performance.now() - t) / 1000;
+    await store.close();
+
+    // 3. Verify a chain of `totalEvents`.
+    const big = await openStore({ stateDir: path.join(dir, 'b') });
+    for (let i = 0; i < totalEvents; i += 5000) await big.ledger.appendBatch(Array.from({ length: Math.min(5000, totalEvents - i) }, (_, k) => eventInput(i + k)));
+    t = performance.now();
+    const report = await verifyLedger(big.ledger);
+    const verifySeconds = (performance.now() - t) / 1000;
+    await big.close();
+
+    // 4. Planning latency (in-process domain call: policy, plan, persistence, plan.created).
+    const loaded = loadConfig({ env: { SVC_STATE_DIR: path.join(dir, 'c'), SVC_LOCAL_API_KEY: 'bench-key-0123456789abcdef' } });
+    const app = await createSvcApp(loaded);
+    const ctx = { principal: makePrincipal('bench', ['admin']), traceId: 'bench' };
+    const body = { kind: 'byte_object', logical_ref: 's3://bench/obj', payload: { _svc_encoding: 'base64', data: Buffer.from('x'.repeat(4096)).toString('base64') } };
+    for (let i = 0; i < 200; i++) await app.plans.planInline(ctx, body);
+    const samples: number[] = [];
+    for (let i = 0; i < 2000; i++) {
+      const s = performance.now();
+      await app.plans.planInline(ctx, body);
+      samples.push(performance.now() - s);
+    }
+    await app.close();
+    const plan = summarize(samples);
+
+    const batchedRate = n / batchedSeconds;
+    const results = {
+      append_batched_events_per_s: Math.round(batchedRate),
+      append_baseline_plain_insert_events_per_s: Math.round(n / baselineSeconds),
+      append_batched_vs_plain_insert_ratio: round(batchedRate / (n / baselineSeconds)),
+      append_concurrent_10k_events_per_s: Math.round(10_000 / concurrentSeconds),
+      verify_events: report.checked,
+      verify_ok: report.ok,
+      verify_seconds: round(verifySeconds),
+      plan_ms: { p50: round(plan.p50), p95: round(plan.p95), p99: round(plan.p99) },
+      targets: { append_batched_ge_50k_per_s: batchedRate >= 50_000, verify_1m_le_3s: totalEvents >= 1_000_000 ? verifySeconds <= 3 : null },
+    };
+    return {
+      suite: 'ledger',
+      results,
+      table: {
+        columns: ['measure', 'value', 'target'],
+        rows: [
+          ['append, batched (events/s, SQLite)', results.append_batched_events_per_s, '≥ 50,000'],
+          ['baseline: plain insert, no chain (events/s)', results.append_baseline_plain_insert_events_per_s, '—'],
+          ['batched chain / plain insert', results.append_batched_vs_plain_insert_ratio, '—'],
+          ['10,000 concurrent appends (events/s)', results.append_concurrent_10k_events_per_s, '—'],
+          [`verify ${report.checked.toLocaleString('en')} events (s)`, results.verify_seconds, '≤ 3 s for 1M'],
+          ['plan latency p50 / p95 / p99 (ms)', `${results.plan_ms.p50} / ${results.plan_ms.p95} / ${results.plan_ms.p99}`, 'spec: manifest p95 < 50 ms'],
+        ],
+      },
+      notes: ['Shared 2-core machine; medians of one run. Plan latency is the in-process domain call (policy, plan, SQLite write, plan.created).'],
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
