@@ -40,6 +40,10 @@ export async function checkReadiness(app: SvcApp): Promise<ReadinessReport> {
       const b = app.policy.engine.activeBundle();
       return `${b.name}@${b.version} ${b.hash.slice(0, 12)}`;
     }),
+    check('chunk_store', async () => {
+      await app.objects.fsChunks.probe();
+      return app.objects.fsChunks.root;
+    }),
     // Informational: a tripped guardrail or a rollback switch degrades optimisation, not availability.
     check('rollout', async () => rolloutReadinessDetail(app.rollout.readiness())),
   ]);

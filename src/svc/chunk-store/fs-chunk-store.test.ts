@@ -150,3 +150,16 @@ test('ids and scopes that could escape the store directory are refused', (t) => 
   assert.throws(() => store.pathOf('../x' as typeof acme, chunkIdOf(Buffer.from('a')), 'raw'), TypeError);
   assert.throws(() => store.pathOf(acme, 'ch_../../etc/passwd', 'raw'), TypeError);
 });
+
+test('the readiness probe writes, reads and removes a file, leaving nothing behind', async (t) => {
+  const store = tempStore(t);
+  await store.probe();
+  assert.deepEqual(readdirSync(store.root), []);
+});
+
+test('the readiness probe fails when the root cannot be written', async (t) => {
+  const store = tempStore(t);
+  const blocker = path.join(store.root, 'not-a-dir');
+  writeFileSync(blocker, 'x');
+  await assert.rejects(new FsChunkStore({ root: blocker }).probe());
+});

@@ -155,6 +155,25 @@ export class FsChunkStore implements ChunkStore {
   }
 
   /**
+   * Readiness probe: the root exists and accepts a durable write, a read and
+   * a delete. Throws with the reason otherwise.
+   */
+  async probe(): Promise<void> {
+    await fs.mkdir(this.root, { recursive: true });
+    const file = path.join(this.root, `${TEMP_PREFIX}probe-${randomBytes(6).toString('hex')}`);
+    const handle = await fs.open(file, 'wx', 0o600);
+    try {
+      await handle.writeFile('probe');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    const back = await fs.readFile(file, 'utf8');
+    await fs.unlink(file);
+    if (back !== 'probe') throw new Error('chunk store probe read back different bytes');
+  }
+
+  /**
    * Removes temporary files left by a crash mid-write. Call at startup,
    * before writers start (a live writer's temp file would be removed too).
    * @returns how many were removed
