@@ -1,7 +1,7 @@
 /**
  * SQLite driver on `node:sqlite` (built into Node 24; no native addon).
- * WAL journal, NORMAL sync (durable on commit in WAL for application crashes;
- * see docs/decisions/003-sqlite-durability.md), foreign keys on.
+ * WAL journal with synchronous=FULL (a committed transaction survives power
+ * loss; docs/decisions/003-sqlite-durability.md), foreign keys on.
  *
  * `node:sqlite` is synchronous, so every statement runs on one connection in
  * order. A transaction holds an async mutex for its whole duration so that a
@@ -42,7 +42,7 @@ export class SqliteDb implements Db {
 
   constructor(path: string) {
     this.#db = new DatabaseSync(path);
-    this.#db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;');
+    this.#db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;');
   }
 
   #prepare(sql: string): StatementSync {
