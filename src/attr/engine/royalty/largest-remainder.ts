@@ -4,12 +4,62 @@
  * given scale, sum to the total exactly. Floors every exact share, then hands
  * the leftover smallest units to the largest fractional remainders; ties go
  * to the earlier party, so the split is deterministic.
+ *
+ * Amounts of ordinary size are split in exact integer arithmetic (BigInt
+ * smallest units); anything else goes through decimal.js. Both give the same
+ * strings: see `apportionInSmallestUnits`.
  */
 import { Decimal } from 'decimal.js';
 
 const D = Decimal.clone({ precision: 60, rounding: Decimal.ROUND_DOWN });
 
+/** Plain totals of at most 25 integer and 18 fraction digits (the revenue parser allows 21 and 18). */
+const PLAIN_TOTAL = /^(0|[1-9]\d{0,24})(?:\.(\d{1,18}))?$/;
+const MAX_MASS_SUM = 1_000_000;
+const MAX_SCALE = 18;
+
 export function apportion(total: string, masses: readonly number[], scale: number): string[] {
+  return apportionInSmallestUnits(total, masses, scale) ?? apportionInDecimal(total, masses, scale);
+}
+
+/**
+ * The same split in BigInt smallest units, for plain totals, scales up to 18
+ * and mass sums up to a million; `undefined` outside that range. Equivalent
+ * to the decimal.js version there: its 60 significant digits hold every
+ * exact share (at most 10^43 units times 10^6) with at least 11 fraction
+ * digits, so its floors are exact and its remainders, which are multiples of
+ * 1/massSum ≥ 10^-6 apart, order exactly like the integer remainders below.
+ */
+export function apportionInSmallestUnits(total: string, masses: readonly number[], scale: number): string[] | undefined {
+  const m = PLAIN_TOTAL.exec(total);
+  if (!m || !Number.isInteger(scale) || scale < 0 || scale > MAX_SCALE) return undefined;
+  let massSum = 0;
+  for (const mass of masses) {
+    if (!Number.isInteger(mass) || mass < 0) return undefined;
+    massSum += mass;
+  }
+  if (massSum > MAX_MASS_SUM) return undefined;
+  const fraction = (m[2] ?? '').replace(/0+$/, '');
+  if (fraction.length > scale) return undefined; // not whole smallest units: the decimal path throws the error
+  const unit = 10n ** BigInt(scale);
+  const units = BigInt(m[1]!) * unit + BigInt(fraction.padEnd(scale, '0') || '0');
+  const format = (x: bigint): string => (scale === 0 ? x.toString() : `${x / unit}.${(x % unit).toString().padStart(scale, '0')}`);
+  if (massSum === 0) return units === 0n ? masses.map(() => format(0n)) : undefined;
+  const sum = BigInt(massSum);
+  const floors = masses.map((mass) => (units * BigInt(mass)) / sum);
+  const remainders = masses.map((mass) => (units * BigInt(mass)) % sum);
+  let leftover = units - floors.reduce((a, b) => a + b, 0n);
+  const order = masses.map((_, i) => i).sort((a, b) => (remainders[b]! > remainders[a]! ? 1 : remainders[b]! < remainders[a]! ? -1 : a - b));
+  for (const i of order) {
+    if (leftover <= 0n) break;
+    floors[i] = floors[i]! + 1n;
+    leftover--;
+  }
+  return floors.map(format);
+}
+
+/** The decimal.js split: the reference, and the path for totals, scales or masses outside the integer fast path. */
+export function apportionInDecimal(total: string, masses: readonly number[], scale: number): string[] {
   const unit = new D(10).pow(scale);
   const units = new D(total).mul(unit);
   if (!units.isInteger()) throw new RangeError(`total ${total} has more than ${scale} fraction digits`);
