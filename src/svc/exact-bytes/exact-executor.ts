@@ -61,6 +61,9 @@ const REQUIRED_ACTIONS = ['hash', 'content_defined_chunk'];
 
 export class ExactExecutor {
   readonly #deps: ExactExecutorDeps;
+  /** Process-lifetime totals behind svc_compression_ratio. */
+  #totalIn = 0;
+  #totalStored = 0;
   constructor(deps: ExactExecutorDeps) {
     this.#deps = deps;
   }
@@ -134,6 +137,9 @@ export class ExactExecutor {
 
   #record(bytesIn: number, bytesStored: number, stats: { chunk_count: number; chunks_reused: number; bytes_deduplicated: number; bytes_saved_by_compression: number }): void {
     const m = this.#deps.metrics;
+    this.#totalIn += bytesIn;
+    this.#totalStored += bytesStored;
+    if (this.#totalIn > 0) m.compressionRatio.set(this.#totalStored / this.#totalIn);
     m.bytesIn.inc(bytesIn);
     m.bytesStored.inc(bytesStored);
     m.chunks.inc(stats.chunk_count);

@@ -113,9 +113,22 @@ export async function openRehydration(chunks: readonly ChunkRef[], options: Rehy
           piece = bytes.subarray(from, to);
         }
         wholeHash?.update(piece);
+        // The last piece is released only after the whole object verified:
+        // with Content-Length, a client that received every byte would take
+        // the body as complete even if the stream failed afterwards.
+        if (wholeHash && k === wanted.length - 1) {
+          digested = true;
+          const actual = await wholeHash.digest();
+          if (actual !== options.expectedSha256) {
+            throw new SvcError('rehydration_failed', 'rehydrated object does not match the manifest sha256', {
+              details: { reason: 'object_digest_mismatch', expected_sha256: options.expectedSha256, actual_sha256: actual },
+            });
+          }
+        }
         yield piece;
       }
-      if (wholeHash) {
+      if (wholeHash && !digested) {
+        // An empty object: nothing was streamed, the digest is still checked.
         digested = true;
         const actual = await wholeHash.digest();
         if (actual !== options.expectedSha256) {

@@ -18,13 +18,23 @@ import { openRehydration } from '../exact-bytes/rehydrate.ts';
 import type { LedgerAppender } from '../ledger/appender.ts';
 import type { OpLog } from '../logs/oplog.ts';
 import type { SvcMetrics } from '../observability/metrics.ts';
+import type { Tracing } from '../observability/tracing.ts';
+import { tenantHash, withSpan } from '../observability/tracing.ts';
 import type { ManifestRepository } from '../store/repositories/manifests.ts';
 import { validate } from '../validation.ts';
 import type { ByteManifest, ManifestState, ManifestSummary, RedactedManifestRow } from './manifest.ts';
 import { MANIFEST_SCHEMA_VERSION, MANIFEST_TRANSITIONS, ManifestListQuery, RehydrateRequest, redactedRow } from './manifest.ts';
 
+/** Where compute manifests of AI work units live (their own table, written by the AI gateway). */
+export interface ComputeManifestSource {
+  get(id: string): Promise<{ tenant: string } | undefined>;
+}
+
 export interface ManifestServiceDeps {
   repo: ManifestRepository;
+  /** Lets `GET /v1/manifests/{id}` answer for AI compute manifests too. */
+  computeManifests?: ComputeManifestSource;
+  tracing?: Tracing;
   chunks: ChunkStore;
   ledger: LedgerAppender;
   tenants: TenantGuard;
@@ -134,10 +144,24 @@ export class ManifestService {
     return manifest;
   }
 
-  /** A manifest the caller may see; other tenants' manifests are reported as not found. */
+  /** A byte-object manifest the caller may see; other tenants' manifests are reported as not found. */
   async get(ctx: RequestContext, id: string): Promise<ByteManifest> {
     requirePermission(ctx.principal, 'work_units:read');
     return this.#visible(ctx, id);
+  }
+
+  /**
+   * Any manifest by id: a byte-object manifest, or else an AI compute
+   * manifest (`GET /v1/manifests/{id}` serves both kinds).
+   */
+  async getAny(ctx: RequestContext, id: string): Promise<ByteManifest | { tenant: string }> {
+    requirePermission(ctx.principal, 'work_units:read');
+    const byteManifest = await this.#deps.repo.get(id);
+    const found = byteManifest ?? (await this.#deps.computeManifests?.get(id));
+    if (!found || (ctx.principal.tenant !== undefined && found.tenant !== ctx.principal.tenant)) {
+      throw new SvcError('manifest_not_found', `manifest ${id} not found`, { details: { manifest_id: id } });
+    }
+    return found;
   }
 
   async list(ctx: RequestContext, rawQuery: unknown): Promise<ManifestListResult> {
@@ -195,8 +219,10 @@ export class ManifestService {
     const started = performance.now();
     const scope = parseChunkScope(manifest.chunk_scope);
     let opened: Rehydration;
+    const open = () => openRehydration(manifest.chunks, { store: this.#deps.chunks, scope, range, expectedSha256: manifest.sha256 });
+    const attributes = { manifest_id: manifest.manifest_id, work_unit_id: manifest.work_unit_id, tenant_hash: tenantHash(manifest.tenant), contract: manifest.contract, mode: manifest.mode };
     try {
-      opened = await openRehydration(manifest.chunks, { store: this.#deps.chunks, scope, range, expectedSha256: manifest.sha256 });
+      opened = this.#deps.tracing ? await withSpan(this.#deps.tracing.tracer, 'svc.rehydrate', attributes, open) : await open();
     } catch (err) {
       await this.#onFailure(ctx, manifest, err);
       throw err;
@@ -285,13 +311,22 @@ export class ManifestService {
   }
 }
 
-/** Passes a stream through, calling `onEnd` after a clean end and `onError` (then rethrowing) on failure. */
+/**
+ * Passes a stream through, calling `onError` (then rethrowing) on failure and
+ * `onEnd` after a clean end — before the last piece is released, so that
+ * whatever `onEnd` records is visible by the time a client has every byte.
+ */
 async function* watchStream(stream: AsyncIterable<Uint8Array>, onEnd: () => Promise<void>, onError: (err: unknown) => Promise<void>): AsyncGenerator<Uint8Array> {
+  let held: Uint8Array | undefined;
   try {
-    yield* stream;
+    for await (const piece of stream) {
+      if (held) yield held;
+      held = piece;
+    }
   } catch (err) {
     await onError(err).catch(() => undefined);
     throw err;
   }
   await onEnd();
+  if (held) yield held;
 }

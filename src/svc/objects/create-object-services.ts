@@ -63,7 +63,16 @@ export async function createObjectServices(deps: ObjectServicesDeps): Promise<Ob
   // Leftovers of a crash mid-write; safe because no writer runs yet.
   await fsChunks.sweepTemporaryFiles();
   const chunks = new VerifiedChunkCache(fsChunks);
-  const manifests = new ManifestService({ repo: store.manifests, chunks, ledger: deps.ledger, tenants: deps.tenants, log: deps.log, metrics: deps.metrics });
+  const manifests = new ManifestService({
+    repo: store.manifests,
+    computeManifests: store.aiManifests,
+    chunks,
+    ledger: deps.ledger,
+    tenants: deps.tenants,
+    log: deps.log,
+    metrics: deps.metrics,
+    tracing: deps.tracing,
+  });
   const executor = new ExactExecutor({
     chunks,
     manifests,

@@ -47,7 +47,7 @@ export async function manifestRoutes(server: FastifyInstance, app: SvcApp): Prom
   });
 
   server.get('/v1/manifests/:id', { ...doc, schema: { tags: ['manifests'], summary: 'Get a manifest', params: IdParams } }, async (request, reply) => {
-    const m = await manifests.get(ctx(request), (request.params as { id: string }).id);
+    const m = (await manifests.getAny(ctx(request), (request.params as { id: string }).id)) as Partial<Record<'work_unit_id' | 'manifest_id' | 'contract' | 'mode' | 'policy_bundle_id', string>>;
     setWorkUnitHeaders(reply, { workUnitId: m.work_unit_id, manifestId: m.manifest_id, contract: m.contract, mode: m.mode, policyBundleId: m.policy_bundle_id });
     return m;
   });
