@@ -14,7 +14,7 @@
  * later in the stream errors the stream; HTTP adapters then abort the
  * response, which clients see as a truncated body.
  *
- * The next few chunks are read ahead (`prefetch`) so that file reads,
+ * The next chunks (8 by default) are read ahead so that file reads,
  * decompression and hashing of several chunks overlap on the thread pool.
  */
 import { SvcError } from '../errors.ts';
@@ -32,7 +32,7 @@ export interface RehydrateOptions {
   range?: ByteRangeRequest;
   /** The manifest's SHA-256; checked when the whole object is read. */
   expectedSha256?: string;
-  /** Chunks read ahead of the consumer (default 4). */
+  /** Chunks read ahead of the consumer (default 8). */
   prefetch?: number;
 }
 
@@ -47,7 +47,7 @@ export interface Rehydration {
   stream: AsyncIterable<Uint8Array>;
 }
 
-const DEFAULT_PREFETCH = 4;
+const DEFAULT_PREFETCH = 8;
 
 function inconsistent(message: string, details: Record<string, unknown>): SvcError {
   return new SvcError('rehydration_failed', message, { details: { reason: 'manifest_inconsistent', ...details } });
