@@ -150,3 +150,21 @@ test('progress is reported as bytes are read', async (t) => {
   assert.equal(seen.at(-1), 200_000);
   assert.deepEqual(seen, [...seen].sort((a, b) => a - b));
 });
+
+test('a store failure on a later chunk fails the ingest cleanly, without an unhandled rejection', async (t) => {
+  const store = tempStore(t);
+  let puts = 0;
+  const failing = Object.create(store, {
+    put: { value: async (...args: Parameters<FsChunkStore['put']>) => (++puts === 3 ? Promise.reject(new Error('disk full')) : store.put(...args)) },
+  }) as FsChunkStore;
+  const unhandled: unknown[] = [];
+  const onUnhandled = (err: unknown) => unhandled.push(err);
+  process.on('unhandledRejection', onUnhandled);
+  try {
+    await assert.rejects(ingest(pieces(corpusFile('random', 400_000, 'fail')), { store: failing, scope, mode: 'enforce', chunking: SMALL }), /disk full/);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  } finally {
+    process.off('unhandledRejection', onUnhandled);
+  }
+  assert.deepEqual(unhandled, []);
+});

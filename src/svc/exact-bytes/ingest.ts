@@ -134,7 +134,11 @@ export async function ingest(source: AsyncIterable<Uint8Array>, options: IngestO
         throw new SvcError('payload_too_large', `object exceeds the limit of ${options.maxBytes} bytes`, { details: { limit_bytes: options.maxBytes } });
       }
       objectHash.update(chunk);
-      inFlight.push({ offset, length: chunk.length, outcome: processChunk(chunk, ctx, firstOccurrence, hashes) });
+      const outcome = processChunk(chunk, ctx, firstOccurrence, hashes);
+      // A later chunk may fail while an earlier one is awaited; its error is
+      // reported when its turn comes, not as an unhandled rejection.
+      outcome.catch(() => undefined);
+      inFlight.push({ offset, length: chunk.length, outcome });
       options.onProgress?.(bytesIn);
       if (inFlight.length >= concurrency) await settleOldest();
     }
