@@ -22,7 +22,8 @@ function validatorFor(schema: TSchema): Validator {
 export function validate<S extends TSchema>(schema: S, value: unknown, code: SvcErrorCode = 'invalid_request'): Static<S> {
   const v = validatorFor(schema);
   if (v.Check(value)) return value as Static<S>;
-  const problems = [...v.Errors(value)].slice(0, 10).map((e) => {
+  // "schema is false" repeats what `additionalProperties` already says about the same key.
+  const problems = [...v.Errors(value)].filter((e) => (e as { message?: string }).message !== 'schema is false').slice(0, 10).map((e) => {
     const where = (e as { instancePath?: string }).instancePath || '/';
     return `${where}: ${(e as { message?: string }).message ?? 'invalid'}`;
   });

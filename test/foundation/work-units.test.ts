@@ -130,7 +130,7 @@ for (const engine of engines()) {
       assert.ok(err.work_unit_id);
       assert.ok(err.policy_bundle_id);
       const events = (await (await s.call('POST', '/v1/ledger/query', { body: { event_types: ['policy.transform.denied'] } })).json()) as any;
-      assert.ok(events.events.some((e: any) => e.work_unit_id === err.work_unit_id && e.payload.transform === 'semantic_summary'));
+      assert.ok(events.events.some((e: any) => e.work_unit_id === err.work_unit_id && e.payload.action === 'semantic_summary' && e.payload.enforced === true));
     });
 
     test('plans list with a cursor', async () => {
@@ -160,3 +160,32 @@ for (const engine of engines()) {
     });
   });
 }
+
+describe('rollout decides the plan', () => {
+  test('bypass_optimisation plans observe mode without dedupe or zstd; force_exact_contract overrides semantic', async () => {
+    const s = await startTestServer();
+    try {
+      const body = { kind: 'byte_object', logical_ref: 's3://b/r', payload: envelope(Buffer.from('r'.repeat(1000))) };
+      const normal = (await (await s.call('POST', '/v1/work-units/plan', { body })).json()) as any;
+      assert.equal(normal.mode, 'enforce');
+      assert.ok(normal.actions.some((a: any) => a.type === 'zstd'));
+
+      const on = await s.call('POST', '/v1/admin/switches', { body: { switch: 'bypass_optimisation', enabled: true } });
+      assert.equal(on.status, 200, await on.text());
+      const bypassed = (await (await s.call('POST', '/v1/work-units/plan', { body })).json()) as any;
+      assert.equal(bypassed.mode, 'observe');
+      assert.deepEqual(bypassed.actions.map((a: any) => a.type), ['hash', 'content_defined_chunk']);
+      assert.ok(bypassed.rollout.reasons.some((r: string) => r.includes('bypass_optimisation')));
+      await s.call('POST', '/v1/admin/switches', { body: { switch: 'bypass_optimisation', enabled: false } });
+
+      await s.call('POST', '/v1/admin/switches', { body: { switch: 'force_exact_contract', enabled: true } });
+      const forced = (await (await s.call('POST', '/v1/work-units/plan', {
+        body: { kind: 'prompt_request', logical_ref: 'prompt://x', requested_contract: 'semantic', payload: { messages: [{ role: 'user', content: 'hi' }] } },
+      })).json()) as any;
+      assert.equal(forced.contract, 'exact_bytes');
+      assert.equal(forced.actions.some((a: any) => a.class === 'semantic'), false);
+    } finally {
+      await s.close();
+    }
+  });
+});

@@ -32,6 +32,12 @@ export const Plan = Type.Object(
       basis: Type.String({ description: 'How the estimate was made: zstd_sample, none.' }),
       sample_bytes: Type.Integer(),
     }),
+    rollout: Type.Optional(Type.Object({
+      canary: Type.Union([Type.String(), Type.Null()], { description: 'The canary rule that selected this work unit, if any.' }),
+      reducers: Type.String({ description: 'Reducer tier in force: none, exact or all.' }),
+      guardrail_tripped: Type.Boolean(),
+      reasons: Type.Array(Type.String()),
+    })),
     policy_bundle_id: Type.String(),
     policy_bundle_version: Type.String(),
     policy_bundle_hash: Type.String(),

@@ -1,22 +1,27 @@
 /**
  * The planner: which actions a work unit gets under its contract and mode,
- * each one decided by policy. Pure apart from the policy evaluator; the plan
- * service persists and audits the result.
+ * each one decided by policy and by the rollout state. Pure apart from the
+ * evaluator; the plan service persists and audits the result.
  *
- * A denied optional action is dropped and listed in `denied_actions`; a denied
- * required action (or a transform the client asked for explicitly) makes the
- * whole plan fail with `policy_denied`.
+ * - Rollout (canary stage, switches, SLO guardrail) picks the mode and the
+ *   reducer tier, and may force the exact contract; optional actions outside
+ *   the tier are skipped.
+ * - Policy decides each action. `enforceDecision` says what a deny means in
+ *   this mode: refused (a required action, or a transform the client asked
+ *   for, fails the plan with `policy_denied`; built-in contract guarantees
+ *   refuse in every mode) or observed (recorded, nothing blocked).
  */
 import { newId } from '../../core/ids.ts';
 import type { Principal } from '../auth/principal.ts';
-import { SvcError } from '../errors.ts';
-import type { Mode, Obligation, PolicyDecision, PolicyEvaluator } from '../policy/types.ts';
+import type { SvcError } from '../errors.ts';
+import type { AuditEvent } from '../policy/audit-event.ts';
+import { enforceDecision } from '../policy/enforce-decision.ts';
+import { SEMANTIC_ACTIONS } from '../policy/semantic-actions.ts';
+import type { Mode, Obligation, PolicyEvaluator, PolicyInput } from '../policy/types.ts';
+import { type RolloutDecision, rolloutAllows } from '../rollout/rollout-decision.ts';
 import type { WorkUnitRecord } from '../work-units/work-unit.ts';
 import type { Plan, PlanAction } from './plan.ts';
 import { estimateCompressionSaving } from './sample-estimate.ts';
-
-/** Transforms that change meaning or bytes irreversibly; never allowed under exact_bytes. */
-export const SEMANTIC_TRANSFORMS = new Set(['semantic_summary', 'semantic_cache_lookup', 'context_compile', 'prompt_trim', 'lossy_image', 'dedupe_near']);
 
 function candidateActions(wu: WorkUnitRecord, contract: string): PlanAction[] {
   if (wu.kind === 'byte_object') {
@@ -46,62 +51,63 @@ export interface PlanRequest {
   principal: Principal;
   traceId: string;
   workUnit: WorkUnitRecord;
-  mode: Mode;
+  /** The rollout decision for this work unit (mode, contract, reducer tier). */
+  rollout: RolloutDecision;
   namespace?: string | undefined;
   transforms?: readonly string[] | undefined;
 }
 
-/** Decisions that denied something (the service writes `policy.transform.denied` for each). */
-export type Denials = Array<{ action: string; decision: PolicyDecision }>;
-
-export type PlanOutcome = { ok: true; plan: Plan; denials: Denials } | { ok: false; error: SvcError; denials: Denials };
+export type PlanOutcome =
+  | { ok: true; plan: Plan; events: AuditEvent[] }
+  | { ok: false; error: SvcError; events: AuditEvent[] };
 
 export function buildPlan(policy: PolicyEvaluator, req: PlanRequest): PlanOutcome {
-  const { workUnit: wu } = req;
-  const contract = wu.requested_contract;
-  const requested: PlanAction[] = (req.transforms ?? []).map((t) => ({
-    type: t,
-    required: true,
-    risk: SEMANTIC_TRANSFORMS.has(t) ? 'medium' : 'low',
-    class: SEMANTIC_TRANSFORMS.has(t) ? 'semantic' : 'exact',
-  }));
+  const { workUnit: wu, rollout } = req;
+  const contract = rollout.contract;
+  const mode: Mode = rollout.mode;
+  const requested: PlanAction[] = (req.transforms ?? []).map((t) => {
+    const semantic = SEMANTIC_ACTIONS.has(t);
+    return { type: t, required: true, risk: semantic ? 'medium' : 'low', class: semantic ? 'semantic' : 'exact' };
+  });
   const actions: PlanAction[] = [];
   const denied: Plan['denied_actions'] = [];
-  const denials: Denials = [];
+  const events: AuditEvent[] = [];
   const obligations = new Set<Obligation>();
   const bundle = policy.activeBundle();
 
   for (const action of [...candidateActions(wu, contract), ...requested]) {
-    const input = {
+    const input: PolicyInput = {
       principal: { actor: req.principal.actor, roles: req.principal.roles, tenant: req.principal.tenant },
       tenant: wu.tenant,
       work_unit_id: wu.id,
       work_unit_kind: wu.kind,
       contract,
-      mode: req.mode,
+      mode,
       action: action.type,
       action_class: action.class,
       risk: action.risk,
       ...(req.namespace !== undefined ? { namespace: req.namespace } : {}),
     };
     const decision = policy.evaluate(input);
-    decision.obligations.forEach((o) => obligations.add(o));
-    if (decision.allow) {
-      actions.push(action);
+    const outcome = enforceDecision(decision, input, req.traceId);
+    if (outcome.outcome === 'refused') {
+      events.push(outcome.event);
+      denied.push({ type: action.type, reasons: decision.reasons, matched_policy_ids: decision.matched_policy_ids });
+      if (action.required) return { ok: false, error: outcome.error, events };
       continue;
     }
-    denied.push({ type: action.type, reasons: decision.reasons, matched_policy_ids: decision.matched_policy_ids });
-    denials.push({ action: action.type, decision });
-    if (action.required) {
-      const reason = decision.reasons[0] ?? 'denied by policy';
-      const err = new SvcError('policy_denied', `${action.type} denied under contract ${contract}: ${reason}`, {
-        workUnitId: wu.id,
-        policyBundleId: bundle.id,
-        retryable: false,
-        details: { action: action.type, contract, matched_policy_ids: decision.matched_policy_ids },
-      });
-      return { ok: false, error: err, denials };
+    if (outcome.outcome === 'observed') {
+      // Observe mode: the deny is recorded; the action stays out of the plan (observe applies no transforms anyway).
+      events.push(outcome.event);
+      denied.push({ type: action.type, reasons: decision.reasons, matched_policy_ids: decision.matched_policy_ids });
+      continue;
     }
+    decision.obligations.forEach((o) => obligations.add(o));
+    if (!action.required && !rolloutAllows(rollout, action.type)) {
+      denied.push({ type: action.type, reasons: [`rollout: ${rollout.reasons.join('; ')}`], matched_policy_ids: [] });
+      continue;
+    }
+    actions.push(action);
   }
 
   let expected: Plan['expected'] = { stored_bytes_reduction: 0, basis: 'none', sample_bytes: 0 };
@@ -116,17 +122,18 @@ export function buildPlan(policy: PolicyEvaluator, req: PlanRequest): PlanOutcom
     tenant: wu.tenant,
     kind: wu.kind,
     contract,
-    mode: obligations.has('observe_only') ? 'observe' : req.mode,
+    mode: obligations.has('observe_only') ? 'observe' : mode,
     actions,
     denied_actions: denied,
     obligations: [...obligations],
     risk,
     expected,
+    rollout: { canary: rollout.canary, reducers: rollout.reducers, guardrail_tripped: rollout.guardrail_tripped, reasons: rollout.reasons },
     policy_bundle_id: bundle.id,
     policy_bundle_version: bundle.version,
     policy_bundle_hash: bundle.hash,
     trace_id: req.traceId,
     created_at: new Date().toISOString(),
   };
-  return { ok: true, plan, denials };
+  return { ok: true, plan, events };
 }

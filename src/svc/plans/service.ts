@@ -10,6 +10,7 @@ import type { RequestContext } from '../context.ts';
 import { SvcError } from '../errors.ts';
 import type { LedgerAppender } from '../ledger/appender.ts';
 import type { PolicyEvaluator } from '../policy/types.ts';
+import type { RolloutService } from '../rollout/rollout-service.ts';
 import type { PlanRepository } from '../store/repositories/plans.ts';
 import type { WorkUnitRepository } from '../store/repositories/work-units.ts';
 import { validate } from '../validation.ts';
@@ -25,6 +26,7 @@ interface Deps {
   ledger: LedgerAppender;
   tenants: TenantGuard;
   policy: () => PolicyEvaluator;
+  rollout: RolloutService;
   defaultMode: 'observe' | 'enforce';
   /** Observes planning latency (metrics). */
   onPlanned?: (seconds: number) => void;
@@ -53,28 +55,23 @@ export class PlanService {
   async #plan(ctx: RequestContext, wu: WorkUnitRecord, options: PlanOptions): Promise<Plan> {
     const started = performance.now();
     const policy = this.#deps.policy();
+    const rollout = this.#deps.rollout.decide({
+      tenant: wu.tenant,
+      work_unit_kind: wu.kind,
+      contract: wu.requested_contract,
+      work_unit_id: wu.id,
+      requested_mode: options.mode ?? this.#deps.defaultMode,
+      ...(options.namespace !== undefined ? { namespace: options.namespace } : {}),
+    });
     const outcome = buildPlan(policy, {
       principal: ctx.principal,
       traceId: ctx.traceId,
       workUnit: wu,
-      mode: options.mode ?? this.#deps.defaultMode,
+      rollout,
       namespace: options.namespace,
       transforms: options.transforms,
     });
-    const bundle = policy.activeBundle();
-    if (outcome.denials.length > 0) {
-      await this.#deps.ledger.appendMany(
-        outcome.denials.map((d) => ({
-          type: 'policy.transform.denied',
-          tenant: wu.tenant,
-          actor: ctx.principal.actor,
-          work_unit_id: wu.id,
-          policy_bundle_id: bundle.id,
-          trace_id: ctx.traceId,
-          payload: { transform: d.action, contract: wu.requested_contract, reasons: d.decision.reasons, matched_policy_ids: d.decision.matched_policy_ids },
-        })),
-      );
-    }
+    if (outcome.events.length > 0) await this.#deps.ledger.appendMany(outcome.events);
     if (!outcome.ok) {
       await this.#deps.workUnitRepo.update(wu.id, { state: 'failed' });
       throw outcome.error;
