@@ -45,14 +45,14 @@ export interface SvcApp {
   readonly ledgerService: LedgerService;
   readonly logs: LogService;
   readonly policy: PolicyService;
+  /** AI gateway and caches (src/svc/ai, src/svc/cache; docs/ai-gateway.md). */
+  readonly ai: AiServices;
   /** Signed approvals; executors call `approvals.assertApproved` under a `requires_approval` obligation. */
   readonly approvals: ApprovalService;
   /** Canary selectors, admin switches and the SLO guardrail (`rollout.decide`, `rollout.switchboard`). */
   readonly rollout: RolloutService;
   /** Exact-bytes path: chunk store, manifests, execute, object gateway, multipart. */
   readonly objects: ObjectServices;
-  /** AI gateway and caches (src/svc/ai, src/svc/cache; docs/ai-gateway.md). */
-  readonly ai: AiServices;
   close(): Promise<void>;
 }
 
@@ -109,6 +109,7 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     ledger,
     tenants,
     policy: () => policy.engine,
+    rollout,
     defaultMode: config.default_mode,
     onPlanned: (s) => metrics.planSeconds.observe(s),
   });
@@ -130,10 +131,10 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     ledgerService: new LedgerService({ repo: store.ledger, appender: ledger, tenants }),
     logs: new LogService({ log, tenants }),
     policy,
+    ai,
     approvals,
     rollout,
     objects,
-    ai,
     async close() {
       await ai.close();
       await ledger.drained();
