@@ -114,7 +114,6 @@ export default async function run(): Promise<BenchReport> {
         if (err instanceof SvcError && err.code === 'cache_permission_denied') crossTenantDenied++;
       }
     }
-    await h.gateway.settled();
     const manifests = h.recorder.manifests;
     const tokensAvoided = manifests.reduce((s, m) => s + m.tokens.avoided, 0);
     const tokensRemoved = manifests.reduce((s, m) => s + m.tokens.removed_by_context_compile, 0);

@@ -66,12 +66,13 @@ describe('AI gateway (domain, mock upstream)', () => {
     await assert.rejects(h.gateway.chat(h.ctx('acme'), chat('x', { svc: { tenant: 'globex' } }), { wantsMetadata: false }), (e: SvcError) => e.code === 'tenant_forbidden');
   });
 
-  test('a streamed request passes chunks through and ends with the usage chunk when include_usage is set', async () => {
+  test('a streamed request passes chunks through and ends with the usage chunk, then [DONE], when include_usage is set', async () => {
     const result = await h.gateway.chat(h.ctx('acme'), chat('Stream me', { stream: true, stream_options: { include_usage: true } }), { wantsMetadata: false });
     assert.equal(result.kind, 'stream');
     if (result.kind !== 'stream') return;
     const frames = await collect(result.frames);
-    const last = frames.at(-1) as { data: { choices: unknown[]; usage: { total_tokens: number } } };
+    assert.deepEqual(frames.at(-1), { done: true });
+    const last = frames.at(-2) as { data: { choices: unknown[]; usage: { total_tokens: number } } };
     assert.deepEqual(last.data.choices, []);
     assert.ok(last.data.usage.total_tokens > 0);
     assert.match(streamedText(frames), /mock-small answers/);

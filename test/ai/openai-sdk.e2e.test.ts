@@ -46,11 +46,10 @@ for (const engine of engines()) {
       assert.match(response.headers.get('x-svc-manifest-id') ?? '', /^mf_/);
       assert.equal(response.headers.get('x-svc-route'), 'mock/mock-small');
       assert.equal('svc' in data, false);
-      await svc.app.ai.gateway.settled();
+      // Committed before the response was sent: readable at once.
       const manifest = await svc.app.store.aiManifests.byWorkUnit(wu!);
       assert.equal(manifest?.status, 'completed');
       assert.equal(manifest?.result.fallback_used, false);
-      await svc.app.ai.gateway.settled();
       const withMeta = await acme.chat.completions.create({ model: 'mock-small', messages: [{ role: 'user', content: 'hello sdk' }] }, { headers: { 'X-SVC-Metadata': 'true' } });
       const meta = (withMeta as unknown as { svc: Record<string, unknown> }).svc;
       assert.equal(meta.cache, 'exact_hit');
@@ -66,6 +65,20 @@ for (const engine of engines()) {
       assert.deepEqual(last.choices, []);
       assert.ok((last.usage?.total_tokens ?? 0) > 0);
       assert.match(chunks.map((c) => c.choices[0]?.delta.content ?? '').join(''), /mock-small answers/);
+    });
+
+    test('when a stream has sent [DONE], its work unit, plan, manifest and ledger events are already committed', async () => {
+      const response = await svc.call('POST', '/v1/chat/completions', { key: KEYS.acmeWriter, body: { model: 'mock-small', messages: [{ role: 'user', content: 'durable stream over http' }], stream: true } });
+      const wu = response.headers.get('x-svc-work-unit-id')!;
+      const text = await response.text();
+      assert.ok(text.endsWith('data: [DONE]\n\n'));
+      // No waiting: what was acknowledged is in the store.
+      const manifest = await svc.app.store.aiManifests.byWorkUnit(wu);
+      assert.equal(manifest?.status, 'completed');
+      assert.equal((await svc.app.store.workUnits.get(wu))?.state, 'executed');
+      assert.equal((await svc.app.store.plans.get(manifest!.plan_id))?.work_unit_id, wu);
+      const events = (await svc.app.store.ledger.query({ tenant: 'acme', limit: 10_000 })).filter((e) => e.work_unit_id === wu).map((e) => e.type);
+      assert.deepEqual(events.sort(), ['ai.request.completed', 'manifest.written', 'plan.created']);
     });
 
     test('text completions and the models list work', async () => {

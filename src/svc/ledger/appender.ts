@@ -3,14 +3,30 @@
  * written in batches, one transaction per batch, so 10,000 concurrent appends
  * cost a handful of transactions instead of 10,000. A caller's promise
  * resolves only after its batch has committed: an acknowledged event is durable.
+ *
+ * `commit` extends the same batches to whole records: a unit's rows (work
+ * unit, plan, manifest, cache entry, …) are written in the batch's
+ * transaction, before the ledger events, so a request's records and its
+ * events commit together and concurrent requests share one commit.
  */
 import { EventEmitter } from 'node:events';
+import type { Db } from '../store/db.ts';
 import type { LedgerRepository } from '../store/repositories/ledger.ts';
 import { type LedgerEvent, type LedgerEventInput, rowToEvent } from './event.ts';
 
+/** Rows written inside the batch transaction; `tx` is only valid until the promise settles. */
+export type RecordWriter<T> = (tx: Db) => Promise<T>;
+
+/** A record unit: rows and the ledger events that describe them, committed atomically. */
+export interface CommitUnit<T> {
+  write?: RecordWriter<T>;
+  events: readonly LedgerEventInput[];
+}
+
 interface Pending {
-  input: LedgerEventInput;
-  resolve: (e: LedgerEvent) => void;
+  inputs: readonly LedgerEventInput[];
+  write: RecordWriter<unknown> | undefined;
+  resolve: (r: { result: unknown; events: LedgerEvent[] }) => void;
   reject: (err: unknown) => void;
 }
 
@@ -29,8 +45,22 @@ export class LedgerAppender {
   }
 
   append(input: LedgerEventInput): Promise<LedgerEvent> {
+    return this.#enqueue([input], undefined).then((r) => r.events[0]!);
+  }
+
+  /**
+   * Writes `unit.write`'s rows and appends `unit.events` in one transaction,
+   * batched with whatever else is queued. Resolves after the commit. If a
+   * batch with record writers fails, its units are retried one by one, so a
+   * unit that cannot be written fails alone.
+   */
+  commit<T>(unit: CommitUnit<T>): Promise<{ result: T | undefined; events: LedgerEvent[] }> {
+    return this.#enqueue(unit.events, unit.write as RecordWriter<unknown> | undefined) as Promise<{ result: T | undefined; events: LedgerEvent[] }>;
+  }
+
+  #enqueue(inputs: readonly LedgerEventInput[], write: RecordWriter<unknown> | undefined): Promise<{ result: unknown; events: LedgerEvent[] }> {
     return new Promise((resolve, reject) => {
-      this.#queue.push({ input, resolve, reject });
+      this.#queue.push({ inputs, write, resolve, reject });
       this.#flushing ??= this.#drain();
     });
   }
@@ -45,20 +75,61 @@ export class LedgerAppender {
     await new Promise<void>((r) => setImmediate(r));
     try {
       while (this.#queue.length > 0) {
-        const batch = this.#queue.splice(0, MAX_BATCH);
+        const batch = this.#takeBatch();
         try {
-          const rows = await this.#repo.appendBatch(batch.map((p) => p.input));
-          const events = rows.map(rowToEvent);
-          batch.forEach((p, i) => p.resolve(events[i]!));
-          this.events.emit('appended', events);
+          await this.#write(batch);
         } catch (err) {
-          for (const p of batch) p.reject(err);
-          this.events.emit('append_failed', err);
+          if (batch.length > 1 && batch.some((p) => p.write)) {
+            // Isolate the unit that cannot be written; the others still commit.
+            for (const p of batch) await this.#write([p]).catch((e: unknown) => this.#fail([p], e));
+          } else {
+            this.#fail(batch, err);
+          }
         }
       }
     } finally {
       this.#flushing = undefined;
     }
+  }
+
+  /** Up to MAX_BATCH events (a unit is never split; a single larger unit goes alone). */
+  #takeBatch(): Pending[] {
+    let events = 0;
+    let n = 0;
+    while (n < this.#queue.length) {
+      const size = this.#queue[n]!.inputs.length;
+      if (n > 0 && events + size > MAX_BATCH) break;
+      events += size;
+      n++;
+    }
+    return this.#queue.splice(0, n);
+  }
+
+  async #write(batch: Pending[]): Promise<void> {
+    const writers = batch.filter((p) => p.write);
+    const results = new Map<Pending, unknown>();
+    const before =
+      writers.length === 0
+        ? undefined
+        : async (tx: Db) => {
+            for (const p of writers) results.set(p, await p.write!(tx));
+          };
+    const rows = await this.#repo.appendBatch(
+      batch.flatMap((p) => p.inputs),
+      before,
+    );
+    const events = rows.map(rowToEvent);
+    let at = 0;
+    for (const p of batch) {
+      p.resolve({ result: results.get(p), events: events.slice(at, at + p.inputs.length) });
+      at += p.inputs.length;
+    }
+    if (events.length > 0) this.events.emit('appended', events);
+  }
+
+  #fail(batch: Pending[], err: unknown): void {
+    for (const p of batch) p.reject(err);
+    this.events.emit('append_failed', err);
   }
 
   /** Resolves when everything queued so far is committed (shutdown). */

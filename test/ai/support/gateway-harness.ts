@@ -7,6 +7,7 @@
 import { makePrincipal, type Principal } from '../../../src/svc/auth/principal.ts';
 import type { CacheLedgerEvent, CacheLedgerSink } from '../../../src/svc/cache/cache-context.ts';
 import { ExactCache } from '../../../src/svc/cache/exact/exact-cache.ts';
+import type { ExactCacheStore } from '../../../src/svc/cache/exact/exact-cache-store.ts';
 import { MemoryExactCacheStore } from '../../../src/svc/cache/exact/memory-exact-cache-store.ts';
 import { MemorySemanticCacheStore } from '../../../src/svc/cache/semantic/memory-semantic-cache-store.ts';
 import { SemanticCache } from '../../../src/svc/cache/semantic/semantic-cache.ts';
@@ -103,7 +104,18 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(options: { mock?: MockOptions; providerExtra?: Partial<ProvidersSection[number]>; now?: () => number } = {}): Promise<Harness> {
+export interface HarnessOptions {
+  mock?: MockOptions;
+  providerExtra?: Partial<ProvidersSection[number]>;
+  now?: () => number;
+  /** Replaces the memory recorder (durability tests control when records commit). */
+  recorder?: AiRecorder;
+  /** Replaces the memory exact cache store (failure injection). */
+  exactStore?: ExactCacheStore;
+  onCacheWriteError?: (err: unknown) => void;
+}
+
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const mock = await startMockOpenAI(options.mock);
   const catalog = new ModelCatalog(mockProviders(mock.url, options.providerExtra));
   const upstreams = new UpstreamPool(catalog, { MOCK_OPENAI_KEY: 'sk-test-not-a-real-key' });
@@ -111,10 +123,20 @@ export async function startHarness(options: { mock?: MockOptions; providerExtra?
   const recorder = new MemoryRecorder();
   const telemetry = new CountingTelemetry();
   const now = options.now ?? Date.now;
-  const exactCache = new ExactCache({ store: new MemoryExactCacheStore(), ledger, now });
+  const exactCache = new ExactCache({ store: options.exactStore ?? new MemoryExactCacheStore(), ledger, now });
   const semanticCache = new SemanticCache({ store: new MemorySemanticCacheStore(), ledger, now });
   const policy = new PolicyEngine(builtinBundle());
-  const gateway = new AiGateway({ catalog, upstreams, policy, exactCache, semanticCache, recorder, ledger, telemetry });
+  const gateway = new AiGateway({
+    catalog,
+    upstreams,
+    policy,
+    exactCache,
+    semanticCache,
+    recorder: options.recorder ?? recorder,
+    ledger,
+    telemetry,
+    ...(options.onCacheWriteError ? { onCacheWriteError: options.onCacheWriteError } : {}),
+  });
   let n = 0;
   return {
     mock,

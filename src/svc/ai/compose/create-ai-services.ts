@@ -15,6 +15,7 @@ import type { Tracing } from '../../observability/tracing.ts';
 import type { PolicyEvaluator } from '../../policy/types.ts';
 import type { Store } from '../../store/store.ts';
 import { AiGateway } from '../gateway/ai-gateway.ts';
+import { GroupCommittedExactCacheStore, GroupCommittedSemanticCacheStore } from './group-committed-cache-stores.ts';
 import { ModelCatalog } from '../providers/model-catalog.ts';
 import { parseProvidersSection, providersFromEnv } from '../providers/provider-config.ts';
 import { UpstreamPool } from '../providers/upstream-pool.ts';
@@ -27,7 +28,7 @@ export interface AiServices {
   catalog: ModelCatalog;
   exactCache: ExactCache;
   semanticCache: SemanticCache;
-  /** Drains write-behind writes, then closes upstream connections. */
+  /** Closes upstream connections. */
   close(): Promise<void>;
 }
 
@@ -47,10 +48,11 @@ export function createAiServices(d: AiServiceDeps): AiServices {
   const catalog = new ModelCatalog(providers);
   const upstreams = new UpstreamPool(catalog, d.env as NodeJS.ProcessEnv);
   const ledger: CacheLedgerSink = d.ledger;
-  // A failed write-behind write (manifest, ledger, cache) is an alertable condition, never silent.
-  const recordingFailures = new Counter({ name: 'svc_ai_recording_failures_total', help: 'AI work-unit, manifest, ledger or cache writes that failed after the response was sent.', registers: [d.metrics.registry] });
-  const exactCache = new ExactCache({ store: d.store.cacheEntries, ledger });
-  const semanticCache = new SemanticCache({ store: d.store.semanticCache, ledger });
+  // A failed cache write does not fail the request (the answer is served, records are committed), but is never silent.
+  const cacheWriteFailures = new Counter({ name: 'svc_ai_cache_write_failures_total', help: 'Verified AI answers that could not be stored in the exact or semantic cache.', registers: [d.metrics.registry] });
+  // Cache writes join the ledger's group commit: one transaction with the request's records.
+  const exactCache = new ExactCache({ store: new GroupCommittedExactCacheStore(d.store.cacheEntries, d.ledger), ledger });
+  const semanticCache = new SemanticCache({ store: new GroupCommittedSemanticCacheStore(d.store.semanticCache, d.ledger), ledger });
   const policy: PolicyEvaluator = { evaluate: (input) => d.policy().evaluate(input), activeBundle: () => d.policy().activeBundle() };
   const gateway = new AiGateway({
     catalog,
@@ -58,12 +60,11 @@ export function createAiServices(d: AiServiceDeps): AiServices {
     policy,
     exactCache,
     semanticCache,
-    recorder: new SvcAiRecorder(d.store, d.ledger, (s) => d.metrics.manifestWriteSeconds.observe(s)),
+    recorder: new SvcAiRecorder(d.ledger, (s) => d.metrics.manifestWriteSeconds.observe(s)),
     ledger,
     telemetry: prometheusAiTelemetry(d.metrics),
     spans: otelAiSpans(d.tracing.tracer),
-    recording: 'write_behind',
-    onBackgroundError: () => recordingFailures.inc(),
+    onCacheWriteError: () => cacheWriteFailures.inc(),
   });
   return {
     gateway,
@@ -71,7 +72,6 @@ export function createAiServices(d: AiServiceDeps): AiServices {
     exactCache,
     semanticCache,
     close: async () => {
-      await gateway.settled();
       upstreams.close();
     },
   };

@@ -6,18 +6,17 @@
  * `plan.created`, and at the end a compute manifest with
  * `manifest.written` and `ai.request.completed`.
  *
- * `begin` only holds the start record; `complete` writes work unit, plan and
- * manifest in ONE transaction, then appends the three ledger events (group
- * commit). One transaction per request instead of four keeps the SQLite
- * writer — synchronous on the event loop — out of the hot path as much as
- * possible (bench/results/gateway-overhead.md).
+ * `begin` only holds the start record; `complete` hands work unit, plan,
+ * manifest and the three ledger events to the ledger's group commit as ONE
+ * unit: they commit in one transaction, shared with the other requests in
+ * flight, and `complete` resolves only after that commit — so the gateway
+ * acknowledges nothing that is not durable (docs/decisions/067).
  */
 import type { LedgerAppender } from '../../ledger/appender.ts';
 import type { Plan } from '../../plans/plan.ts';
 import { AiManifestRepository } from '../../store/repositories/ai-manifests.ts';
 import { PlanRepository } from '../../store/repositories/plans.ts';
 import { WorkUnitRepository } from '../../store/repositories/work-units.ts';
-import type { Store } from '../../store/store.ts';
 import type { WorkUnitRecord } from '../../work-units/work-unit.ts';
 import type { AiComputeManifest, AiRecorder, AiRequestContext, AiWorkUnitKind, AiWorkUnitStart } from '../gateway/ports.ts';
 
@@ -37,12 +36,10 @@ const ACTION_CLASS: Record<string, 'exact' | 'semantic' | 'operation'> = {
 };
 
 export class SvcAiRecorder implements AiRecorder {
-  readonly #store: Store;
   readonly #ledger: LedgerAppender;
   readonly #onManifestWritten: (seconds: number) => void;
 
-  constructor(store: Store, ledger: LedgerAppender, onManifestWritten: (seconds: number) => void = () => {}) {
-    this.#store = store;
+  constructor(ledger: LedgerAppender, onManifestWritten: (seconds: number) => void = () => {}) {
     this.#ledger = ledger;
     this.#onManifestWritten = onManifestWritten;
   }
@@ -96,22 +93,24 @@ export class SvcAiRecorder implements AiRecorder {
       trace_id: s.trace_id,
       created_at: now,
     };
-    await this.#store.db.transaction(async (tx) => {
-      await new WorkUnitRepository(tx).insert(wu);
-      await new PlanRepository(tx).insert(plan, actor);
-      await new AiManifestRepository(tx).insert(m);
-    });
     const common = { tenant: m.tenant, actor: ctx.principal.actor, work_unit_id: m.work_unit_id, policy_bundle_id: m.policy_bundle_id, trace_id: m.trace_id };
-    await Promise.all([
-      this.#ledger.append({ ...common, type: 'plan.created', payload: { work_unit_id: s.work_unit_id, policy_bundle_id: s.policy_bundle.id, trace_id: s.trace_id, plan: { ...plan, ai_actions: s.plan.actions, route: s.plan.route } } }),
-      this.#ledger.append({ ...common, manifest_id: m.manifest_id, type: 'manifest.written', payload: { manifest_id: m.manifest_id, kind: 'compute', status: m.status, result: m.result } }),
-      this.#ledger.append({
-        ...common,
-        manifest_id: m.manifest_id,
-        type: 'ai.request.completed',
-        payload: { kind: m.kind, status: m.status, route: m.route, cache: m.cache, verifier: m.verifier.name, fallback_used: m.result.fallback_used, fallback_reason: m.result.fallback_reason, error_code: m.result.error_code, tokens: m.tokens },
-      }),
-    ]);
+    await this.#ledger.commit({
+      write: async (tx) => {
+        await new WorkUnitRepository(tx).insert(wu);
+        await new PlanRepository(tx).insert(plan, actor);
+        await new AiManifestRepository(tx).insert(m);
+      },
+      events: [
+        { ...common, type: 'plan.created', payload: { work_unit_id: s.work_unit_id, policy_bundle_id: s.policy_bundle.id, trace_id: s.trace_id, plan: { ...plan, ai_actions: s.plan.actions, route: s.plan.route } } },
+        { ...common, manifest_id: m.manifest_id, type: 'manifest.written', payload: { manifest_id: m.manifest_id, kind: 'compute', status: m.status, result: m.result } },
+        {
+          ...common,
+          manifest_id: m.manifest_id,
+          type: 'ai.request.completed',
+          payload: { kind: m.kind, status: m.status, route: m.route, cache: m.cache, verifier: m.verifier.name, fallback_used: m.result.fallback_used, fallback_reason: m.result.fallback_reason, error_code: m.result.error_code, tokens: m.tokens },
+        },
+      ],
+    });
     this.#onManifestWritten((performance.now() - t0) / 1000);
   }
 }

@@ -8,6 +8,11 @@
  *   cache store → compute manifest + ledger → response (+ `svc` metadata
  *   when asked)
  *
+ * Durability: the request's records (work unit, plan, compute manifest,
+ * ledger events) and the cache entry of its answer are committed before the
+ * result is handed back — before the body of a JSON answer, before the
+ * final frame of a stream (docs/decisions/067).
+ *
  * Routes and the CLI call `chat`, `completions`, `embeddings` and `models`
  * and only translate the result to the wire.
  */
@@ -29,7 +34,7 @@ import type { ChatCompletionRequest, CompletionRequest, EmbeddingRequest } from 
 import { NON_OUTPUT_FIELDS } from '../schemas/ai-requests.ts';
 import type { Usage } from '../schemas/openai-shapes.ts';
 import type { StreamMode, SvcExtension } from '../schemas/svc-extension.ts';
-import { type SseFrame, fallbackMarker } from '../streaming/sse-frames.ts';
+import { DONE_FRAME, type SseFrame, fallbackMarker } from '../streaming/sse-frames.ts';
 import { type AnyAiRequest, type ApiProfile, chatProfile, completionProfile, embeddingProfile } from './api-profiles.ts';
 import { type AnswerCheck, type AnswerVerification, verifyAnswer } from './answer-verification.ts';
 import { buildAiPlan } from './ai-plan.ts';
@@ -52,15 +57,11 @@ export interface AiGatewayDeps {
   /** TTL of entries the gateway stores in the exact and semantic caches. */
   cacheTtlSeconds?: number;
   /**
-   * `write_behind`: the work unit, plan, manifest, ledger events and cache
-   * stores of a request are written after its response is sent (ids are
-   * allocated up front, so headers still name them); `settled()` awaits
-   * them and shutdown drains them. `sync` (default) writes before
-   * answering. docs/decisions/067 explains the trade.
+   * Called when storing a verified answer in a cache fails. The answer is
+   * still served (a cache entry is not an acknowledged record); the
+   * composed app counts and alerts.
    */
-  recording?: 'sync' | 'write_behind';
-  /** Called with a failure of a write-behind write (the composed app counts and alerts). */
-  onBackgroundError?: (err: unknown) => void;
+  onCacheWriteError?: (err: unknown) => void;
 }
 
 export interface AiCallOptions {
@@ -117,23 +118,9 @@ const ZERO_USAGE: Usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens
 
 export class AiGateway {
   readonly #d: Required<AiGatewayDeps>;
-  readonly #pending = new Set<Promise<void>>();
 
   constructor(deps: AiGatewayDeps) {
-    this.#d = { telemetry: noTelemetry, spans: noSpans, cacheTtlSeconds: DEFAULT_TTL_SECONDS, recording: 'sync', onBackgroundError: () => {}, ...deps };
-  }
-
-  /** Resolves when every write-behind write started so far has finished. */
-  async settled(): Promise<void> {
-    while (this.#pending.size > 0) await Promise.allSettled([...this.#pending]);
-  }
-
-  /** Runs `work` now (sync) or in the background (write-behind), tracked by `settled()`. */
-  async #persist(work: () => Promise<void>): Promise<void> {
-    if (this.#d.recording === 'sync') return work();
-    const p = work().catch((err: unknown) => this.#d.onBackgroundError(err));
-    this.#pending.add(p);
-    void p.finally(() => this.#pending.delete(p));
+    this.#d = { telemetry: noTelemetry, spans: noSpans, cacheTtlSeconds: DEFAULT_TTL_SECONDS, onCacheWriteError: () => {}, ...deps };
   }
 
   chat(ctx: AiRequestContext, request: ChatCompletionRequest, options: AiCallOptions): Promise<AiResult> {
@@ -173,7 +160,7 @@ export class AiGateway {
       if (hit) return hit;
       if (streamRequested) return await this.#streamed(ctx, prepared);
       const answer = await this.#callVerified(prepared, 'json');
-      await this.#storeAnswer(ctx, prepared, answer);
+      this.#storeAnswer(ctx, prepared, answer);
       const body = this.#presentAnswer(prepared, answer.value);
       await this.#finish(ctx, prepared.run, begun, 'completed', null);
       return { kind: 'json', body: this.#withMetadata(prepared, body), meta: this.#meta(prepared.run) };
@@ -383,6 +370,7 @@ export class AiGateway {
         for (const c of chunks) yield { data: c };
         if (p.wantsMetadata) yield { data: self.#metadataChunk(p) };
         await self.#finish(ctx, run, p.begun, 'completed', null);
+        yield DONE_FRAME;
       }
       return { kind: 'stream', frames: frames(), meta: this.#meta(run) };
     }
@@ -465,7 +453,12 @@ export class AiGateway {
     this.#d.telemetry.count('svc_ai_fallbacks_total', 1, { reason: reason.split(':')[0] ?? reason });
   }
 
-  async #storeAnswer(ctx: AiRequestContext, p: Prepared, answer: Answer): Promise<void> {
+  /**
+   * Starts storing a verified answer in the caches. Not awaited here: `#finish`
+   * awaits it together with the request's records, so both join the same
+   * group commit.
+   */
+  #storeAnswer(ctx: AiRequestContext, p: Prepared, answer: Answer): void {
     const { run } = p;
     run.recordOutput(answer.value);
     if (run.largeModelCallsAvoided > 0) this.#d.telemetry.count('svc_ai_large_model_calls_avoided_total', 1);
@@ -476,10 +469,11 @@ export class AiGateway {
     const key = run.cacheKey !== null && run.cache !== 'observe_exact_hit' ? run.cacheKey : null;
     const q = p.semanticQuery && run.mode === 'enforce' ? p.semanticQuery : undefined;
     if (key === null && !q) return;
-    await this.#persist(async () => {
-      if (key !== null) await this.#d.exactCache.storeVerified(ctx, run.tenant, key, answer.value, spec, this.#d.cacheTtlSeconds, 'gateway');
-      if (q) {
-        await this.#d.semanticCache.storeForTenant(run.tenant, {
+    const writes: Array<Promise<unknown>> = [];
+    if (key !== null) writes.push(this.#d.exactCache.storeVerified(ctx, run.tenant, key, answer.value, spec, this.#d.cacheTtlSeconds, 'gateway'));
+    if (q) {
+      writes.push(
+        this.#d.semanticCache.storeForTenant(run.tenant, {
           domain: q.domain,
           ...(q.query !== undefined ? { query: q.query } : {}),
           source_fingerprints: q.source_fingerprints,
@@ -487,9 +481,13 @@ export class AiGateway {
           value: answer.value,
           verification: spec,
           ttl_seconds: this.#d.cacheTtlSeconds,
-        });
-      }
-    });
+        }),
+      );
+    }
+    run.cacheWrites = Promise.all(writes).then(
+      () => undefined,
+      (err: unknown) => this.#d.onCacheWriteError(err),
+    );
   }
 
   /**
@@ -507,7 +505,7 @@ export class AiGateway {
       try {
         if (mode === 'buffered' || mode === 'non_streaming') {
           const answer = await self.#callVerified(p, mode === 'buffered' ? 'stream' : 'json');
-          await self.#storeAnswer(ctx, p, answer);
+          self.#storeAnswer(ctx, p, answer);
           started = true;
           for (const c of p.profile.toChunks(answer.value, answer.usage, p.includeUsage)) yield { data: c };
         } else {
@@ -515,6 +513,7 @@ export class AiGateway {
         }
         if (p.wantsMetadata) yield { data: self.#metadataChunk(p) };
         await self.#finish(ctx, run, p.begun, 'completed', null);
+        yield DONE_FRAME;
       } catch (err) {
         const error = SvcError.from(err).withContext({ workUnitId: run.work_unit_id, policyBundleId: run.policyBundleId });
         await self.#finishFailedSafely(ctx, run, p.begun, error);
@@ -577,7 +576,7 @@ export class AiGateway {
       const check = this.#verify(p, answer.value);
       if (!check.passed) throw verifierFailed(check, true);
       this.#markFallback(run, p.fallback, reason);
-      await this.#storeAnswer(ctx, p, { ...answer, check });
+      this.#storeAnswer(ctx, p, { ...answer, check });
       yield* this.#usageFrames(p, usageChunk, run);
       return;
     }
@@ -597,7 +596,7 @@ export class AiGateway {
       throw verifierFailed(check, false);
     }
     // Direct mode: the answer is already with the client; the failure is recorded (manifest, metrics), never cached.
-    await this.#storeAnswer(ctx, p, { ...answer, check });
+    this.#storeAnswer(ctx, p, { ...answer, check });
     yield* this.#usageFrames(p, usageChunk, run);
   }
 
@@ -657,17 +656,23 @@ export class AiGateway {
     return { id: `svc-${p.run.work_unit_id}`, object: p.profile === chatProfile ? 'chat.completion.chunk' : 'text_completion', created: Math.floor(Date.now() / 1000), model: p.run.servedRoute?.model.id ?? p.request.model, choices: [], svc: this.#svcObject(p.run) };
   }
 
+  /**
+   * Commits the request's records (and awaits its cache writes, started in
+   * the same tick so they share the commit). Callers hand the result to the
+   * client only after this resolves.
+   */
   async #finish(ctx: AiRequestContext, run: RequestRun, begun: Promise<void> | undefined, status: 'completed' | 'failed', errorCode: string | null): Promise<void> {
     if (run.finished) return;
     run.finished = true;
     const overheadMs = Math.max(0, run.elapsedMs() - run.upstreamMs);
     this.#d.telemetry.observeOverhead(overheadMs / 1000, { kind: run.kind, cache: run.cache });
     const manifest = run.toManifest(status, errorCode);
-    await this.#persist(async () => {
+    const records = (async () => {
       if (begun) await begun;
       else await this.#d.recorder.begin(ctx, minimalStart(run, this.#d.policy.activeBundle()));
       await this.#d.spans.run('svc.manifest.write', { work_unit_id: run.work_unit_id, manifest_id: run.manifest_id }, () => this.#d.recorder.complete(ctx, manifest));
-    });
+    })();
+    await Promise.all([records, run.cacheWrites]);
   }
 
   /** Records a failed request; a recording failure must not hide the original error. */

@@ -48,6 +48,8 @@ export class RequestRun {
   upstreamCalled = false;
   outputSha256: string | null = null;
   finished = false;
+  /** Cache stores of the answer, started before the records are committed and awaited with them (never rejects). */
+  cacheWrites: Promise<void> | undefined;
 
   constructor(init: { kind: AiWorkUnitKind; tenant: string; traceId: string; actor: string; policyBundleId: string; requestedModel: string; streamRequested: boolean }) {
     this.kind = init.kind;

@@ -7,16 +7,16 @@ import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { setWorkUnitHeaders } from '../../http/headers.ts';
 import type { AiResult } from '../gateway/ai-gateway.ts';
-import { SSE_DONE, type SseFrame, encodeSseFrame } from '../streaming/sse-frames.ts';
+import { type SseFrame, encodeSseFrame } from '../streaming/sse-frames.ts';
 
 /** True when the client asked for the `svc` response object: an `svc` extension in the body or `X-SVC-Metadata: true`. */
 export function wantsMetadata(request: FastifyRequest, body: { svc?: unknown }): boolean {
   return body.svc !== undefined || String(request.headers['x-svc-metadata'] ?? '').toLowerCase() === 'true';
 }
 
+/** The gateway's frames on the wire; `[DONE]` is one of them (sent after the records are committed). */
 async function* sseBytes(frames: AsyncIterable<SseFrame>): AsyncGenerator<string> {
   for await (const frame of frames) yield encodeSseFrame(frame);
-  yield SSE_DONE;
 }
 
 export function sendAiResult(reply: FastifyReply, result: AiResult): FastifyReply {
