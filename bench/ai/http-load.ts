@@ -54,3 +54,21 @@ export async function runLoad(count: number, concurrency: number, send: (i: numb
   await Promise.all(Array.from({ length: concurrency }, worker));
   return { latencies, errors, seconds: (performance.now() - t0) / 1000 };
 }
+
+/** One load run, as the parent sends it to the load-generator child (bench/ai/load-process.ts). */
+export interface LoadJob {
+  target: Target;
+  path: string;
+  count: number;
+  concurrency: number;
+  /** Chat bodies: `prefix` alone (repeated) or `prefix <offset + i>` (unique per request). */
+  body: { model: string; prefix: string; unique: boolean; offset: number };
+}
+
+export interface LoadResult {
+  ok: boolean;
+  error?: string;
+  latencies: number[];
+  errors: number;
+  seconds: number;
+}

@@ -9,9 +9,9 @@
  * hit p95 ≤ 1 ms.
  */
 import { createServer } from 'node:net';
-import { startMockOpenAI } from '../../test/fixtures/mock-openai/mock-openai-server.ts';
 import { ADMIN_KEY, startTestServer } from '../../test/helpers/server.ts';
-import { makeRequester, runLoad } from '../ai/http-load.ts';
+import { startLoadProcess, startMockProcess } from '../ai/child-processes.ts';
+import type { LoadJob, Target } from '../ai/http-load.ts';
 import { startPortkey } from '../ai/portkey.ts';
 import { type BenchReport, round, summarize } from '../report.ts';
 
@@ -29,39 +29,51 @@ function freePort(): Promise<number> {
   });
 }
 
-const body = (i: number, unique: boolean) => ({ model: 'mock-small', messages: [{ role: 'user', content: unique ? `overhead probe ${i}` : 'overhead probe (repeated)' }], max_tokens: 16 });
-
 export default async function run(): Promise<BenchReport> {
-  const mock = await startMockOpenAI();
+  // The mock upstream and the load generator run in their own processes: this process runs svc alone.
+  const mock = await startMockProcess();
+  const load = startLoadProcess();
   const providers = JSON.stringify([{ name: 'mock', base_url: mock.url, models: [{ id: 'mock-small', size_class: 'small' }] }]);
   const svc = await startTestServer({ env: { SVC_PROVIDERS_JSON: providers, SVC_LOG_LEVEL: 'warn' } });
-  const direct = makeRequester({ name: 'direct', url: mock.url, headers: {} });
-  const through = makeRequester({ name: 'svc', url: `${svc.url}/v1`, headers: { 'x-api-key': ADMIN_KEY } });
+  const direct: Target = { name: 'direct', url: mock.url, headers: {} };
+  const through: Target = { name: 'svc', url: `${svc.url}/v1`, headers: { 'x-api-key': ADMIN_KEY } };
   const portkey = process.env.BENCH_SKIP_PORTKEY ? undefined : await startPortkey(await freePort());
-  const viaPortkey = portkey
-    ? makeRequester({ name: 'portkey', url: portkey.url, headers: { 'x-portkey-provider': 'openai', 'x-portkey-custom-host': mock.url, authorization: 'Bearer sk-mock' } })
+  const viaPortkey: Target | undefined = portkey
+    ? { name: 'portkey', url: portkey.url, headers: { 'x-portkey-provider': 'openai', 'x-portkey-custom-host': mock.url, authorization: 'Bearer sk-mock' } }
     : undefined;
 
   try {
-    let n = 0;
-    const paths: Array<[string, (i: number) => Promise<{ ms: number; status: number }>]> = [
-      ['direct', (i) => direct.post('/chat/completions', body(i, true))],
-      ['svc_miss', (i) => through.post('/chat/completions', body(i + ++n * 1_000_000, true))],
-      ['svc_hit', (i) => through.post('/chat/completions', body(i, false))],
+    // Unique bodies never repeat across runs (offset), so every svc_miss request is a real miss.
+    let offset = 0;
+    const job = (target: Target, unique: boolean, count: number, concurrency: number): LoadJob => {
+      offset += 1_000_000;
+      return { target, path: '/chat/completions', count, concurrency, body: { model: 'mock-small', prefix: unique ? 'overhead probe' : 'overhead probe (repeated)', unique, offset } };
+    };
+    const paths: Array<[string, Target, boolean]> = [
+      ['direct', direct, true],
+      ['svc_miss', through, true],
+      ['svc_hit', through, false],
     ];
-    if (viaPortkey) paths.push(['portkey', (i) => viaPortkey.post('/chat/completions', body(i, true))]);
+    if (viaPortkey) paths.push(['portkey', viaPortkey, true]);
 
-    const seq: Record<string, ReturnType<typeof summarize> & { errors: number }> = {};
-    const conc: Record<string, ReturnType<typeof summarize> & { errors: number; rps: number }> = {};
-    for (const [name, send] of paths) {
-      await runLoad(WARMUP, 1, send);
-      const s = await runLoad(SEQUENTIAL, 1, send);
-      seq[name] = { ...summarize(s.latencies), errors: s.errors };
+    // CPU time of this process (svc alone) per request: far less sensitive to other load on the machine than latency.
+    const measured = async (j: LoadJob) => {
+      const cpu0 = process.cpuUsage();
+      const r = await load.run(j);
+      const cpu = process.cpuUsage(cpu0);
+      return { ...r, svcCpuUsPerRequest: round((cpu.user + cpu.system) / j.count, 1) };
+    };
+    const seq: Record<string, ReturnType<typeof summarize> & { errors: number; svc_cpu_us_per_request: number }> = {};
+    const conc: Record<string, ReturnType<typeof summarize> & { errors: number; rps: number; svc_cpu_us_per_request: number }> = {};
+    for (const [name, target, unique] of paths) {
+      await load.run(job(target, unique, WARMUP, 1));
+      const s = await measured(job(target, unique, SEQUENTIAL, 1));
+      seq[name] = { ...summarize(s.latencies), errors: s.errors, svc_cpu_us_per_request: s.svcCpuUsPerRequest };
     }
-    for (const [name, send] of paths) {
-      await runLoad(WARMUP, CONCURRENCY, send);
-      const c = await runLoad(CONCURRENT_TOTAL, CONCURRENCY, send);
-      conc[name] = { ...summarize(c.latencies), errors: c.errors, rps: round(c.latencies.length / c.seconds, 0) };
+    for (const [name, target, unique] of paths) {
+      await load.run(job(target, unique, WARMUP, CONCURRENCY));
+      const c = await measured(job(target, unique, CONCURRENT_TOTAL, CONCURRENCY));
+      conc[name] = { ...summarize(c.latencies), errors: c.errors, rps: round(c.latencies.length / c.seconds, 0), svc_cpu_us_per_request: c.svcCpuUsPerRequest };
     }
     const added = (table: Record<string, { p50: number; p95: number }>, name: string) => ({ p50: round(table[name]!.p50 - table.direct!.p50, 3), p95: round(table[name]!.p95 - table.direct!.p95, 3) });
     const addedSeq = added(seq, 'svc_miss');
@@ -81,35 +93,35 @@ export default async function run(): Promise<BenchReport> {
     const row = (label: string, name: string) => {
       const s = seq[name];
       const c = conc[name];
-      if (!s || !c) return [label, '-', '-', '-', '-', '-'];
-      return [label, round(s.p50), round(s.p95), round(c.p50), round(c.p95), c.rps];
+      if (!s || !c) return [label, '-', '-', '-', '-', '-', '-'];
+      const cpu = name.startsWith('svc') ? round(c.svc_cpu_us_per_request, 0) : '-';
+      return [label, round(s.p50), round(s.p95), round(c.p50), round(c.p95), c.rps, cpu];
     };
     return {
       suite: 'gateway-overhead',
       results,
       table: {
-        columns: ['path', 'seq p50 ms', 'seq p95 ms', '64× p50 ms', '64× p95 ms', '64× req/s'],
+        columns: ['path', 'seq p50 ms', 'seq p95 ms', '64× p50 ms', '64× p95 ms', '64× req/s', 'svc CPU µs/req (64×)'],
         rows: [
           row('direct to mock (baseline)', 'direct'),
           row('through svc, cache miss (manifest + ledger on)', 'svc_miss'),
           row('through svc, exact cache hit', 'svc_hit'),
           ...(viaPortkey ? [row(`through Portkey ${portkey!.version}`, 'portkey')] : []),
-          ['added by svc (miss − direct)', addedSeq.p50, addedSeq.p95, addedConc.p50, addedConc.p95, '-'],
-          ...(viaPortkey ? [['added by Portkey', results.added_ms.portkey_sequential!.p50, results.added_ms.portkey_sequential!.p95, results.added_ms.portkey_concurrent_64!.p50, results.added_ms.portkey_concurrent_64!.p95, '-']] : []),
+          ['added by svc (miss − direct)', addedSeq.p50, addedSeq.p95, addedConc.p50, addedConc.p95, '-', '-'],
+          ...(viaPortkey ? [['added by Portkey', results.added_ms.portkey_sequential!.p50, results.added_ms.portkey_sequential!.p95, results.added_ms.portkey_concurrent_64!.p50, results.added_ms.portkey_concurrent_64!.p95, '-', '-']] : []),
         ],
       },
       notes: [
         `Sequential: ${SEQUENTIAL} requests per path after ${WARMUP} warm-up; concurrent: ${CONCURRENT_TOTAL} requests with ${CONCURRENCY} in flight.`,
-        'Mock upstream, svc and the load generator share one Node process (2 shared cores); Portkey runs as a child process. Added latency is the difference of percentiles measured in the same run.',
+        'svc runs alone in the benchmark process; the mock upstream, the load generator and Portkey each run in their own child process (2 cores shared with other work, so absolute figures are noisy). Added latency is the difference of percentiles measured in the same run.',
+        'svc CPU µs/req: user+system CPU time of the svc process divided by the requests of the run (the load generator and mock are in other processes).',
         `Targets (sequential): added p50 ≤ 0.3 ms ${results.targets.added_p50_le_0_3ms ? 'met' : 'NOT met'}; added p95 ≤ 1 ms ${results.targets.added_p95_le_1ms ? 'met' : 'NOT met'}; cache hit p95 ≤ 1 ms ${results.targets.cache_hit_p95_le_1ms ? 'met' : 'NOT met'}.`,
       ],
     };
   } finally {
-    direct.close();
-    through.close();
-    viaPortkey?.close();
+    load.stop();
     portkey?.stop();
     await svc.close();
-    await mock.close();
+    mock.stop();
   }
 }
