@@ -2,6 +2,8 @@
  * The searchable form of a corpus: every chunk split into sentences with
  * offsets and tokens (evidence spans are built from these), plus a BM25
  * index over whole chunks for candidate retrieval. Built once per engine.
+ * Sentence tokens are also interned as integer term ids, so scoring a
+ * window against a claim compares small integers instead of hashing strings.
  */
 import type { Corpus } from '../../corpus/load-corpus.ts';
 import type { CorpusRecord } from '../../corpus/corpus-record.ts';
@@ -14,6 +16,8 @@ export interface IndexedSentence {
   end: number;
   text: string;
   tokens: ReadonlySet<string>;
+  /** The ids (`CorpusIndex.termId`) of `tokens`, ascending. */
+  termIds: Int32Array;
 }
 
 export interface IndexedChunk {
@@ -28,19 +32,38 @@ export interface IndexedChunk {
 export class CorpusIndex {
   readonly chunks: readonly IndexedChunk[];
   readonly #bm25: Bm25Index;
+  readonly #termIds = new Map<string, number>();
 
   constructor(corpus: Corpus) {
     const chunks: IndexedChunk[] = [];
     const docs: string[][] = [];
+    const intern = (term: string): number => {
+      let id = this.#termIds.get(term);
+      if (id === undefined) this.#termIds.set(term, (id = this.#termIds.size));
+      return id;
+    };
     corpus.sources.forEach((source, sourceIndex) => {
       for (const chunk of source.chunks) {
-        const sentences = segmentSentences(chunk.text).map((s) => ({ ...s, tokens: new Set(contentTokens(s.text)) }));
+        const sentences = segmentSentences(chunk.text).map((s) => {
+          const tokens = new Set(contentTokens(s.text));
+          return { ...s, tokens, termIds: Int32Array.from(tokens, intern).sort() };
+        });
         chunks.push({ source, sourceIndex, chunkId: chunk.chunk_id, text: chunk.text, sentences });
         docs.push(contentTokens(`${source.title} ${chunk.text}`));
       }
     });
     this.chunks = chunks;
     this.#bm25 = new Bm25Index(docs);
+  }
+
+  /** Id of a term found in some corpus sentence; undefined for any other term. */
+  termId(term: string): number | undefined {
+    return this.#termIds.get(term);
+  }
+
+  /** Number of distinct sentence terms (ids run from 0 to this, exclusive). */
+  get termCount(): number {
+    return this.#termIds.size;
   }
 
   idf(term: string): number {

@@ -52,64 +52,94 @@ export function round4(x: number): number {
 export class EvidenceSearch {
   readonly #index: CorpusIndex;
   readonly #depth: number;
+  /** Term id → position of the term in the claim being searched, -1 elsewhere (reset after each search). */
+  readonly #slotOfTerm: Int32Array;
 
   constructor(index: CorpusIndex, depth: number) {
     this.#index = index;
     this.#depth = depth;
+    this.#slotOfTerm = new Int32Array(index.termCount).fill(-1);
   }
 
   search(claimText: string, claimTokens: readonly string[]): ClaimEvidence {
     const unique = [...new Set(claimTokens)];
+    const slots = unique.map((t) => this.#index.termId(t));
+    try {
+      slots.forEach((id, slot) => {
+        if (id !== undefined) this.#slotOfTerm[id] = slot;
+      });
+      return this.#search(claimText, unique);
+    } finally {
+      for (const id of slots) if (id !== undefined) this.#slotOfTerm[id] = -1;
+    }
+  }
+
+  /**
+   * Scores every sentence of the candidate chunks by which claim terms it
+   * holds: `hits[sentence * n + slot]` is 1 when the sentence has claim term
+   * `slot`. Weighted sums always run over the claim's terms in claim order,
+   * so every score is the same floating-point sum whichever way the hits
+   * were found.
+   */
+  #search(claimText: string, unique: readonly string[]): ClaimEvidence {
+    const n = unique.length;
     const weights = new Map(unique.map((t) => [t, this.#index.idf(t)]));
     const totalWeight = unique.reduce((s, t) => s + weights.get(t)!, 0);
-    const wordTokens = unique.filter((t) => !/^\d/.test(t));
-    const wordWeight = wordTokens.reduce((s, t) => s + weights.get(t)!, 0);
+    const isWord = unique.map((t) => !/^\d/.test(t));
+    const wordTokenCount = isWord.filter(Boolean).length;
+    const wordWeight = unique.filter((_, i) => isWord[i]).reduce((s, t) => s + weights.get(t)!, 0);
     const claimPolarity = polarity(claimText);
     const claimNumbers = numberMentions(stripLinks(stripCitationNoise(claimText))).values;
-
     const uniqueWeights = unique.map((t) => weights.get(t)!);
-    const wordWeights = wordTokens.map((t) => weights.get(t)!);
-    const recall = (tokens: ReadonlySet<string>, terms: readonly string[], total: number): number => {
-      if (total === 0) return 0;
-      const w = terms === unique ? uniqueWeights : wordWeights;
-      let hit = 0;
-      for (let i = 0; i < terms.length; i++) if (tokens.has(terms[i]!)) hit += w[i]!;
-      return hit / total;
-    };
-    const jaccard = (tokens: ReadonlySet<string>): number => {
-      let inter = 0;
-      for (const t of unique) if (tokens.has(t)) inter++;
-      const union = unique.length + tokens.size - inter;
-      return union === 0 ? 0 : inter / union;
-    };
-    const conflictOf = (text: string, tokens: ReadonlySet<string>): ConflictKind | undefined => {
-      if (wordTokens.length < 2 || recall(tokens, wordTokens, wordWeight) < CONFLICT_RELATEDNESS) return undefined;
-      if (polarity(text) !== claimPolarity) return 'negation';
-      const evNumbers = numberMentions(text).values;
-      if (claimNumbers.length > 0 && evNumbers.length > 0 && !claimNumbers.some((n) => evNumbers.includes(n))) return 'numeric';
-      return undefined;
-    };
 
     let primary: EvidenceWindow | undefined;
     const bestBySource = new Map<string, EvidenceWindow>();
     const conflicts = new Map<string, { kind: ConflictKind; chunkId: string }>();
     const conflictSources = new Map<string, CorpusRecord>();
-    if (unique.length === 0) return { primary, bestBySource, conflicts, conflictSources };
+    if (n === 0) return { primary, bestBySource, conflicts, conflictSources };
 
-    const pairRecall = (a: ReadonlySet<string>, b: ReadonlySet<string>): number => {
+    const slotOfTerm = this.#slotOfTerm;
+    let hits = new Uint8Array(0);
+    /** IDF-weighted recall of the claim's terms (or only its word terms) in sentence `a` (or `a` ∪ `b`). */
+    const recall = (a: number, b: number, wordsOnly: boolean): number => {
+      const total = wordsOnly ? wordWeight : totalWeight;
+      if (total === 0) return 0;
+      const ao = a * n;
+      const bo = b * n;
       let hit = 0;
-      for (let i = 0; i < unique.length; i++) if (a.has(unique[i]!) || b.has(unique[i]!)) hit += uniqueWeights[i]!;
-      return hit / totalWeight;
+      for (let i = 0; i < n; i++) {
+        if (wordsOnly && !isWord[i]) continue;
+        if (hits[ao + i] === 1 || (b >= 0 && hits[bo + i] === 1)) hit += uniqueWeights[i]!;
+      }
+      return hit / total;
     };
-    const pairJaccard = (a: ReadonlySet<string>, b: ReadonlySet<string>): number => {
-      const merged = new Set(a);
-      for (const t of b) merged.add(t);
-      return jaccard(merged);
+    /** Token Jaccard of the claim with sentence `a` (or `a` ∪ `b`, whose own union has `windowSize` terms). */
+    const jaccard = (a: number, b: number, windowSize: number): number => {
+      let inter = 0;
+      for (let i = 0; i < n; i++) if (hits[a * n + i] === 1 || (b >= 0 && hits[b * n + i] === 1)) inter++;
+      const union = n + windowSize - inter;
+      return union === 0 ? 0 : inter / union;
     };
 
     for (const chunk of this.#index.candidates(unique, this.#depth)) {
       const sentences = chunk.sentences;
-      const sentenceConflicts = sentences.map((s) => conflictOf(s.text, s.tokens));
+      if (hits.length < sentences.length * n) hits = new Uint8Array(sentences.length * n);
+      else hits.fill(0, 0, sentences.length * n);
+      for (let j = 0; j < sentences.length; j++) {
+        for (const id of sentences[j]!.termIds) {
+          const slot = slotOfTerm[id]!;
+          if (slot >= 0) hits[j * n + slot] = 1;
+        }
+      }
+      // A sentence contradicts the claim when it is about the same thing (shares most of its words)
+      // with the opposite polarity, or with different figures.
+      const sentenceConflicts = sentences.map((s, j): ConflictKind | undefined => {
+        if (wordTokenCount < 2 || recall(j, -1, true) < CONFLICT_RELATEDNESS) return undefined;
+        if (polarity(s.text) !== claimPolarity) return 'negation';
+        const evNumbers = numberMentions(s.text).values;
+        if (claimNumbers.length > 0 && evNumbers.length > 0 && !claimNumbers.some((x) => evNumbers.includes(x))) return 'numeric';
+        return undefined;
+      });
       // Choose the window by support first; text match is computed once, for the chosen window.
       let bestStart = -1;
       let bestPair = false;
@@ -125,12 +155,12 @@ export class EvidenceSearch {
           }
           continue;
         }
-        let support = recall(s.tokens, unique, totalWeight);
+        let support = recall(i, -1, false);
         let pair = false;
         let length = s.end - s.start;
         const next = sentences[i + 1];
         if (next && !sentenceConflicts[i + 1] && next.end - s.start <= MAX_WINDOW_CHARS) {
-          const merged = pairRecall(s.tokens, next.tokens);
+          const merged = recall(i, i + 1, false);
           if (merged >= support + PAIR_GAIN) {
             support = merged;
             pair = true;
@@ -154,7 +184,9 @@ export class EvidenceSearch {
         end: last.end,
         text: chunk.text.slice(first.start, last.end),
         support: round4(bestSupport),
-        textMatch: round4(bestPair ? pairJaccard(first.tokens, last.tokens) : jaccard(first.tokens)),
+        textMatch: round4(
+          bestPair ? jaccard(bestStart, bestStart + 1, unionSize(first.termIds, last.termIds)) : jaccard(bestStart, -1, first.termIds.length),
+        ),
       };
       const prev = bestBySource.get(chunk.source.source_id);
       if (!prev || best.support > prev.support) bestBySource.set(chunk.source.source_id, best);
@@ -162,4 +194,20 @@ export class EvidenceSearch {
     }
     return { primary, bestBySource, conflicts, conflictSources };
   }
+}
+
+/** Size of the union of two ascending id lists. */
+function unionSize(a: Int32Array, b: Int32Array): number {
+  let i = 0;
+  let j = 0;
+  let common = 0;
+  while (i < a.length && j < b.length) {
+    if (a[i]! === b[j]!) {
+      common++;
+      i++;
+      j++;
+    } else if (a[i]! < b[j]!) i++;
+    else j++;
+  }
+  return a.length + b.length - common;
 }

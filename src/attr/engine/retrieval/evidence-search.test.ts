@@ -1,0 +1,78 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseCorpus } from '../../corpus/load-corpus.ts';
+import { sealCorpusText } from '../../corpus/seal-corpus.ts';
+import { contentTokens } from '../text/tokenizer.ts';
+import { CorpusIndex } from './corpus-index.ts';
+import { EvidenceSearch, round4 } from './evidence-search.ts';
+
+function index(chunks: Record<string, string[]>): CorpusIndex {
+  const lines = Object.entries(chunks).map(([id, texts]) =>
+    JSON.stringify({
+      schema: 'attr-corpus-source/v1', source_id: id, work_id: `w-${id}`, title: id, uri: `https://example.org/${id}`,
+      rights_holder: null, royalty_terms: { license: 'l', royalty_eligible: false }, published_at: null, updated_at: null,
+      chunks: texts.map((text, i) => ({ chunk_id: `c${i + 1}`, text })), content_sha256: '',
+    }),
+  );
+  return new CorpusIndex(parseCorpus(sealCorpusText(lines.join('\n'))));
+}
+
+/** The definitions, written out over plain string sets: IDF-weighted recall and token Jaccard. */
+function recall(idx: CorpusIndex, claim: string, window: string): number {
+  const terms = [...new Set(contentTokens(claim))];
+  const have = new Set(contentTokens(window));
+  const total = terms.reduce((s, t) => s + idx.idf(t), 0);
+  return terms.reduce((s, t) => s + (have.has(t) ? idx.idf(t) : 0), 0) / total;
+}
+function jaccard(claim: string, window: string): number {
+  const a = new Set(contentTokens(claim));
+  const b = new Set(contentTokens(window));
+  const inter = [...a].filter((t) => b.has(t)).length;
+  return inter / (a.size + b.size - inter);
+}
+
+const FILLER = { f1: ['Rivers carry sediment to the sea.'], f2: ['Mountains erode over millions of years.'], f3: ['Clouds form from water vapour.'] };
+
+test('the evidence window is the sentence with the highest IDF-weighted recall of the claim', () => {
+  const idx = index({
+    bees: ['Honeybees visit flowers for nectar. Western honeybees forage within 3 kilometres of the hive. Wasps hunt insects.'],
+    ...FILLER,
+  });
+  const claim = 'Western honeybees forage within 3 kilometres of their hive.';
+  const found = new EvidenceSearch(idx, 8).search(claim, contentTokens(claim));
+  assert.equal(found.primary?.text, 'Western honeybees forage within 3 kilometres of the hive.');
+  assert.equal(found.primary?.support, round4(recall(idx, claim, found.primary!.text)));
+  assert.equal(found.primary?.textMatch, round4(jaccard(claim, found.primary!.text)));
+});
+
+test('two adjacent sentences form the window when together they add enough support, and text match covers both', () => {
+  const idx = index({ tea: ['Black tea is brewed from oxidised leaves. A cup holds about 47 milligrams of caffeine. Green tea is not oxidised.'], ...FILLER });
+  const claim = 'Brewed black tea from oxidised leaves holds about 47 milligrams of caffeine.';
+  const found = new EvidenceSearch(idx, 8).search(claim, contentTokens(claim));
+  const pair = 'Black tea is brewed from oxidised leaves. A cup holds about 47 milligrams of caffeine.';
+  assert.equal(found.primary?.text, pair);
+  assert.equal(found.primary?.support, round4(recall(idx, claim, pair)));
+  assert.equal(found.primary?.textMatch, round4(jaccard(claim, pair)));
+});
+
+test('a sentence about the same thing with the opposite polarity is a conflict, never the evidence', () => {
+  const idx = index({
+    pro: ['Bleached corals can recover when water temperatures fall.'],
+    contra: ['Bleached corals cannot recover when water temperatures fall.'],
+    ...FILLER,
+  });
+  const claim = 'Bleached corals can recover when water temperatures fall.';
+  const found = new EvidenceSearch(idx, 8).search(claim, contentTokens(claim));
+  assert.equal(found.primary?.chunk.source.source_id, 'pro');
+  assert.deepEqual(found.conflicts.get('contra'), { kind: 'negation', chunkId: 'c1' });
+  assert.equal(found.bestBySource.has('contra'), false);
+});
+
+test('a claim whose words no sentence holds finds no evidence, and later searches are unaffected', () => {
+  const idx = index({ bees: ['Western honeybees forage within 3 kilometres of the hive.'], ...FILLER });
+  const search = new EvidenceSearch(idx, 8);
+  const none = search.search('Zebras gallop.', contentTokens('Zebras gallop.'));
+  assert.equal(none.primary, undefined);
+  const claim = 'Honeybees forage near the hive.';
+  assert.equal(search.search(claim, contentTokens(claim)).primary?.support, round4(recall(idx, claim, 'Western honeybees forage within 3 kilometres of the hive.')));
+});
