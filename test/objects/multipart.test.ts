@@ -5,6 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { corpusFile } from '../../bench/corpus/corpus-files.ts';
 import { engines } from '../helpers/engines.ts';
@@ -109,6 +111,20 @@ for (const engine of engines()) {
       assert.equal((await call('/v1/s3/multipart/part', { upload_id: id, part_number: 2, body_text: 'late' })).status, 409);
       assert.equal((await call('/v1/s3/multipart/complete', { upload_id: id, parts: [{ part_number: 1, sha256: one.sha256 }] })).status, 409);
       assert.equal((await call('/v1/s3/objects/head', { bucket: 'uploads', key: 'aborted.bin' })).status, 404);
+    });
+
+    test('a part changed on disk fails completion, and the upload can be completed after re-uploading it', async () => {
+      const id = await create('changed.bin');
+      const bytes = corpusFile('random', 2000, 'mp-changed');
+      const one = await part(id, 1, bytes);
+      writeFileSync(path.join(s.app.stateDir, 'uploads', id, '1.part'), corpusFile('random', 2000, 'tampered'));
+      const res = await call('/v1/s3/multipart/complete', { upload_id: id, parts: [{ part_number: 1, sha256: one.sha256 }] });
+      assert.equal(res.status, 422);
+      assert.equal(((await res.json()) as any).error.details.reason, 'part_changed');
+      assert.equal((await call('/v1/s3/objects/head', { bucket: 'uploads', key: 'changed.bin' })).status, 404);
+      const again = await part(id, 1, bytes);
+      const done = await json('/v1/s3/multipart/complete', { upload_id: id, parts: [{ part_number: 1, sha256: again.sha256 }] });
+      assert.equal(done.output.sha256, sha256(bytes));
     });
 
     test('another tenant cannot add parts to an upload', async () => {

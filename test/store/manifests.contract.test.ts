@@ -81,6 +81,8 @@ for (const engine of engines()) {
       assert.deepEqual(page.map((m) => m.manifest_id), ids.slice(0, 2));
       const rest = await store.manifests.list({ tenant: 'listing', logicalRef: 'file://same', states: ['active'], after: ids[1], limit: 2 });
       assert.deepEqual(rest.map((m) => m.manifest_id), ids.slice(2));
+      const newest = await store.manifests.list({ tenant: 'listing', logicalRef: 'file://same', states: ['active'], limit: 2, newestFirst: true });
+      assert.deepEqual(newest.map((m) => m.manifest_id), [ids[2], ids[1]]);
       assert.equal(page[0]!.chunk_count, 1);
       assert.equal('chunks' in page[0]!, false, 'list rows leave the chunk list out');
       const aggregates = await store.manifests.aggregates('listing');
@@ -103,7 +105,7 @@ for (const engine of engines()) {
       assert.equal((await store.objects.list({ tenant: 'acme', bucket: 'b', prefix: 'ab', afterKey: '', includeTombstoned: false, limit: 10 })).length, 0);
     });
 
-    test('upload parts are replaced on re-upload and an upload closes once', async () => {
+    test('upload parts are replaced on re-upload and an upload moves between states once', async () => {
       const now = new Date().toISOString();
       const id = newId('up');
       await store.uploads.insert({ id, tenant: 'acme', bucket: 'b', object_key: 'k', state: 'open', mode: null, content_type: null, created_by: 'x', trace_id: 't', manifest_id: null, work_unit_id: null, created_at: now, updated_at: now });
@@ -111,9 +113,11 @@ for (const engine of engines()) {
       await store.uploads.putPart({ upload_id: id, part_number: 1, size: 7, sha256: 'b'.repeat(64), created_at: now });
       await store.uploads.putPart({ upload_id: id, part_number: 2, size: 9, sha256: 'c'.repeat(64), created_at: now });
       assert.deepEqual((await store.uploads.parts(id)).map((p) => [p.part_number, p.size]), [[1, 7], [2, 9]]);
-      assert.equal(await store.uploads.close(id, 'completed', { manifest_id: 'mf_x' }), true);
-      assert.equal(await store.uploads.close(id, 'aborted'), false);
-      assert.equal((await store.uploads.get(id))?.state, 'completed');
+      assert.equal(await store.uploads.transition(id, 'open', 'completing'), true);
+      assert.equal(await store.uploads.transition(id, 'open', 'aborted'), false, 'a completing upload cannot be aborted');
+      assert.equal(await store.uploads.transition(id, 'completing', 'completed', { manifest_id: 'mf_x' }), true);
+      const done = await store.uploads.get(id);
+      assert.deepEqual([done?.state, done?.manifest_id], ['completed', 'mf_x']);
     });
   });
 }

@@ -25,6 +25,7 @@ import { SvcError } from '../errors.ts';
 import type { ChunkCodec } from '../chunking/chunk-codec.ts';
 import { decodeChunk } from '../chunking/chunk-codec.ts';
 import { chunkDigestHex, chunkIdOfAsync, isChunkId } from './chunk-id.ts';
+import { toSharedBytes } from './hash-pool.ts';
 import type { ChunkScope } from './chunk-scope.ts';
 import { CHUNK_SCOPE_PATTERN } from './chunk-scope.ts';
 import type { ChunkPutResult, ChunkReadFailure, ChunkStore, StoredChunkInfo } from './chunk-store.ts';
@@ -122,12 +123,15 @@ export class FsChunkStore implements ChunkStore {
 
   async get(scope: ChunkScope, id: string, codec: ChunkCodec, rawLengthHint?: number): Promise<Uint8Array> {
     const stored = await this.#readOrFail(scope, id, codec);
-    let raw: Uint8Array;
+    let decoded: Uint8Array;
     try {
-      raw = await decodeChunk(codec, stored, rawLengthHint);
+      decoded = await decodeChunk(codec, stored, rawLengthHint);
     } catch (err) {
       throw readFailure(id, 'undecodable', err);
     }
+    // Shared memory once: the hash workers read it in place, here and in the
+    // caller's whole-object hash.
+    const raw = toSharedBytes(decoded);
     if ((await chunkIdOfAsync(raw)) !== id) throw readFailure(id, 'corrupt');
     return raw;
   }

@@ -16,12 +16,21 @@ import type { HashReply, HashRequest } from './hash-worker.ts';
 /** Largest range sent in one stream update. */
 const COALESCE_BYTES = 1024 * 1024;
 
-/** A view over shared memory (zero-copy), or a shared copy of `view`. */
+/**
+ * `view` itself when it lies in shared memory, else a copy that does. Readers
+ * that hash the same bytes more than once (rehydration: chunk id, then the
+ * whole object) copy once with this and pass the result on.
+ */
+export function toSharedBytes(view: Uint8Array): Uint8Array {
+  if (view.buffer instanceof SharedArrayBuffer) return view;
+  const copy = new Uint8Array(new SharedArrayBuffer(view.byteLength));
+  copy.set(view);
+  return copy;
+}
+
 function shared(view: Uint8Array): { sab: SharedArrayBuffer; offset: number; length: number } {
-  if (view.buffer instanceof SharedArrayBuffer) return { sab: view.buffer, offset: view.byteOffset, length: view.byteLength };
-  const sab = new SharedArrayBuffer(view.byteLength);
-  new Uint8Array(sab).set(view);
-  return { sab, offset: 0, length: view.byteLength };
+  const bytes = toSharedBytes(view);
+  return { sab: bytes.buffer as SharedArrayBuffer, offset: bytes.byteOffset, length: bytes.byteLength };
 }
 
 /** Accumulates the SHA-256 of a byte stream on a worker; `update` in order, then `digest` once. */

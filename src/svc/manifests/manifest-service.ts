@@ -69,6 +69,7 @@ export interface ExploreResult {
   rows: RedactedManifestRow[];
 }
 
+/** Explorer rows: the newest manifests. */
 const EXPLORE_ROWS = 50;
 
 export class ManifestService {
@@ -198,7 +199,7 @@ export class ManifestService {
       result.by_contract[a.contract] = (result.by_contract[a.contract] ?? 0) + a.count;
       result.by_state[a.state] = (result.by_state[a.state] ?? 0) + a.count;
     }
-    const latest = await this.#deps.repo.list({ tenant, states: ['active', 'quarantined', 'tombstoned'], limit: EXPLORE_ROWS });
+    const latest = await this.#deps.repo.list({ tenant, states: ['active', 'quarantined', 'tombstoned'], limit: EXPLORE_ROWS, newestFirst: true });
     result.rows = latest.map(redactedRow);
     return result;
   }

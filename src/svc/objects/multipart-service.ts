@@ -101,19 +101,27 @@ export class MultipartService {
     const upload = await this.#open(ctx, body.upload_id);
     const chosen = this.#checkCompletion(body.parts, await this.#deps.uploads.parts(upload.id));
     const size = chosen.reduce((n, p) => n + p.size, 0);
-    const result = await this.#deps.gateway.storeObject(ctx, {
-      tenant: upload.tenant,
-      bucket: upload.bucket,
-      key: upload.object_key,
-      mode: (upload.mode as 'observe' | 'enforce' | null) ?? undefined,
-      contentType: upload.content_type,
-      size,
-      sha256: null,
-      source: this.#verifiedParts(upload.id, chosen),
-    });
-    if (!(await this.#deps.uploads.close(upload.id, 'completed', { manifest_id: result.manifest_id, work_unit_id: result.work_unit_id }))) {
-      throw new SvcError('conflict', `upload ${upload.id} was completed or aborted concurrently`);
+    if (!(await this.#deps.uploads.transition(upload.id, 'open', 'completing'))) {
+      throw new SvcError('conflict', `upload ${upload.id} is being completed or was aborted concurrently`);
     }
+    let result: PutObjectResult;
+    try {
+      result = await this.#deps.gateway.storeObject(ctx, {
+        tenant: upload.tenant,
+        bucket: upload.bucket,
+        key: upload.object_key,
+        mode: (upload.mode as 'observe' | 'enforce' | null) ?? undefined,
+        contentType: upload.content_type,
+        size,
+        sha256: null,
+        source: this.#verifiedParts(upload.id, chosen),
+      });
+    } catch (err) {
+      // The parts are still there: the client may fix the cause and complete again.
+      await this.#deps.uploads.transition(upload.id, 'completing', 'open');
+      throw err;
+    }
+    await this.#deps.uploads.transition(upload.id, 'completing', 'completed', { manifest_id: result.manifest_id, work_unit_id: result.work_unit_id });
     await this.#deps.parts.discard(upload.id);
     await this.#audit(ctx, 'object.multipart.complete', upload, { part_count: chosen.length, size, manifest_id: result.manifest_id, sha256: result.output.sha256 }, result);
     return { ...result, upload_id: upload.id, part_count: chosen.length };
@@ -123,7 +131,7 @@ export class MultipartService {
     requirePermission(ctx.principal, 'work_units:write');
     const body = validate(AbortMultipartRequest, input);
     const upload = await this.#open(ctx, body.upload_id);
-    if (!(await this.#deps.uploads.close(upload.id, 'aborted'))) throw new SvcError('conflict', `upload ${upload.id} is no longer open`);
+    if (!(await this.#deps.uploads.transition(upload.id, 'open', 'aborted'))) throw new SvcError('conflict', `upload ${upload.id} is no longer open`);
     await this.#deps.parts.discard(upload.id);
     await this.#audit(ctx, 'object.multipart.abort', upload, {});
     return { upload_id: upload.id, state: 'aborted' };

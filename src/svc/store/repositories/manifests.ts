@@ -23,6 +23,8 @@ export interface ManifestListFilter {
   states: readonly ManifestState[];
   after?: string | undefined;
   limit: number;
+  /** Newest first (ids are time-ordered); `after` then means "older than". Default oldest first. */
+  newestFirst?: boolean;
 }
 
 export interface ManifestAggregateRow {
@@ -89,7 +91,7 @@ export class ManifestRepository {
     };
     if (f.tenant !== undefined) add((n) => `tenant = $${n}`, f.tenant);
     if (f.logicalRef !== undefined) add((n) => `logical_ref = $${n}`, f.logicalRef);
-    if (f.after !== undefined) add((n) => `id > $${n}`, f.after);
+    if (f.after !== undefined) add((n) => (f.newestFirst ? `id < $${n}` : `id > $${n}`), f.after);
     const marks = f.states.map((s) => {
       params.push(s);
       return `$${params.length}`;
@@ -97,7 +99,7 @@ export class ManifestRepository {
     where.push(`state IN (${marks.join(', ')})`);
     params.push(f.limit);
     const rows = await this.#db.all<ManifestRow>(
-      `SELECT body, state, verifier_status, updated_at, state_reason FROM manifests WHERE ${where.join(' AND ')} ORDER BY id LIMIT $${params.length}`,
+      `SELECT body, state, verifier_status, updated_at, state_reason FROM manifests WHERE ${where.join(' AND ')} ORDER BY id ${f.newestFirst ? 'DESC' : 'ASC'} LIMIT $${params.length}`,
       params,
     );
     return rows.map((r) => summarize(fromRow(r)));

@@ -1,7 +1,8 @@
 /** Multipart uploads and their parts (the part bytes live on disk; see src/svc/objects/part-store.ts). */
 import type { Db } from '../db.ts';
 
-export type UploadState = 'open' | 'completed' | 'aborted';
+/** `completing` is held while a completion runs, so two completions (or a completion and an abort) cannot both proceed. */
+export type UploadState = 'open' | 'completing' | 'completed' | 'aborted';
 
 export interface UploadRow {
   id: string;
@@ -64,11 +65,11 @@ export class UploadRepository {
     return Number(row?.n ?? 0);
   }
 
-  /** Moves an open upload to `state`; false if it was no longer open (completed or aborted concurrently). */
-  async close(id: string, state: 'completed' | 'aborted', result: { manifest_id?: string; work_unit_id?: string } = {}): Promise<boolean> {
+  /** Moves an upload from `from` to `to`; false if it was not in `from` (another request got there first). */
+  async transition(id: string, from: UploadState, to: UploadState, result: { manifest_id?: string; work_unit_id?: string } = {}): Promise<boolean> {
     const { changes } = await this.#db.run(
-      `UPDATE uploads SET state = $2, manifest_id = $3, work_unit_id = $4, updated_at = $5 WHERE id = $1 AND state = 'open'`,
-      [id, state, result.manifest_id ?? null, result.work_unit_id ?? null, new Date().toISOString()],
+      `UPDATE uploads SET state = $3, manifest_id = COALESCE($4, manifest_id), work_unit_id = COALESCE($5, work_unit_id), updated_at = $6 WHERE id = $1 AND state = $2`,
+      [id, from, to, result.manifest_id ?? null, result.work_unit_id ?? null, new Date().toISOString()],
     );
     return changes > 0;
   }
