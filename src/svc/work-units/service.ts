@@ -59,35 +59,16 @@ export class WorkUnitService {
     const body = validate(WorkUnitCreate, input, 'invalid_work_unit');
     const tenant = await this.#deps.tenants.resolve(ctx, body.tenant, 'work_unit.tenant');
     const { payload, size, sha256 } = decodePayload(body);
-    const now = new Date().toISOString();
-    const wu: WorkUnitRecord = {
-      id: newId('wu'),
+    return this.#insert(ctx, {
       tenant,
       kind: body.kind,
       logical_ref: body.logical_ref,
       requested_contract: body.requested_contract ?? 'exact_bytes',
-      state: 'created',
       metadata: body.metadata ?? {},
       payload,
       payload_size: size,
       payload_sha256: sha256,
-      created_by: ctx.principal.actor,
-      trace_id: ctx.traceId,
-      last_plan_id: null,
-      manifest_id: null,
-      created_at: now,
-      updated_at: now,
-    };
-    await this.#deps.workUnits.insert(wu);
-    await this.#deps.ledger.append({
-      type: 'work_unit.created',
-      tenant,
-      actor: ctx.principal.actor,
-      work_unit_id: wu.id,
-      trace_id: ctx.traceId,
-      payload: { kind: wu.kind, requested_contract: wu.requested_contract, payload_size: size, payload_sha256: sha256 },
     });
-    return wu;
   }
 
   /**
@@ -97,18 +78,33 @@ export class WorkUnitService {
    * The caller has resolved `tenant` and checked permissions.
    */
   async createStreamed(ctx: RequestContext, input: { tenant: string; logical_ref: string; size: number; sha256: string | null; metadata?: Record<string, string> }): Promise<WorkUnitRecord> {
+    return this.#insert(
+      ctx,
+      {
+        tenant: input.tenant,
+        kind: 'byte_object',
+        logical_ref: input.logical_ref,
+        requested_contract: 'exact_bytes',
+        metadata: input.metadata ?? {},
+        payload: { kind: 'none' },
+        payload_size: input.size,
+        payload_sha256: input.sha256,
+      },
+      { payload_transport: 'stream' },
+    );
+  }
+
+  /** Stores a new work unit (state `created`) and writes `work_unit.created`. */
+  async #insert(
+    ctx: RequestContext,
+    fields: Pick<WorkUnitRecord, 'tenant' | 'kind' | 'logical_ref' | 'requested_contract' | 'metadata' | 'payload' | 'payload_size' | 'payload_sha256'>,
+    extraEventPayload: Record<string, unknown> = {},
+  ): Promise<WorkUnitRecord> {
     const now = new Date().toISOString();
     const wu: WorkUnitRecord = {
+      ...fields,
       id: newId('wu'),
-      tenant: input.tenant,
-      kind: 'byte_object',
-      logical_ref: input.logical_ref,
-      requested_contract: 'exact_bytes',
       state: 'created',
-      metadata: input.metadata ?? {},
-      payload: { kind: 'none' },
-      payload_size: input.size,
-      payload_sha256: input.sha256,
       created_by: ctx.principal.actor,
       trace_id: ctx.traceId,
       last_plan_id: null,
@@ -123,7 +119,7 @@ export class WorkUnitService {
       actor: ctx.principal.actor,
       work_unit_id: wu.id,
       trace_id: ctx.traceId,
-      payload: { kind: wu.kind, requested_contract: wu.requested_contract, payload_size: input.size, payload_sha256: input.sha256, payload_transport: 'stream' },
+      payload: { kind: wu.kind, requested_contract: wu.requested_contract, payload_size: wu.payload_size, payload_sha256: wu.payload_sha256, ...extraEventPayload },
     });
     return wu;
   }
