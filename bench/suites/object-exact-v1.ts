@@ -241,9 +241,73 @@ async function multipartThroughServer(workDir: string, corpus: { base: CorpusEnt
   }
 }
 
+function median(values: number[]): number {
+  return summarize(values).p50;
+}
+
+interface SvcRound {
+  store: FsChunkStore;
+  results: IngestResult[];
+  ingestMs: number;
+  restoreMs: number;
+  chunkBytes: number;
+  metadataBytes: number;
+  exact: number;
+}
+
+/** One svc round: ingest every file into a fresh store, then restore them all to files and check them. */
+async function svcRound(workDir: string, allFiles: CorpusEntry[], keep: boolean): Promise<SvcRound> {
+  const storeRoot = path.join(workDir, `svc-store-${Date.now()}`);
+  const store = new FsChunkStore({ root: storeRoot });
+  const ingested = await ingestAll(store, allFiles);
+  const restoreDir = path.join(workDir, 'svc-restore');
+  mkdirSync(restoreDir);
+  const started = performance.now();
+  for (let k = 0; k < allFiles.length; k++) await rehydrateTo(store, ingested.results[k]!, path.join(restoreDir, allFiles[k]!.name));
+  const restoreMs = performance.now() - started;
+  const exact = allFiles.filter((e) => sha256File(path.join(restoreDir, e.name)) === e.sha256).length;
+  rmSync(restoreDir, { recursive: true, force: true });
+  const round: SvcRound = {
+    store,
+    results: ingested.results,
+    ingestMs: ingested.ms,
+    restoreMs,
+    chunkBytes: dirSize(storeRoot),
+    metadataBytes: ingested.results.reduce((n, r) => n + Buffer.byteLength(JSON.stringify(r.chunks)), 0),
+    exact,
+  };
+  if (!keep) rmSync(storeRoot, { recursive: true, force: true });
+  return round;
+}
+
+interface ResticRound {
+  ingestMs: number;
+  storedBytes: number;
+  insertBytes: number;
+  restoreMs: number;
+  initBytes: number;
+}
+
+/** One restic round: fresh repository, backup of the base files, a second snapshot with the shifted file, restore of the latest. */
+function resticRound(workDir: string, corpusDir: string, corpus: { base: CorpusEntry[] }, allFiles: CorpusEntry[]): ResticRound {
+  const repo = path.join(workDir, 'restic-repo');
+  rmSync(repo, { recursive: true, force: true });
+  resticInit(repo);
+  const initBytes = dirSize(repo);
+  const base = resticBackup(repo, corpusDir, corpus.base.map((e) => e.name));
+  // The second snapshot holds every file; restic skips the unchanged ones by size and mtime.
+  const shifted = resticBackup(repo, corpusDir, allFiles.map((e) => e.name));
+  const restoreDir = path.join(workDir, 'restic-restore');
+  const restoreMs = resticRestore(repo, restoreDir);
+  rmSync(restoreDir, { recursive: true, force: true });
+  return { ingestMs: base.ms + shifted.ms, storedBytes: base.addedBytes + shifted.addedBytes, insertBytes: shifted.addedBytes, restoreMs, initBytes };
+}
+
 export default async function run(args: string[]): Promise<BenchReport> {
   const sizeArg = args.indexOf('--size-mib');
   const sizeMiB = sizeArg >= 0 ? Number(args[sizeArg + 1]) : 24;
+  const roundsArg = args.indexOf('--rounds');
+  const rounds = roundsArg >= 0 ? Math.max(1, Number(args[roundsArg + 1])) : 3;
   const resticVersion = ensureRestic();
   const workDir = mkdtempSync(path.join(os.tmpdir(), 'object-exact-v1-'));
   try {
@@ -252,37 +316,33 @@ export default async function run(args: string[]): Promise<BenchReport> {
     const corpus = writeCorpus(corpusDir, sizeMiB);
     const baseBytes = corpus.base.reduce((n, e) => n + e.bytes, 0);
 
-    // Section 4 first, svc then restic back to back, so both see the same machine load.
-    // The corpus is the base files plus the 1-byte-shifted copy, ingested last.
+    // Section 4 first: svc and restic alternate, `rounds` times, each round on
+    // a fresh store and repository, so both see the same machine load; medians
+    // are reported. The corpus is the base files plus the 1-byte-shifted copy,
+    // ingested last (its stored bytes are the insert cost).
     const allFiles = [...corpus.base, corpus.shifted];
     const allBytes = baseBytes + corpus.shifted.bytes;
-    const storeRoot = path.join(workDir, 'svc-store');
-    const store = new FsChunkStore({ root: storeRoot });
-    const ours = await ingestAll(store, corpus.base);
-    const shiftStarted = performance.now();
-    const oursShifted = await ingest(readSource(corpus.shifted.file), { store, scope, mode: 'enforce' });
-    const oursIngestMs = ours.ms + (performance.now() - shiftStarted);
-    const oursResults = [...ours.results, oursShifted];
-    const oursChunkBytes = dirSize(storeRoot);
-    const metadataBytes = oursResults.reduce((n, r) => n + Buffer.byteLength(JSON.stringify(r.chunks)), 0);
-    const restoreDir = path.join(workDir, 'svc-restore');
-    mkdirSync(restoreDir);
-    const restoreStarted = performance.now();
-    for (let k = 0; k < allFiles.length; k++) await rehydrateTo(store, oursResults[k]!, path.join(restoreDir, allFiles[k]!.name));
-    const oursRestoreMs = performance.now() - restoreStarted;
-    const exact = allFiles.filter((e) => sha256File(path.join(restoreDir, e.name)) === e.sha256).length;
-    rmSync(restoreDir, { recursive: true, force: true });
-
-    const repo = path.join(workDir, 'restic-repo');
-    resticInit(repo);
-    const resticInitBytes = dirSize(repo);
-    const resticBase = resticBackup(repo, corpusDir, corpus.base.map((e) => e.name));
-    // The second snapshot holds every file; restic skips the unchanged ones by size and mtime.
-    const resticShifted = resticBackup(repo, corpusDir, allFiles.map((e) => e.name));
-    const resticIngest = { ms: resticBase.ms + resticShifted.ms, addedBytes: resticBase.addedBytes + resticShifted.addedBytes };
-    const resticRestoreDir = path.join(workDir, 'restic-restore');
-    const resticRestoreMs = resticRestore(repo, resticRestoreDir);
-    rmSync(resticRestoreDir, { recursive: true, force: true });
+    const svcRounds: SvcRound[] = [];
+    const resticRounds: ResticRound[] = [];
+    for (let round = 0; round < rounds; round++) {
+      const last = round === rounds - 1;
+      svcRounds.push(await svcRound(workDir, allFiles, last));
+      resticRounds.push(resticRound(workDir, corpusDir, corpus, allFiles));
+    }
+    const svcLast = svcRounds.at(-1)!;
+    const { store, results: oursResults } = svcLast;
+    const ours = { results: oursResults.slice(0, corpus.base.length) };
+    const oursShifted = oursResults.at(-1)!;
+    const oursIngestMs = median(svcRounds.map((r) => r.ingestMs));
+    const oursRestoreMs = median(svcRounds.map((r) => r.restoreMs));
+    const oursChunkBytes = svcLast.chunkBytes;
+    const metadataBytes = svcLast.metadataBytes;
+    const exact = Math.min(...svcRounds.map((r) => r.exact));
+    const resticLast = resticRounds.at(-1)!;
+    const resticIngest = { ms: median(resticRounds.map((r) => r.ingestMs)), addedBytes: resticLast.storedBytes };
+    const resticShifted = { addedBytes: resticLast.insertBytes };
+    const resticRestoreMs = median(resticRounds.map((r) => r.restoreMs));
+    const resticInitBytes = resticLast.initBytes;
 
     const chunking = chunkingThroughput();
     const sweep = await chunkSizeSweep(workDir, corpus);
@@ -321,6 +381,8 @@ export default async function run(args: string[]): Promise<BenchReport> {
     const per_kind = allFiles.map((e, k) => ({ file: e.name, bytes_in: e.bytes, bytes_stored: oursResults[k]!.bytes_stored, chunks: oursResults[k]!.chunks.length }));
     const results = {
       corpus: { size_mib_per_kind: sizeMiB, files: allFiles.length, bytes: allBytes },
+      rounds,
+      per_round: { svc: svcRounds.map((r) => ({ ingest_mbps: mbps(allBytes, r.ingestMs), restore_mbps: mbps(allBytes, r.restoreMs) })), restic: resticRounds.map((r) => ({ ingest_mbps: mbps(allBytes, r.ingestMs), restore_mbps: mbps(allBytes, r.restoreMs) })) },
       defaults: DEFAULT_CHUNKING,
       chunking,
       chunk_size_sweep: sweep,
@@ -373,7 +435,7 @@ export default async function run(args: string[]): Promise<BenchReport> {
       `Corpus: ${CORPUS_KINDS.join(', ')} at ${sizeMiB} MiB each, a 50 MiB random file, then the same file with 1 byte inserted in the middle (ingested last; its stored bytes are the insert cost). Throughput, stored bytes and restore cover the whole corpus. ${resticVersion}, repository v2 (zstd auto), --no-cache; restic's second snapshot holds all files and skips unchanged ones.`,
       `Chunk-size sweep (avg KiB → ingest MiB/s, chunks per 50 MiB, KiB added by the insert, log stored ratio): ${sweep.map((r) => `${r.avg_kib} → ${r.ingest_mbps}, ${r.chunks_50mib}, ${r.insert_added_kib}, ${r.log_stored_ratio}`).join('; ')}.`,
       `zstd level (stored ratio, encode MiB/s) on log+JSON chunks: ${levels.map((r) => `${r.level}: ${r.stored_ratio}, ${r.encode_mbps}`).join('; ')}.`,
-      'Both sides read the corpus from the page cache and fsync what they write; the machine is shared, so absolute figures vary between runs; ratios are measured in the same run.',
+      `Both sides read the corpus from the page cache and fsync what they write. svc and restic alternate for ${rounds} rounds (fresh store and repository each); throughput and restore are medians. The machine is shared with other workloads, so absolute figures vary between runs.`,
     ];
     return { suite: 'object-exact-v1', results, table: { columns: ['metric', 'svc', 'restic', 'ratio', 'target'], rows }, notes };
   } finally {
