@@ -11,8 +11,9 @@ import { LedgerAppender } from '../../src/svc/ledger/appender.ts';
 import { canonicalEventBody } from '../../src/svc/ledger/event.ts';
 import { verifyLedger } from '../../src/svc/ledger/verify.ts';
 import { canonicalJson } from '../../src/core/canonical-json.ts';
-import { type Store, openStore } from '../../src/svc/store/store.ts';
+import { openStore } from '../../src/svc/store/store.ts';
 import { type EngineTarget, PG_URL, engineTarget, engines } from '../helpers/engines.ts';
+import { useStore } from '../helpers/store-fixture.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -23,50 +24,41 @@ test('the hand-built canonical event body equals RFC 8785 canonical JSON', () =>
 
 for (const engine of engines()) {
   describe(`ledger on ${engine.name}`, { skip: engine.skip }, () => {
-    let target: EngineTarget;
-    let store: Store;
-    before(async () => {
-      target = await engineTarget(engine.name);
-      store = await openStore(target);
-    });
-    after(async () => {
-      await store?.close();
-      await target?.cleanup();
-    });
+    const fx = useStore(engine.name);
 
     test('10,000 concurrent appends form one verified chain without gaps', async () => {
-      const appender = new LedgerAppender(store.ledger);
+      const appender = new LedgerAppender(fx.store.ledger);
       const events = await Promise.all(Array.from({ length: 10_000 }, (_, i) => appender.append({ type: 'load.append', actor: 'load', tenant: `t${i % 7}`, payload: { i } })));
       const seqs = events.map((e) => e.seq).sort((a, b) => a - b);
       assert.equal(new Set(seqs).size, 10_000);
       assert.equal(seqs.at(-1)! - seqs[0]! + 1, 10_000);
-      const report = await verifyLedger(store.ledger);
+      const report = await verifyLedger(fx.store.ledger);
       assert.equal(report.ok, true, JSON.stringify(report.firstBreak));
       assert.equal(report.checked, 10_000);
     });
 
     for (const column of ['payload', 'actor', 'type', 'ts', 'tenant', 'prev_hash', 'hash']) {
       test(`flipping a byte of ${column} in a stored event breaks verification at that event`, async () => {
-        const victim = (await store.ledger.scan(4_999, 1))[0]!;
+        const victim = (await fx.store.ledger.scan(4_999, 1))[0]!;
         const original = String(victim[column as keyof typeof victim]);
         const flipped = original.slice(0, 2) + (original[2] === 'a' ? 'b' : 'a') + original.slice(3);
-        await store.db.run(`UPDATE ledger_events SET ${column} = $1 WHERE seq = $2`, [flipped, victim.seq]);
+        await fx.store.db.run(`UPDATE ledger_events SET ${column} = $1 WHERE seq = $2`, [flipped, victim.seq]);
         try {
-          const report = await verifyLedger(store.ledger);
+          const report = await verifyLedger(fx.store.ledger);
           assert.equal(report.ok, false);
           assert.equal(report.firstBreak?.position, Number(victim.seq));
           assert.equal(report.first_bad_event_id, victim.id);
         } finally {
-          await store.db.run(`UPDATE ledger_events SET ${column} = $1 WHERE seq = $2`, [original, victim.seq]);
+          await fx.store.db.run(`UPDATE ledger_events SET ${column} = $1 WHERE seq = $2`, [original, victim.seq]);
         }
-        assert.equal((await verifyLedger(store.ledger)).ok, true);
+        assert.equal((await verifyLedger(fx.store.ledger)).ok, true);
       });
     }
 
     test('a deleted event is reported as a gap', async () => {
-      const victim = (await store.ledger.scan(99, 1))[0]!;
-      await store.db.run('DELETE FROM ledger_events WHERE seq = $1', [victim.seq]);
-      const report = await verifyLedger(store.ledger);
+      const victim = (await fx.store.ledger.scan(99, 1))[0]!;
+      await fx.store.db.run('DELETE FROM ledger_events WHERE seq = $1', [victim.seq]);
+      const report = await verifyLedger(fx.store.ledger);
       assert.equal(report.ok, false);
       assert.equal(report.firstBreak?.kind, 'sequence_gap');
     });
