@@ -30,6 +30,10 @@ test('objects of one shape reuse the cached key order without mixing up shapes w
   sameAsReference({ a: 1, 'b\u0000c': 2 });
   for (let i = 0; i < 3; i++) sameAsReference({ z: i, y: [i], x: { w: `${i}` } });
   sameAsReference({ y: 1, z: 2, x: 3 });
+  // More shapes sharing a first key than are remembered, and shapes that differ only in length.
+  for (let i = 0; i < 20; i++) sameAsReference(Object.fromEntries([['first', i], ...Array.from({ length: i }, (_, j) => [`k${(j * 7) % 13}${j}`, j])]));
+  sameAsReference({ first: 1, b: 2 });
+  sameAsReference({ first: 1, b: 2, a: 3 });
 });
 
 test('values outside plain JSON data get the reference output or the reference error', () => {

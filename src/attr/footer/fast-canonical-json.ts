@@ -5,9 +5,8 @@
  * per response, and the general-purpose serializer was the single largest
  * cost of `attribute()` and of the verifier.
  *
- * What makes it faster: sorted key lists are remembered per object shape
- * (the rows of one footer all share a shape), quoted keys are remembered,
- * and strings that need no escaping are quoted without `JSON.stringify`.
+ * What makes it faster: sorted and quoted key lists are remembered per
+ * object shape (the rows of one footer all share a shape).
  *
  * Exactness: anything outside plain JSON data (a lone surrogate, a
  * non-finite number, `toJSON`, a function, a boxed primitive, a class
@@ -21,47 +20,48 @@ import { canonicalJson } from '../../core/canonical-json.ts';
 /** Thrown inside the fast path when a value needs the reference serializer. */
 class NeedsReference extends Error {}
 
-/** No character that JSON escapes and no surrogate: the string can be quoted as is. */
-const PLAIN_STRING = /^[^\u0000-\u001f"\\\ud800-\udfff]*$/;
-const MAX_CACHED_SHAPES = 256;
-const MAX_CACHED_KEYS = 1024;
+const MAX_SHAPES_PER_FIRST_KEY = 8;
+const MAX_FIRST_KEYS = 256;
 
 interface Shape {
-  /** The keys in insertion order, to rule out a join collision. */
+  /** The keys in insertion order (what `Object.keys` gives for objects of this shape). */
   keys: string[];
+  /** The keys in UTF-16 code-unit order (what `sort()` does and RFC 8785 requires)... */
   sorted: string[];
+  /** ...each already quoted and followed by a colon. */
+  prefixes: string[];
 }
-const shapes = new Map<string, Shape>();
-const quotedKeys = new Map<string, string>();
+/** Shapes seen, by their first key: objects built by one literal share a key list. */
+const shapes = new Map<string, Shape[]>();
 
+/**
+ * A JSON string literal, as RFC 8785 writes it. `JSON.stringify` escapes a
+ * lone surrogate where the reference throws: a string that needed no
+ * escaping at all (literal two characters longer) cannot hold one.
+ */
 function quote(s: string): string {
-  if (PLAIN_STRING.test(s)) return `"${s}"`;
-  if (!s.isWellFormed()) throw new NeedsReference();
-  return JSON.stringify(s);
-}
-
-function quotedKey(k: string): string {
-  let q = quotedKeys.get(k);
-  if (q === undefined) {
-    q = `${quote(k)}:`;
-    if (quotedKeys.size < MAX_CACHED_KEYS) quotedKeys.set(k, q);
-  }
+  const q = JSON.stringify(s);
+  if (q.length !== s.length + 2 && !s.isWellFormed()) throw new NeedsReference();
   return q;
 }
 
-/** Keys in UTF-16 code-unit order (what `sort()` does and RFC 8785 requires). */
-function sortedKeys(o: object): string[] {
+function shapeOf(o: object): Shape {
   const keys = Object.keys(o);
-  const id = keys.join('\u0000');
-  const cached = shapes.get(id);
-  if (cached !== undefined && cached.keys.length === keys.length && cached.keys.every((k, i) => k === keys[i])) return cached.sorted;
+  const first = keys.length === 0 ? '' : keys[0]!;
+  let known = shapes.get(first);
+  if (known !== undefined) {
+    for (const shape of known) {
+      if (shape.keys.length !== keys.length) continue;
+      let same = true;
+      for (let i = 0; i < keys.length && same; i++) same = shape.keys[i] === keys[i];
+      if (same) return shape;
+    }
+  }
   const sorted = [...keys].sort();
-  if (shapes.size < MAX_CACHED_SHAPES) shapes.set(id, { keys, sorted });
-  return sorted;
-}
-
-function skipped(v: unknown): boolean {
-  return v === undefined || typeof v === 'function' || typeof v === 'symbol';
+  const shape = { keys, sorted, prefixes: sorted.map((k) => `${quote(k)}:`) };
+  if (known === undefined && shapes.size < MAX_FIRST_KEYS) shapes.set(first, (known = []));
+  if (known !== undefined && known.length < MAX_SHAPES_PER_FIRST_KEY) known.push(shape);
+  return shape;
 }
 
 function write(v: unknown): string {
@@ -75,34 +75,35 @@ function write(v: unknown): string {
       return v ? 'true' : 'false';
     case 'object': {
       if (v === null) return 'null';
-      if (Array.isArray(v)) {
-        let out = '[';
-        for (let i = 0; i < v.length; i++) {
-          if (i > 0) out += ',';
-          const x: unknown = v[i];
-          if (typeof x === 'function' || typeof x === 'symbol') throw new NeedsReference();
-          out += x === undefined ? 'null' : write(x);
-        }
-        return `${out}]`;
-      }
+      if (Array.isArray(v)) return writeArray(v);
       if (Object.getPrototypeOf(v) !== Object.prototype || typeof (v as { toJSON?: unknown }).toJSON === 'function') throw new NeedsReference();
+      const { sorted, prefixes } = shapeOf(v);
       let out = '{';
       let first = true;
-      for (const k of sortedKeys(v)) {
-        const x: unknown = (v as Record<string, unknown>)[k];
-        if (skipped(x)) {
-          if (x !== undefined) throw new NeedsReference();
-          continue;
-        }
+      for (let i = 0; i < sorted.length; i++) {
+        const x: unknown = (v as Record<string, unknown>)[sorted[i]!];
+        if (x === undefined) continue;
+        if (typeof x === 'function' || typeof x === 'symbol') throw new NeedsReference();
         if (!first) out += ',';
         first = false;
-        out += quotedKey(k) + write(x);
+        out += prefixes[i]! + write(x);
       }
       return `${out}}`;
     }
     default:
       throw new NeedsReference();
   }
+}
+
+function writeArray(v: unknown[]): string {
+  let out = '[';
+  for (let i = 0; i < v.length; i++) {
+    if (i > 0) out += ',';
+    const x: unknown = v[i];
+    if (typeof x === 'function' || typeof x === 'symbol') throw new NeedsReference();
+    out += x === undefined ? 'null' : write(x);
+  }
+  return `${out}]`;
 }
 
 /** Byte-for-byte `canonicalJson(value)`, faster for plain JSON data. */
