@@ -18,6 +18,8 @@ export type SpanName = (typeof SPAN_NAMES)[number];
 
 export interface Tracing {
   tracer: Tracer;
+  /** Whether any span processor consumes spans; hot paths may skip creating spans when none does. */
+  exporting: boolean;
   shutdown(): Promise<void>;
 }
 
@@ -25,7 +27,7 @@ export function createTracing(env: Record<string, string | undefined> = process.
   const processors = [...extraProcessors];
   if (env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) processors.push(new BatchSpanProcessor({ exporter: new OTLPTraceExporter() }));
   const provider = new TracerProvider({ spanProcessors: processors });
-  return { tracer: provider.getTracer('svc'), shutdown: () => provider.shutdown() };
+  return { tracer: provider.getTracer('svc'), exporting: processors.length > 0, shutdown: () => provider.shutdown() };
 }
 
 /** A short stable hash of a tenant name for span attributes. */

@@ -63,7 +63,7 @@ export function createAiServices(d: AiServiceDeps): AiServices {
     recorder: new SvcAiRecorder(d.ledger, (s) => d.metrics.manifestWriteSeconds.observe(s)),
     ledger,
     telemetry: prometheusAiTelemetry(d.metrics),
-    spans: otelAiSpans(d.tracing.tracer),
+    spans: otelAiSpans(d.tracing.tracer, d.tracing.exporting),
     onCacheWriteError: () => cacheWriteFailures.inc(),
   });
   return {
