@@ -126,8 +126,9 @@ export class EvidenceSearch {
       if (hits.length < sentences.length * n) hits = new Uint8Array(sentences.length * n);
       else hits.fill(0, 0, sentences.length * n);
       for (let j = 0; j < sentences.length; j++) {
-        for (const id of sentences[j]!.termIds) {
-          const slot = slotOfTerm[id]!;
+        const ids = sentences[j]!.termIds;
+        for (let k = 0; k < ids.length; k++) {
+          const slot = slotOfTerm[ids[k]!]!;
           if (slot >= 0) hits[j * n + slot] = 1;
         }
       }

@@ -59,6 +59,7 @@ function parseInner(inner: string): { labels: string[]; expandable: boolean; all
 /** Every citation marker in `text`, in order. */
 export function findCitationMarkers(text: string): CitationMarker[] {
   const out: CitationMarker[] = [];
+  if (!text.includes('[')) return out; // every marker starts with one: skip the regex on plain text
   for (const m of text.matchAll(MARKER)) {
     const parsed = parseInner(m[1]!);
     if (!parsed || parsed.allYears) continue;
@@ -94,5 +95,6 @@ const BRACKETED_YEAR = /\[\s*\d{4}(?:\s*[,;]\s*\d{4})*\s*\]/g;
 
 /** Text without citation markers and bracketed years: what a claim actually asserts. */
 export function stripCitationNoise(text: string): string {
+  if (!text.includes('[')) return text; // markers and bracketed years all start with one
   return stripCitationMarkers(text).replace(BRACKETED_YEAR, ' ');
 }

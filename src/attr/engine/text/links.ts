@@ -6,12 +6,18 @@
 const MARKDOWN_LINK = /\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g;
 const BARE_URI = /\b[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^\s<>"'`)\]]+/g;
 
+/** Markdown links need a `[`, bare URIs a `://`: without either the regexes cannot match. */
+function mayHoldLink(text: string): boolean {
+  return text.includes('[') || text.includes('://');
+}
+
 function trimTrailingPunctuation(uri: string): string {
   return uri.replace(/[.,;:!?]+$/, '');
 }
 
 /** Unique link URIs in order of first appearance. */
 export function findLinkUris(text: string): string[] {
+  if (!mayHoldLink(text)) return [];
   const seen = new Set<string>();
   const out: string[] = [];
   const add = (uri: string) => {
@@ -28,5 +34,6 @@ export function findLinkUris(text: string): string[] {
 
 /** Text with links removed (Markdown links keep their text), for retrieval. */
 export function stripLinks(text: string): string {
+  if (!mayHoldLink(text)) return text;
   return text.replace(MARKDOWN_LINK, (full) => full.slice(1, full.indexOf(']'))).replace(BARE_URI, ' ');
 }

@@ -6,6 +6,8 @@
 
 const NUMBER = /(?<![\p{L}\d.])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d])|(?<![\p{L}\d.,])\d+(?:\.\d+)?(?![\d])/gu;
 
+const ANY_DIGIT = /\d/;
+
 export interface NumberMentions {
   values: string[];
   years: string[];
@@ -19,6 +21,7 @@ function normalise(raw: string): string {
 export function numberMentions(text: string): NumberMentions {
   const values: string[] = [];
   const years: string[] = [];
+  if (!ANY_DIGIT.test(text)) return { values, years };
   for (const m of text.matchAll(NUMBER)) {
     const raw = m[0];
     if (/^(1[5-9]|20)\d{2}$/.test(raw)) years.push(raw);
