@@ -16,7 +16,7 @@ import { scanAnswer } from '../verify/answer-scan.ts';
 import { evaluateDisplayRules } from '../verify/display-rules.ts';
 import { analyseClaims } from './assembly/analyse-claims.ts';
 import { buildEvent } from './assembly/build-event.ts';
-import { draftFooter, draftRowIntegrity, finalizeFooter } from './assembly/build-footer.ts';
+import { draftFooter, finalizeFooter } from './assembly/build-footer.ts';
 import { buildResponse } from './assembly/build-response.ts';
 import { claimUnits } from './claims/claim-units.ts';
 import { buildDemoAnswer } from './demo-answer.ts';
@@ -32,6 +32,7 @@ const DEFAULT_RETRIEVAL_DEPTH = 8;
 export function createAttributionEngine(corpus: Corpus, options: AttributionEngineOptions = {}): AttributionEngine {
   const index = new CorpusIndex(corpus);
   const search = new EvidenceSearch(index, options.retrievalDepth ?? DEFAULT_RETRIEVAL_DEPTH);
+  const rederive = options.rederiveDraftIntegrity === true;
   const policy = {
     min_support_score: Math.max(DEFAULT_ACCEPTANCE_POLICY.min_support_score, options.minSupportScore ?? 0),
     min_non_escrow_share: Math.max(DEFAULT_ACCEPTANCE_POLICY.min_non_escrow_share, options.minNonEscrowShare ?? 0),
@@ -54,9 +55,9 @@ export function createAttributionEngine(corpus: Corpus, options: AttributionEngi
       context: input.context, origin, prompt: input.prompt, answer, corpusSha256: corpus.sha256, revenue,
       claimHashes: units.map((u) => u.hash), sources: analysed.sources, allocation,
     });
-    const draft = draftFooter(analysed.sources, analysed.claims, analysed.rows, allocation, event, policy);
+    const draft = draftFooter(analysed.sources, analysed.claims, analysed.rows, allocation, event, policy, rederive);
     const outcome = evaluateDisplayRules({
-      footer: draft, policy, event, answer: { text: answer, units, scan: scanAnswer(answer) }, warrants, knownRowIntegrity: draftRowIntegrity(draft),
+      footer: draft, policy, event, answer: { text: answer, units, scan: scanAnswer(answer) }, warrants, integrityByConstruction: !rederive,
     });
     const footer = finalizeFooter(draft, outcome.errors, outcome.acceptance.attribution_gap_verdict === 'closed');
     return buildResponse(answer, footer, event, outcome.errors);

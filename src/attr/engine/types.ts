@@ -31,6 +31,13 @@ export interface AttributionEngineOptions {
   minNonEscrowShare?: number;
   /** Candidate chunks considered per claim. */
   retrievalDepth?: number;
+  /**
+   * Re-derive the draft footer's handles, row hashes, rendering and span
+   * hashes in the display rules, as the verifiers do, instead of relying on
+   * the engine having just built them from the same rows. Same responses,
+   * only slower; tests use it to show that.
+   */
+  rederiveDraftIntegrity?: boolean;
 }
 
 export interface AttributionEngine {

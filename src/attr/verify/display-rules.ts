@@ -24,7 +24,7 @@ export interface DisplayRuleOutcome {
 
 export function evaluateDisplayRules(ctx: RuleContext): DisplayRuleOutcome {
   const f = new Findings();
-  const facts = rowFacts(ctx.footer, ctx.knownRowIntegrity);
+  const facts = rowFacts(ctx.footer, ctx);
   const citations = citationRule(ctx, facts, f);
   const links = linkRule(ctx, facts, f);
   sourceClaimRowsRule(ctx, f);

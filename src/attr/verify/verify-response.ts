@@ -67,8 +67,8 @@ export function verifyAttributionResponse(input: unknown, opts: VerifyOptions = 
     'footer_hash_mismatch',
     'footer_hash does not match the footer, or the footer names another event',
   );
-  const rowIntegrity = footer.source_rows.map((r) => ({ rowHashValid: r.row_hash === rowHash(r) }));
-  const rowHashesValid = check(rowIntegrity.every((r) => r.rowHashValid), 'row_hash_mismatch', 'a source row hash does not match its row');
+  const rowHashValidity = footer.source_rows.map((r) => r.row_hash === rowHash(r));
+  const rowHashesValid = check(rowHashValidity.every(Boolean), 'row_hash_mismatch', 'a source row hash does not match its row');
   const renderedValid = check(renderFooter(footer) === footer.rendered_text, 'rendered_footer_mismatch', 'rendered_text is not the rendering of the footer fields');
   const displayValid = check(
     display.separator === DISPLAY_SEPARATOR && display.rendered_text === `${answer}${display.separator}${footer.rendered_text}`,
@@ -91,7 +91,7 @@ export function verifyAttributionResponse(input: unknown, opts: VerifyOptions = 
     policy: effectivePolicy(footer.acceptance_policy),
     event,
     answer: { text: answer, units, scan: scanAnswer(answer) },
-    knownRowIntegrity: rowIntegrity,
+    knownRowHashValidity: rowHashValidity,
     ...(opts.displayText !== undefined ? { displayText: { copied: opts.displayText, expected: display.rendered_text } } : {}),
   });
   const engineFindings = outcome.errors.filter((e) => e.rule !== 15);

@@ -21,11 +21,11 @@ const round4 = (x: number) => Math.round(x * 10000) / 10000;
  * Row and footer hash of a draft. Settlement statuses (part of every row)
  * and the verdicts are only known after the rules, so the hashes are
  * computed once, in `finalizeFooter`; the engine tells the rules that the
- * draft's rows are intact by construction (`draftRowIntegrity`).
+ * draft is intact by construction (RuleContext.integrityByConstruction).
  */
 const DRAFT_HASH = '0'.repeat(64);
 
-function sourceRow(s: LabelledSource, claims: ClaimAnalysis[], claimRows: ClaimRow[], allocation: Allocation, event: UsageEvent): SourceRow {
+function sourceRow(s: LabelledSource, claims: ClaimAnalysis[], claimRows: ClaimRow[], allocation: Allocation, event: UsageEvent, sealRows: boolean): SourceRow {
   const supportedIdx = claimRows.flatMap((c, i) => (c.source_label === s.label && c.support_status === 'supported' ? [i] : []));
   const mean = (xs: number[]) => (xs.length === 0 ? 0 : round4(xs.reduce((a, b) => a + b, 0) / xs.length));
   const line = allocation.lines.find((l) => l.label === s.label)!;
@@ -55,11 +55,13 @@ function sourceRow(s: LabelledSource, claims: ClaimAnalysis[], claimRows: ClaimR
     usage_metric_scope: USAGE_METRIC_SCOPE,
     usage_metric_methods: { ...USAGE_METRIC_METHODS },
   };
-  return { ...row, row_hash: DRAFT_HASH };
+  return { ...row, row_hash: sealRows ? rowHash(row) : DRAFT_HASH };
 }
 
+/** `sealRows`: give the draft's rows their real hashes, for rules that re-derive the draft's integrity. */
 export function draftFooter(
   sources: LabelledSource[], claims: ClaimAnalysis[], claimRows: ClaimRow[], allocation: Allocation, event: UsageEvent, policy: AcceptancePolicy,
+  sealRows = false,
 ): SourceFooter {
   const draft: Omit<SourceFooter, 'rendered_text' | 'footer_hash'> = {
     schema: FOOTER_SCHEMA_ID,
@@ -83,19 +85,10 @@ export function draftFooter(
         .filter((c) => c.support_status !== 'supported' || !isPayable(sources.find((s) => s.label === c.source_label)))
         .map((c) => c.claim_hash),
     },
-    source_rows: sources.map((s) => sourceRow(s, claims, claimRows, allocation, event)),
+    source_rows: sources.map((s) => sourceRow(s, claims, claimRows, allocation, event, sealRows)),
     claim_rows: claimRows,
   };
   return seal(draft, true);
-}
-
-/**
- * What the rules would find re-deriving the draft's row integrity: every
- * handle was derived from its row's event, label and content-hash prefix in
- * `sourceRow`, and row hashes are sealed after the rules.
- */
-export function draftRowIntegrity(draft: SourceFooter): { rowHashValid: boolean; handleValid: boolean }[] {
-  return draft.source_rows.map(() => ({ rowHashValid: true, handleValid: true }));
 }
 
 function isPayable(s: LabelledSource | undefined): boolean {

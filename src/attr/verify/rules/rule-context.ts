@@ -27,13 +27,22 @@ export interface RuleContext {
    */
   warrants?: WarrantReader;
   /**
-   * Per source row, integrity the caller has already established for this
-   * very footer object, taken instead of re-derived. The engine passes it for
-   * its own draft (it derived every handle from these rows in the same call,
-   * and seals the row hashes only after the rules); the response verifier
-   * passes the row-hash results it has just computed. Absent: re-derived.
+   * Row-hash validity per source row when the caller has just computed it
+   * for this very footer object (the response verifier does, for its
+   * integrity report): taken instead of hashing every row again.
    */
-  knownRowIntegrity?: readonly { rowHashValid: boolean; handleValid?: boolean }[];
+  knownRowHashValidity?: readonly boolean[];
+  /**
+   * Set only by the engine, for the draft footer it has just built: the
+   * draft's handles, rendered text and evidence span hashes were derived
+   * from its own rows in the same call, and its row hashes are sealed only
+   * after the rules. The rules take that integrity as given instead of
+   * re-deriving it; everything else (all the grounding rules) runs as in
+   * the verifiers. Verifiers never set it. The engine option
+   * `rederiveDraftIntegrity` turns it off, and a test shows both ways give
+   * the same responses.
+   */
+  integrityByConstruction?: boolean;
 }
 
 export class Findings {

@@ -20,14 +20,16 @@ export interface RowFacts {
   verified: boolean;
 }
 
-export function rowFacts(footer: FooterUnderReview, known?: RuleContext['knownRowIntegrity']): RowFacts[] {
+/** `known`: what the caller has already established (see RuleContext); absent, everything is derived here. */
+export function rowFacts(footer: FooterUnderReview, known: Pick<RuleContext, 'knownRowHashValidity' | 'integrityByConstruction'> = {}): RowFacts[] {
+  const built = known.integrityByConstruction === true;
   return footer.source_rows.map((row, i) => {
     const prefixValid = row.content_hash_prefix === row.hash.slice(0, CONTENT_HASH_PREFIX_LENGTH);
-    const handleValid = known?.[i]?.handleValid ?? row.verify === verificationHandle(footer.event_id, footer.event_hash, row.label, row.content_hash_prefix);
+    const handleValid = built || row.verify === verificationHandle(footer.event_id, footer.event_hash, row.label, row.content_hash_prefix);
     const text = footer.rendered_text;
-    const handleShown = text.includes(`  verify: ${row.verify}\n`);
-    const locatorsShown = text.includes(`  uri: ${row.uri}\n`) && handleShown && text.includes(`  hash: sha256:${row.content_hash_prefix} `);
-    const rowHashValid = known?.[i]?.rowHashValid ?? row.row_hash === rowHash(row);
+    const handleShown = built || text.includes(`  verify: ${row.verify}\n`);
+    const locatorsShown = built || (text.includes(`  uri: ${row.uri}\n`) && handleShown && text.includes(`  hash: sha256:${row.content_hash_prefix} `));
+    const rowHashValid = built || (known.knownRowHashValidity?.[i] ?? row.row_hash === rowHash(row));
     return { row, handleValid, handleShown, rowHashValid, prefixValid, locatorsShown, verified: handleValid && handleShown && rowHashValid && prefixValid && locatorsShown };
   });
 }
