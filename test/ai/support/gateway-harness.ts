@@ -149,7 +149,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     policy,
     ctx: (tenant, roles = ['writer']) => ({ principal: makePrincipal(`tester-${tenant ?? 'unbound'}`, roles, tenant), traceId: `tr_test${++n}` }),
     close: async () => {
-      upstreams.close();
+      await upstreams.close();
       await mock.close();
     },
   };

@@ -71,8 +71,6 @@ export function createAiServices(d: AiServiceDeps): AiServices {
     catalog,
     exactCache,
     semanticCache,
-    close: async () => {
-      upstreams.close();
-    },
+    close: () => upstreams.close(),
   };
 }

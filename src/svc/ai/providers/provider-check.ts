@@ -78,6 +78,6 @@ export async function checkProvider(providers: ProvidersSection, name: string, e
       ok: reachable && verified.passed,
     };
   } finally {
-    client.close();
+    await client.close();
   }
 }

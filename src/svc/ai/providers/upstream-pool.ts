@@ -15,7 +15,7 @@ export class UpstreamPool {
     return client;
   }
 
-  close(): void {
-    for (const c of this.#clients.values()) c.close();
+  async close(): Promise<void> {
+    await Promise.all([...this.#clients.values()].map((c) => c.close()));
   }
 }
