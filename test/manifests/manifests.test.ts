@@ -89,6 +89,9 @@ for (const engine of engines()) {
       assert.deepEqual(Buffer.from(await suffix.arrayBuffer()), data.subarray(data.length - 100));
       const clamped = await rehydrate(result.manifest_id, { range: { start: 10, end: 10_000_000 } });
       assert.deepEqual(Buffer.from(await clamped.arrayBuffer()), data.subarray(10));
+      const viaHeader = await s.call('POST', `/v1/manifests/${result.manifest_id}/rehydrate`, { ...writer, body: {}, headers: { range: 'bytes=5-9' } });
+      assert.equal(viaHeader.status, 206);
+      assert.deepEqual(Buffer.from(await viaHeader.arrayBuffer()), data.subarray(5, 10));
       assert.equal((await rehydrate(result.manifest_id, { range: { start: data.length } })).status, 416);
       assert.equal((await rehydrate(result.manifest_id, { range: { start: -1 } })).status, 400);
       assert.equal((await rehydrate(result.manifest_id, { range: { start: 5, end: 2 } })).status, 400);

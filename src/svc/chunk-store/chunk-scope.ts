@@ -9,8 +9,6 @@ import { createHash } from 'node:crypto';
 
 export type DedupeScopeSetting = 'tenant' | 'global';
 
-export const DEDUPE_SCOPE_SETTINGS: readonly DedupeScopeSetting[] = ['tenant', 'global'];
-
 /**
  * A scope name as used by chunk stores: `global`, `t-` + 32 hex digits of
  * the SHA-256 of the tenant name, or `o-` + 32 hex digits for a private scope. Hashing keeps tenant names (which may hold

@@ -73,12 +73,6 @@ export async function encodeChunk(raw: Uint8Array, options: EncodeOptions = {}):
   return { codec: 'zstd', data: compressed, compressedLength: compressed.length };
 }
 
-/** Size zstd would produce, for observe mode (which measures but stores raw). */
-export async function measureEncoding(raw: Uint8Array, options: EncodeOptions = {}): Promise<{ wouldStore: number; codec: ChunkCodec }> {
-  const encoded = await encodeChunk(raw, options);
-  return { wouldStore: encoded.data.length, codec: encoded.codec };
-}
-
 /**
  * The raw bytes of a stored chunk. `rawLengthHint` (the manifest's length)
  * only sizes the output buffer; correctness never depends on it.

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { SvcApp } from '../../app.ts';
 import { SvcError } from '../../errors.ts';
+import { parseRangeHeader } from '../../exact-bytes/byte-range.ts';
 import { ExportRequest } from '../../manifests/manifest-export.ts';
 import { ManifestListQuery, RehydrateRequest } from '../../manifests/manifest.ts';
 import { sendBytes } from '../byte-response.ts';
@@ -14,6 +15,13 @@ const IdParams = Type.Object({ id: Type.String() });
 
 /** Largest import body: exports carry chunks in base64. */
 const IMPORT_BODY_LIMIT = 768 * 1024 * 1024;
+
+/** A standard `Range: bytes=…` header stands in for the body's `range` when the body names none. */
+function withRangeHeader(body: unknown, header: string | undefined): unknown {
+  const request = (body ?? {}) as Record<string, unknown>;
+  if (header === undefined || request.range !== undefined) return request;
+  return { ...request, range: parseRangeHeader(header) };
+}
 
 function optionalBool(raw: unknown, name: string): boolean | undefined {
   if (raw === undefined || raw === '') return undefined;
@@ -52,8 +60,8 @@ export async function manifestRoutes(server: FastifyInstance, app: SvcApp): Prom
     return m;
   });
 
-  server.post('/v1/manifests/:id/rehydrate', { ...doc, schema: { tags: ['manifests'], summary: 'Raw bytes of the object, whole or a byte range (verified while streaming)', params: IdParams, body: Type.Optional(RehydrateRequest) } }, async (request, reply) => {
-    const { manifest, rehydration } = await manifests.rehydrate(ctx(request), (request.params as { id: string }).id, request.body ?? {});
+  server.post('/v1/manifests/:id/rehydrate', { ...doc, schema: { tags: ['manifests'], summary: 'Raw bytes of the object, whole or a byte range (body `range`, or a `Range: bytes=…` header)', params: IdParams, body: Type.Optional(RehydrateRequest) } }, async (request, reply) => {
+    const { manifest, rehydration } = await manifests.rehydrate(ctx(request), (request.params as { id: string }).id, withRangeHeader(request.body, request.headers.range));
     setWorkUnitHeaders(reply, { workUnitId: manifest.work_unit_id, manifestId: manifest.manifest_id, contract: manifest.contract, mode: manifest.mode });
     return sendBytes(reply, rehydration, manifest.sha256);
   });
