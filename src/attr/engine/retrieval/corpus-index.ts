@@ -16,8 +16,9 @@ export interface IndexedSentence {
   end: number;
   text: string;
   tokens: ReadonlySet<string>;
-  /** The ids (`CorpusIndex.termId`) of `tokens`, ascending. */
-  termIds: Int32Array;
+  /** The ids (`CorpusIndex.termId`) of `tokens`, ascending, are `sentenceTerms[termStart..termEnd)`. */
+  termStart: number;
+  termEnd: number;
 }
 
 export interface IndexedChunk {
@@ -31,12 +32,15 @@ export interface IndexedChunk {
 
 export class CorpusIndex {
   readonly chunks: readonly IndexedChunk[];
+  /** Every sentence's term ids, one sentence after another (one array: no object per sentence to reach them). */
+  readonly sentenceTerms: Int32Array;
   readonly #bm25: Bm25Index;
   readonly #termIds = new Map<string, number>();
 
   constructor(corpus: Corpus) {
     const chunks: IndexedChunk[] = [];
     const docs: string[][] = [];
+    const sentenceTerms: number[] = [];
     const intern = (term: string): number => {
       let id = this.#termIds.get(term);
       if (id === undefined) this.#termIds.set(term, (id = this.#termIds.size));
@@ -46,13 +50,16 @@ export class CorpusIndex {
       for (const chunk of source.chunks) {
         const sentences = segmentSentences(chunk.text).map((s) => {
           const tokens = new Set(contentTokens(s.text));
-          return { ...s, tokens, termIds: Int32Array.from(tokens, intern).sort() };
+          const termStart = sentenceTerms.length;
+          sentenceTerms.push(...Int32Array.from(tokens, intern).sort());
+          return { ...s, tokens, termStart, termEnd: sentenceTerms.length };
         });
         chunks.push({ source, sourceIndex, chunkId: chunk.chunk_id, text: chunk.text, sentences });
         docs.push(contentTokens(`${source.title} ${chunk.text}`));
       }
     });
     this.chunks = chunks;
+    this.sentenceTerms = Int32Array.from(sentenceTerms);
     this.#bm25 = new Bm25Index(docs);
   }
 

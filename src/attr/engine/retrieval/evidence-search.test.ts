@@ -76,3 +76,19 @@ test('a claim whose words no sentence holds finds no evidence, and later searche
   const claim = 'Honeybees forage near the hive.';
   assert.equal(search.search(claim, contentTokens(claim)).primary?.support, round4(recall(idx, claim, 'Western honeybees forage within 3 kilometres of the hive.')));
 });
+
+test('claims with more than 32 distinct terms score like short ones (term masks span several words)', () => {
+  const long = Array.from({ length: 45 }, (_, i) => `term${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}x`);
+  const idx = index({
+    first: [`${long.slice(0, 30).join(' ')}. ${long.slice(30).join(' ')} closing words here.`],
+    second: [`${long.slice(10, 44).join(' ')}.`],
+    ...FILLER,
+  });
+  const claim = `${long.join(' ')}.`;
+  const found = new EvidenceSearch(idx, 8).search(claim, contentTokens(claim));
+  assert.ok(found.primary);
+  assert.equal(found.primary.support, round4(recall(idx, claim, found.primary.text)));
+  assert.equal(found.primary.textMatch, round4(jaccard(claim, found.primary.text)));
+  for (const w of found.bestBySource.values()) assert.equal(w.support, round4(recall(idx, claim, w.text)));
+  assert.equal(found.bestBySource.size, 2);
+});

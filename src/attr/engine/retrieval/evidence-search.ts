@@ -12,7 +12,7 @@ import { stripLinks } from '../text/links.ts';
 import { NEGATION } from '../warrant/lexicon.ts';
 import { numberMentions } from '../warrant/numbers.ts';
 import type { CorpusRecord } from '../../corpus/corpus-record.ts';
-import type { CorpusIndex, IndexedChunk } from './corpus-index.ts';
+import type { CorpusIndex, IndexedChunk, IndexedSentence } from './corpus-index.ts';
 
 export interface EvidenceWindow {
   chunk: IndexedChunk;
@@ -76,10 +76,11 @@ export class EvidenceSearch {
 
   /**
    * Scores every sentence of the candidate chunks by which claim terms it
-   * holds: `hits[sentence * n + slot]` is 1 when the sentence has claim term
-   * `slot`. Weighted sums always run over the claim's terms in claim order,
-   * so every score is the same floating-point sum whichever way the hits
-   * were found.
+   * holds: a bit mask per sentence, bit `slot` set when the sentence has the
+   * claim's term number `slot` (`words` 32-bit words per sentence). Weighted
+   * sums visit the set bits in ascending order, that is the claim's terms in
+   * claim order, so every score is the same floating-point sum as a plain
+   * loop over the claim's terms.
    */
   #search(claimText: string, unique: readonly string[]): ClaimEvidence {
     const n = unique.length;
@@ -99,37 +100,48 @@ export class EvidenceSearch {
     if (n === 0) return { primary, bestBySource, conflicts, conflictSources };
 
     const slotOfTerm = this.#slotOfTerm;
-    let hits = new Uint8Array(0);
+    const terms = this.#index.sentenceTerms;
+    const words = (n + 31) >>> 5;
+    const wordMask = new Uint32Array(words);
+    isWord.forEach((word, i) => {
+      if (word) wordMask[i >>> 5]! |= 1 << (i & 31);
+    });
+    let masks = new Uint32Array(0);
     /** IDF-weighted recall of the claim's terms (or only its word terms) in sentence `a` (or `a` ∪ `b`). */
     const recall = (a: number, b: number, wordsOnly: boolean): number => {
       const total = wordsOnly ? wordWeight : totalWeight;
       if (total === 0) return 0;
-      const ao = a * n;
-      const bo = b * n;
       let hit = 0;
-      for (let i = 0; i < n; i++) {
-        if (wordsOnly && !isWord[i]) continue;
-        if (hits[ao + i] === 1 || (b >= 0 && hits[bo + i] === 1)) hit += uniqueWeights[i]!;
+      for (let w = 0; w < words; w++) {
+        let m = masks[a * words + w]! | (b >= 0 ? masks[b * words + w]! : 0);
+        if (wordsOnly) m &= wordMask[w]!;
+        while (m !== 0) {
+          const low = m & -m;
+          hit += uniqueWeights[(w << 5) + 31 - Math.clz32(low)]!;
+          m ^= low;
+        }
       }
       return hit / total;
     };
     /** Token Jaccard of the claim with sentence `a` (or `a` ∪ `b`, whose own union has `windowSize` terms). */
     const jaccard = (a: number, b: number, windowSize: number): number => {
       let inter = 0;
-      for (let i = 0; i < n; i++) if (hits[a * n + i] === 1 || (b >= 0 && hits[b * n + i] === 1)) inter++;
+      for (let w = 0; w < words; w++) {
+        for (let m = masks[a * words + w]! | (b >= 0 ? masks[b * words + w]! : 0); m !== 0; m &= m - 1) inter++;
+      }
       const union = n + windowSize - inter;
       return union === 0 ? 0 : inter / union;
     };
 
     for (const chunk of this.#index.candidates(unique, this.#depth)) {
       const sentences = chunk.sentences;
-      if (hits.length < sentences.length * n) hits = new Uint8Array(sentences.length * n);
-      else hits.fill(0, 0, sentences.length * n);
+      if (masks.length < sentences.length * words) masks = new Uint32Array(sentences.length * words);
+      else masks.fill(0, 0, sentences.length * words);
       for (let j = 0; j < sentences.length; j++) {
-        const ids = sentences[j]!.termIds;
-        for (let k = 0; k < ids.length; k++) {
-          const slot = slotOfTerm[ids[k]!]!;
-          if (slot >= 0) hits[j * n + slot] = 1;
+        const { termStart, termEnd } = sentences[j]!;
+        for (let k = termStart; k < termEnd; k++) {
+          const slot = slotOfTerm[terms[k]!]!;
+          if (slot >= 0) masks[j * words + (slot >>> 5)]! |= 1 << (slot & 31);
         }
       }
       // A sentence contradicts the claim when it is about the same thing (shares most of its words)
@@ -186,7 +198,7 @@ export class EvidenceSearch {
         text: chunk.text.slice(first.start, last.end),
         support: round4(bestSupport),
         textMatch: round4(
-          bestPair ? jaccard(bestStart, bestStart + 1, unionSize(first.termIds, last.termIds)) : jaccard(bestStart, -1, first.termIds.length),
+          bestPair ? jaccard(bestStart, bestStart + 1, unionSize(terms, first, last)) : jaccard(bestStart, -1, first.termEnd - first.termStart),
         ),
       };
       const prev = bestBySource.get(chunk.source.source_id);
@@ -197,18 +209,18 @@ export class EvidenceSearch {
   }
 }
 
-/** Size of the union of two ascending id lists. */
-function unionSize(a: Int32Array, b: Int32Array): number {
-  let i = 0;
-  let j = 0;
+/** Number of distinct terms in two sentences together (their id ranges are ascending). */
+function unionSize(terms: Int32Array, a: IndexedSentence, b: IndexedSentence): number {
+  let i = a.termStart;
+  let j = b.termStart;
   let common = 0;
-  while (i < a.length && j < b.length) {
-    if (a[i]! === b[j]!) {
+  while (i < a.termEnd && j < b.termEnd) {
+    if (terms[i]! === terms[j]!) {
       common++;
       i++;
       j++;
-    } else if (a[i]! < b[j]!) i++;
+    } else if (terms[i]! < terms[j]!) i++;
     else j++;
   }
-  return a.length + b.length - common;
+  return a.termEnd - a.termStart + (b.termEnd - b.termStart) - common;
 }
