@@ -113,8 +113,8 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     defaultMode: config.default_mode,
     onPlanned: (s) => metrics.planSeconds.observe(s),
   });
-  const objects = await createObjectServices({ config, stateDir, store, ledger, log, metrics, tracing, tenants, workUnits, plans, policy: () => policy.engine });
-  const ai = createAiServices({ providersConfig: config.providers, env: options.env ?? process.env, store, ledger, metrics, tracing, policy: () => policy.engine });
+  const objects = await createObjectServices({ config, stateDir, store, ledger, log, metrics, tracing, tenants, workUnits, plans, policy: () => policy.engine, approvals });
+  const ai = createAiServices({ providersConfig: config.providers, env: options.env ?? process.env, store, ledger, metrics, tracing, policy: () => policy.engine, switchboard });
   return {
     config,
     stateDir,

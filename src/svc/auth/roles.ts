@@ -27,7 +27,8 @@ export type Permission = (typeof PERMISSIONS)[number];
 export const ROLES = {
   admin: [...PERMISSIONS],
   operator: ['work_units:read', 'ledger:read', 'logs:read', 'metrics:read', 'policy:read', 'admin:switches', 'manifests:export', 'cache:read'],
-  writer: ['work_units:write', 'work_units:read', 'cache:write', 'cache:read', 'policy:read', 'scheduler:write'],
+  // Writers may ask to delete objects; the policy bundle decides (denied unless a policy allows it).
+  writer: ['work_units:write', 'work_units:read', 'objects:delete', 'cache:write', 'cache:read', 'policy:read', 'scheduler:write'],
   reader: ['work_units:read', 'cache:read', 'policy:read'],
   auditor: ['work_units:read', 'ledger:read', 'logs:read', 'metrics:read', 'policy:read'],
   'policy-publisher': ['policy:read', 'policy:publish'],

@@ -20,6 +20,7 @@ import type { SvcMetrics } from '../observability/metrics.ts';
 import type { Tracing } from '../observability/tracing.ts';
 import { tenantHash, withSpan } from '../observability/tracing.ts';
 import type { Plan } from '../plans/plan.ts';
+import type { ApprovalScope } from '../approvals/approval-record.ts';
 import type { WorkUnitRepository } from '../store/repositories/work-units.ts';
 import type { WorkUnitRecord } from '../work-units/work-unit.ts';
 import { ingest } from './ingest.ts';
@@ -55,6 +56,10 @@ export interface ExactExecutorDeps {
   dedupeScope: DedupeScopeSetting;
   /** Upper bound of one object (multipart included). */
   maxObjectBytes?: number;
+  /** Checks the presented approval when a plan carries `requires_approval` (ApprovalService). */
+  approvals: { assertApproved(ctx: RequestContext, scope: ApprovalScope, token: string | undefined): Promise<unknown> };
+  /** Name of the bundle in force (approvals bind to the plan's bundle id and hash). */
+  bundleName: () => string;
 }
 
 const REQUIRED_ACTIONS = ['hash', 'content_defined_chunk'];
@@ -76,6 +81,19 @@ export class ExactExecutor {
     const missing = REQUIRED_ACTIONS.filter((a) => !actions.has(a));
     if (missing.length > 0) {
       throw new SvcError('policy_denied', `plan ${plan.plan_id} lacks required actions: ${missing.join(', ')}`, { workUnitId: wu.id, policyBundleId: plan.policy_bundle_id });
+    }
+    if (plan.obligations.includes('requires_approval')) {
+      // Before any byte is stored: a refused approval leaves nothing behind (the refusal is audited by the service).
+      await this.#deps.approvals.assertApproved(
+        ctx,
+        {
+          tenant: wu.tenant,
+          contract: plan.contract,
+          bundle: { id: plan.policy_bundle_id, name: this.#deps.bundleName(), version: plan.policy_bundle_version, hash: plan.policy_bundle_hash },
+          work_unit_id: wu.id,
+        },
+        ctx.approvalToken,
+      );
     }
     const scope: ChunkScope = actions.has('dedupe') ? chunkScopeFor(this.#deps.dedupeScope, wu.tenant) : privateChunkScope(wu.id);
     const attributes = { work_unit_id: wu.id, tenant_hash: tenantHash(wu.tenant), contract: plan.contract, mode: plan.mode, policy_bundle_id: plan.policy_bundle_id, action: 'exact_bytes' };

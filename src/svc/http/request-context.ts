@@ -17,7 +17,8 @@ declare module 'fastify' {
 
 export function ctx(request: FastifyRequest): RequestContext {
   if (!request.principal) throw new SvcError('unauthenticated', 'this route requires a credential');
-  return { principal: request.principal, traceId: request.traceId };
+  const approval = request.headers['x-svc-approval'];
+  return { principal: request.principal, traceId: request.traceId, approvalToken: typeof approval === 'string' ? approval : undefined };
 }
 
 /** W3C trace id from an incoming `traceparent`, else a fresh random one. */

@@ -9,7 +9,7 @@ import type { SvcConfig } from '../config/schema.ts';
 import type { ChunkStore } from '../chunk-store/chunk-store.ts';
 import { FsChunkStore } from '../chunk-store/fs-chunk-store.ts';
 import { VerifiedChunkCache } from '../chunk-store/verified-chunk-cache.ts';
-import { ExactExecutor } from '../exact-bytes/exact-executor.ts';
+import { ExactExecutor, type ExactExecutorDeps } from '../exact-bytes/exact-executor.ts';
 import { ExecuteService } from '../exact-bytes/execute-service.ts';
 import type { LedgerAppender } from '../ledger/appender.ts';
 import type { OpLog } from '../logs/oplog.ts';
@@ -50,6 +50,7 @@ export interface ObjectServicesDeps {
   workUnits: WorkUnitService;
   plans: PlanService;
   policy: () => PolicyEvaluator;
+  approvals: ExactExecutorDeps['approvals'];
 }
 
 /** Largest object the executor accepts (multipart included): the part limits allow at most this much anyway. */
@@ -81,6 +82,8 @@ export async function createObjectServices(deps: ObjectServicesDeps): Promise<Ob
     tracing: deps.tracing,
     dedupeScope: config.storage.dedupe_scope,
     maxObjectBytes: maxObjectBytes(config),
+    approvals: deps.approvals,
+    bundleName: () => deps.policy().activeBundle().name,
   });
   const gateway = new ObjectGateway({
     objects: store.objects,
