@@ -63,5 +63,12 @@ for (const engine of engines()) {
       const globex = await store.semanticCache.candidates({ tenant: 'globex', domain: 'faq', embedder: 'lexical-ngram@1/512' }, new Date().toISOString(), 10);
       assert.equal(globex.length, 1);
     });
+
+    test('clearing every tenant removes all semantic entries (the rollback switch without a tenant)', async () => {
+      await store.semanticCache.put(semantic('sc_all_1', 'acme', 'faq', new Date().toISOString()));
+      assert.equal(await store.semanticCache.clearAll(), 2);
+      const left = await store.semanticCache.candidates({ tenant: 'globex', domain: 'faq', embedder: 'lexical-ngram@1/512' }, new Date().toISOString(), 10);
+      assert.equal(left.length, 0);
+    });
   });
 }

@@ -150,3 +150,13 @@ test('clearing the semantic cache removes the tenant\'s entries and needs admin:
   assert.deepEqual(cleared, { tenant: 'acme', removed: 1 });
   assert.equal((await semantic.lookup(ctx('acme'), lookupOf('What is the refund window?'))).hit, false);
 });
+
+test('the rollback clear removes one tenant\'s semantic entries, or every tenant\'s when no tenant is named', async () => {
+  const { semantic, ctx } = setup();
+  for (const tenant of ['acme', 'globex']) await semantic.store(ctx(tenant), { ...semanticEntry, query: 'What is the refund window?' });
+  assert.equal(await semantic.clearForRollback('acme'), 1);
+  assert.equal((await semantic.lookup(ctx('acme'), lookupOf('What is the refund window?'))).hit, false);
+  assert.equal((await semantic.lookup(ctx('globex'), lookupOf('What is the refund window?'))).hit, true);
+  assert.equal(await semantic.clearForRollback(undefined), 1);
+  assert.equal((await semantic.lookup(ctx('globex'), lookupOf('What is the refund window?'))).hit, false);
+});

@@ -14,7 +14,10 @@ import type { SvcMetrics } from '../../observability/metrics.ts';
 import type { Tracing } from '../../observability/tracing.ts';
 import type { PolicyEvaluator } from '../../policy/types.ts';
 import type { Store } from '../../store/store.ts';
+import type { Switchboard } from '../../rollout/switchboard.ts';
+import type { Switches } from '../../rollout/switches.ts';
 import { AiGateway } from '../gateway/ai-gateway.ts';
+import type { RoutingSwitches } from '../routing/route-selector.ts';
 import { GroupCommittedExactCacheStore, GroupCommittedSemanticCacheStore } from './group-committed-cache-stores.ts';
 import { ModelCatalog } from '../providers/model-catalog.ts';
 import { parseProvidersSection, providersFromEnv } from '../providers/provider-config.ts';
@@ -41,6 +44,11 @@ export interface AiServiceDeps {
   tracing: Tracing;
   /** Called per request: the policy engine can be swapped at runtime. */
   policy: () => PolicyEvaluator;
+  /**
+   * The rollback switchboard: its routing switches are read per request,
+   * and the semantic cache registers as what `clear_semantic_cache` clears.
+   */
+  switchboard?: Switchboard;
 }
 
 export function createAiServices(d: AiServiceDeps): AiServices {
@@ -54,6 +62,8 @@ export function createAiServices(d: AiServiceDeps): AiServices {
   const exactCache = new ExactCache({ store: new GroupCommittedExactCacheStore(d.store.cacheEntries, d.ledger), ledger });
   const semanticCache = new SemanticCache({ store: new GroupCommittedSemanticCacheStore(d.store.semanticCache, d.ledger), ledger });
   const policy: PolicyEvaluator = { evaluate: (input) => d.policy().evaluate(input), activeBundle: () => d.policy().activeBundle() };
+  const switchboard = d.switchboard;
+  switchboard?.registerSemanticCacheClearer((tenant) => semanticCache.clearForRollback(tenant));
   const gateway = new AiGateway({
     catalog,
     upstreams,
@@ -65,6 +75,7 @@ export function createAiServices(d: AiServiceDeps): AiServices {
     telemetry: prometheusAiTelemetry(d.metrics),
     spans: otelAiSpans(d.tracing.tracer, d.tracing.exporting),
     onCacheWriteError: () => cacheWriteFailures.inc(),
+    ...(switchboard ? { routingSwitches: () => routingSwitchesOf(switchboard.current()) } : {}),
   });
   return {
     gateway,
@@ -73,4 +84,8 @@ export function createAiServices(d: AiServiceDeps): AiServices {
     semanticCache,
     close: () => upstreams.close(),
   };
+}
+
+function routingSwitchesOf(s: Readonly<Switches>): RoutingSwitches {
+  return { modelRouterDisabled: s.model_router_disabled, baselineProviderOnly: s.route_to_baseline_provider };
 }

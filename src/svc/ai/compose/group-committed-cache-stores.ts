@@ -55,4 +55,8 @@ export class GroupCommittedSemanticCacheStore implements SemanticCacheStore {
   clear(tenant: string, domain?: string): Promise<number> {
     return this.#repo.clear(tenant, domain);
   }
+
+  clearAll(): Promise<number> {
+    return this.#repo.clearAll();
+  }
 }

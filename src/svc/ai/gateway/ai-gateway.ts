@@ -29,7 +29,7 @@ import type { PolicyDecision, PolicyEvaluator, PolicyInput } from '../../policy/
 import { compileContext } from '../context/context-compiler.ts';
 import type { ModelCatalog } from '../providers/model-catalog.ts';
 import type { UpstreamPool } from '../providers/upstream-pool.ts';
-import { AUTO_MODEL, type RouteDecision, selectFallback, selectRoute } from '../routing/route-selector.ts';
+import { AUTO_MODEL, NO_ROUTING_SWITCHES, type RouteDecision, type RoutingSwitches, selectFallback, selectRoute } from '../routing/route-selector.ts';
 import type { ChatCompletionRequest, CompletionRequest, EmbeddingRequest } from '../schemas/ai-requests.ts';
 import { NON_OUTPUT_FIELDS } from '../schemas/ai-requests.ts';
 import type { Usage } from '../schemas/openai-shapes.ts';
@@ -56,6 +56,11 @@ export interface AiGatewayDeps {
   spans?: AiSpans;
   /** TTL of entries the gateway stores in the exact and semantic caches. */
   cacheTtlSeconds?: number;
+  /**
+   * The routing rollback switches in force, read once per request (the
+   * composed app reads `app.rollout.switchboard.current()`; no I/O).
+   */
+  routingSwitches?: () => Readonly<RoutingSwitches>;
   /**
    * Called when storing a verified answer in a cache fails. The answer is
    * still served (a cache entry is not an acknowledged record); the
@@ -120,7 +125,7 @@ export class AiGateway {
   readonly #d: Required<AiGatewayDeps>;
 
   constructor(deps: AiGatewayDeps) {
-    this.#d = { telemetry: noTelemetry, spans: noSpans, cacheTtlSeconds: DEFAULT_TTL_SECONDS, onCacheWriteError: () => {}, ...deps };
+    this.#d = { telemetry: noTelemetry, spans: noSpans, cacheTtlSeconds: DEFAULT_TTL_SECONDS, onCacheWriteError: () => {}, routingSwitches: () => NO_ROUTING_SWITCHES, ...deps };
   }
 
   chat(ctx: AiRequestContext, request: ChatCompletionRequest, options: AiCallOptions): Promise<AiResult> {
@@ -192,9 +197,10 @@ export class AiGateway {
     options: AiCallOptions,
     onBegin: (p: Promise<void>) => void,
   ): Promise<Prepared> {
-    const route = selectRoute(this.#d.catalog, request.model, profile.capability, profile.queryText(request), profile.toolsOffered(request));
+    const switches = this.#d.routingSwitches();
+    const route = selectRoute(this.#d.catalog, request.model, profile.capability, profile.queryText(request), profile.toolsOffered(request), switches);
     run.route = route;
-    const fallback = selectFallback(this.#d.catalog, route, ext.fallback_model, profile.capability);
+    const fallback = selectFallback(this.#d.catalog, route, ext.fallback_model, profile.capability, switches);
 
     // Policy: the route is an operation; context compilation and the semantic cache are semantic transforms.
     const base: Omit<PolicyInput, 'action' | 'action_class'> = {

@@ -42,6 +42,7 @@ export function buildAiPlan(input: AiPlanInput): AiPlan {
   }
   const routeDetail: Record<string, unknown> = { route: input.route.label, size_class: input.route.model.size_class };
   if (input.route.classification) Object.assign(routeDetail, { task_class: input.route.classification.task_class, rule: input.route.classification.rule });
+  if (input.route.switched_by) routeDetail.switched_by = input.route.switched_by;
   actions.push({ type: 'model_route', required: true, risk: 'low', status: 'planned', detail: routeDetail });
   const verifiers = input.verification.specs.map(verifierNameOf);
   if (input.verification.requireCitations) verifiers.push(CITATIONS_VERIFIER);

@@ -87,7 +87,15 @@ export interface AiComputeManifest {
     context_before: number | null;
     context_after: number | null;
   };
-  routing: { task_class: string | null; size_class: 'small' | 'large' | null; baseline_size_class: 'small' | 'large' | null; large_model_calls: number; large_model_calls_avoided: number };
+  routing: {
+    task_class: string | null;
+    size_class: 'small' | 'large' | null;
+    baseline_size_class: 'small' | 'large' | null;
+    large_model_calls: number;
+    large_model_calls_avoided: number;
+    /** Rollback switches that changed the route (`model_router_disabled`, `route_to_baseline_provider`). */
+    switched_by: string[];
+  };
   estimated_cost: { currency: string; provider_cost: number; avoided_cost: number } | null;
   latency_ms: { total: number; upstream: number | null; overhead: number | null };
   created_at: string;

@@ -121,6 +121,7 @@ export class RequestRun {
         baseline_size_class: this.route?.baseline_size_class ?? null,
         large_model_calls: this.largeModelCalls,
         large_model_calls_avoided: this.largeModelCallsAvoided,
+        switched_by: this.route?.switched_by ?? [],
       },
       estimated_cost: priced
         ? { currency: priced.currency ?? 'USD', provider_cost: cost(this.promptTokens, this.completionTokens), avoided_cost: this.cache === 'exact_hit' || this.cache === 'semantic_hit' ? cost(this.avoidedPromptTokens, this.avoidedCompletionTokens) : 0 }

@@ -21,6 +21,15 @@ export class ModelCatalog {
     for (const provider of providers) for (const model of provider.models) this.#byId.set(model.id, { provider, model });
   }
 
+  /**
+   * The baseline provider: the first one configured. The
+   * `route_to_baseline_provider` rollback switch sends every AI call there
+   * (docs/ai-gateway.md, Rollback switches).
+   */
+  get baselineProvider(): ProviderConfig | undefined {
+    return this.providers[0];
+  }
+
   get isEmpty(): boolean {
     return this.#byId.size === 0;
   }
@@ -29,9 +38,11 @@ export class ModelCatalog {
     return this.#byId.get(modelId);
   }
 
-  /** First configured model of a size class that serves `capability`, in configuration order. */
-  firstOfClass(sizeClass: 'small' | 'large', capability: Capability): ModelRoute | undefined {
-    for (const route of this.#byId.values()) if (route.model.size_class === sizeClass && serves(route.model, capability)) return route;
+  /** First configured model of a size class that serves `capability`, in configuration order (of one provider when given). */
+  firstOfClass(sizeClass: 'small' | 'large', capability: Capability, provider?: ProviderConfig): ModelRoute | undefined {
+    for (const route of this.#byId.values()) {
+      if (route.model.size_class === sizeClass && serves(route.model, capability) && (provider === undefined || route.provider === provider)) return route;
+    }
     return undefined;
   }
 

@@ -31,6 +31,13 @@ export class MemorySemanticCacheStore implements SemanticCacheStore {
     this.#partitions.set(key, list);
   }
 
+  async clearAll(): Promise<number> {
+    let removed = 0;
+    for (const list of this.#partitions.values()) removed += list.length;
+    this.#partitions.clear();
+    return removed;
+  }
+
   async clear(tenant: string, domain?: string): Promise<number> {
     let removed = 0;
     for (const [key, list] of this.#partitions) {

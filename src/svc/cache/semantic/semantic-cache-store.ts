@@ -37,4 +37,6 @@ export interface SemanticCacheStore {
   put(entry: SemanticCacheEntry): Promise<void>;
   /** Deletes the tenant's entries (all domains when `domain` is absent); returns how many. */
   clear(tenant: string, domain?: string): Promise<number>;
+  /** Deletes every tenant's entries (the operator's rollback switch); returns how many. */
+  clearAll(): Promise<number>;
 }

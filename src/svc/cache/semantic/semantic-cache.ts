@@ -217,6 +217,16 @@ export class SemanticCache {
     return { tenant, removed };
   }
 
+  /**
+   * The rollback switch `clear_semantic_cache` (src/svc/rollout): removes
+   * one tenant's entries, or every tenant's when `tenant` is undefined.
+   * The switchboard has already checked `admin:switches` and the tenant
+   * binding, and writes the audit event (`admin.switch.changed`).
+   */
+  clearForRollback(tenant: string | undefined): Promise<number> {
+    return tenant === undefined ? this.#store.clearAll() : this.#store.clear(tenant);
+  }
+
   async #prepare(query: string | undefined, embedding: number[] | undefined): Promise<PreparedQuery> {
     const normalised = query === undefined ? null : normaliseQuery(query);
     if (embedding !== undefined) {

@@ -67,6 +67,10 @@ export class SemanticCacheRepository implements SemanticCacheStore {
     );
   }
 
+  async clearAll(): Promise<number> {
+    return (await this.#db.run('DELETE FROM semantic_cache_entries')).changes;
+  }
+
   async clear(tenant: string, domain?: string): Promise<number> {
     const { changes } = await this.#db.run('DELETE FROM semantic_cache_entries WHERE tenant = $1 AND ($2 = \'\' OR domain = $2)', [tenant, domain ?? '']);
     return changes;
