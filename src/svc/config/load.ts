@@ -35,6 +35,12 @@ function intFromEnv(name: string, raw: string): number {
   return Number(raw);
 }
 
+function boolFromEnv(name: string, raw: string): boolean {
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new SvcError('invalid_request', `${name} must be true or false, got '${raw}'`);
+}
+
 function jsonFromEnv(name: string, raw: string): unknown {
   try {
     return JSON.parse(raw) as unknown;
@@ -48,6 +54,9 @@ const ENV_MAP: Array<[string, string[], (name: string, raw: string) => unknown]>
   ['SVC_HOST', ['server', 'host'], (_n, v) => v],
   ['SVC_PORT', ['server', 'port'], intFromEnv],
   ['SVC_BODY_LIMIT_BYTES', ['server', 'body_limit_bytes'], intFromEnv],
+  ['SVC_GRPC_ENABLED', ['grpc', 'enabled'], boolFromEnv],
+  ['SVC_GRPC_HOST', ['grpc', 'host'], (_n, v) => v],
+  ['SVC_GRPC_PORT', ['grpc', 'port'], intFromEnv],
   ['SVC_STATE_DIR', ['state_dir'], (_n, v) => v],
   ['SVC_DATABASE_URL', ['storage', 'database_url'], (_n, v) => v],
   ['SVC_CHUNK_DIR', ['storage', 'chunk_dir'], (_n, v) => v],
@@ -112,7 +121,7 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
   }
   for (const [k, v] of Object.entries(options.overrides ?? {})) setPath(raw, k.split('.'), v);
   // Fill nested defaults: sections first, then their fields.
-  for (const section of ['server', 'storage', 'multipart', 'policy']) raw[section] ??= {};
+  for (const section of ['server', 'grpc', 'storage', 'multipart', 'policy']) raw[section] ??= {};
   const withDefaults = Value.Default(SvcConfig, raw);
   const problems = problemsOf(withDefaults);
   if (problems.length > 0) {

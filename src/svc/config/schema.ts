@@ -21,6 +21,16 @@ export const ServerConfig = Type.Object(
   { additionalProperties: false },
 );
 
+/** The gRPC server started by `svc serve` next to HTTP (docs/grpc.md). */
+export const GrpcConfig = Type.Object(
+  {
+    enabled: Type.Boolean({ default: true }),
+    host: Type.String({ default: '127.0.0.1' }),
+    port: Type.Integer({ minimum: 0, maximum: 65535, default: 9090 }),
+  },
+  { additionalProperties: false },
+);
+
 export const StorageConfig = Type.Object(
   {
     /** Absent → SQLite in the state dir; postgres://… → PostgreSQL; sqlite:<path> → SQLite there. */
@@ -45,6 +55,7 @@ export const MultipartConfig = Type.Object(
 export const SvcConfig = Type.Object(
   {
     server: ServerConfig,
+    grpc: GrpcConfig,
     state_dir: Type.String({ minLength: 1, default: '.svc' }),
     storage: StorageConfig,
     /** Mode used when a request does not name one. */

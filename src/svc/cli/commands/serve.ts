@@ -29,14 +29,16 @@ export function register(program: Command): void {
 
   program
     .command('serve')
-    .description('run the HTTP server')
+    .description('run the HTTP server and, unless grpc.enabled is false, the gRPC server')
     .option('--config <file>', 'config file (default: SVC_CONFIG or <state_dir>/config.yaml)')
     .option('--host <host>')
     .option('--port <port>', 'port (0 picks a free one)', (v) => Number(v))
+    .option('--grpc-port <port>', 'gRPC port (0 picks a free one; default grpc.port, 9090)', (v) => Number(v))
     .action(async (o) => {
       const overrides: Record<string, unknown> = {};
       if (o.host) overrides['server.host'] = o.host;
       if (o.port !== undefined) overrides['server.port'] = o.port;
+      if (o.grpcPort !== undefined) overrides['grpc.port'] = o.grpcPort;
       const loaded = loadConfig({ file: o.config, overrides });
       // Loaded here, not at the top: other commands should not pay for the server's modules.
       const { createSvcApp } = await import('../../app.ts');
@@ -45,16 +47,20 @@ export function register(program: Command): void {
       const server = await buildServer(app);
       const address = await server.listen({ host: loaded.config.server.host, port: loaded.config.server.port });
       process.stdout.write(`svc listening on ${address}\n`);
+      const grpcServer = loaded.config.grpc.enabled
+        ? await (await import('../../grpc/server.ts')).startGrpcServer(app, { host: loaded.config.grpc.host, port: loaded.config.grpc.port })
+        : undefined;
+      if (grpcServer) process.stdout.write(`svc gRPC listening on ${grpcServer.address} (docs/grpc.md)\n`);
       process.stdout.write(`storage: ${app.databaseDescription}; state dir: ${app.stateDir}\n`);
       if (app.credentials.devKeyFile) process.stdout.write(`development API key: ${app.credentials.devKeyFile} (send it as X-API-Key)\n`);
-      app.log.info({ event_type: 'server.started', address }, 'svc started');
+      app.log.info({ event_type: 'server.started', address, grpc_address: grpcServer?.address }, 'svc started');
       let stopping = false;
       const stop = async (signal: string) => {
         if (stopping) return;
         stopping = true;
         app.log.info({ event_type: 'server.stopping', signal }, 'svc stopping');
         const timer = setTimeout(() => process.exit(1), loaded.config.server.shutdown_grace_ms).unref();
-        await server.close();
+        await Promise.all([server.close(), grpcServer?.close()]);
         await app.close();
         clearTimeout(timer);
         process.exit(0);

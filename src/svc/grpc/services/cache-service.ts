@@ -1,0 +1,35 @@
+/**
+ * svc.v1.CacheService — the gRPC form of `/v1/cache/store` and
+ * `/v1/cache/exact/lookup` (route cache.ts). The request schemas are the
+ * REST ones; the server runs the verifier, and the messages have no field a
+ * client could use to claim it passed.
+ */
+import { CacheStoreRequest, ExactLookupRequest } from '../../cache/cache-schemas.ts';
+import { validate } from '../../validation.ts';
+import type { CacheServiceHandlers } from '../generated/svc/v1/CacheService.ts';
+import { restBody } from '../mapping/rest-body.ts';
+import { fromOptionalStruct, fromOptionalValue, toValue } from '../mapping/struct.ts';
+import { type GrpcRuntime, unary } from '../rpc-handlers.ts';
+
+export function cacheService(rt: GrpcRuntime): CacheServiceHandlers {
+  const { exactCache } = rt.app.ai;
+  const hot = { guarded: true };
+  return {
+    Store: unary(rt, 'CacheService/Store', async (ctx, req) => {
+      const body = validate(
+        CacheStoreRequest,
+        restBody({ key: req.key, tenant: req.tenant, value: fromOptionalValue(req.value), verification: fromOptionalStruct(req.verification), ttl_seconds: req.ttl_seconds }),
+      );
+      const r = await exactCache.store(ctx, body);
+      return { stored: r.stored, key: r.key, tenant: r.tenant, verifier: r.verifier, expires_at: r.expires_at };
+    }, hot),
+
+    ExactLookup: unary(rt, 'CacheService/ExactLookup', async (ctx, req) => {
+      const body = validate(ExactLookupRequest, restBody({ key: req.key, tenant: req.tenant }));
+      const r = await exactCache.lookup(ctx, body);
+      if (!r.hit) return { hit: false, key: body.key, reason: r.reason };
+      const e = r.entry;
+      return { hit: true, key: e.key, tenant: e.tenant, value: toValue(e.value), verifier: r.verifier, age_seconds: r.age_seconds, expires_at: e.expires_at };
+    }, hot),
+  };
+}

@@ -1,0 +1,43 @@
+/**
+ * svc.v1.WorkUnitService — the gRPC form of `/v1/work-units` (routes
+ * work-units.ts and execute.ts): the same domain calls, the same metrics.
+ */
+import type { WorkUnitServiceHandlers } from '../generated/svc/v1/WorkUnitService.ts';
+import { toWorkUnitMessage, inlineBody, planOptionsBody, workUnitCreateBody } from '../mapping/work-unit-messages.ts';
+import { toExecuteResultMessage, toPlanMessage } from '../mapping/plan-messages.ts';
+import { type GrpcRuntime, unary } from '../rpc-handlers.ts';
+import { toView } from '../../work-units/work-unit.ts';
+
+export function workUnitService(rt: GrpcRuntime): WorkUnitServiceHandlers {
+  const { app } = rt;
+  const hot = { guarded: true };
+  return {
+    Create: unary(rt, 'WorkUnitService/Create', async (ctx, req) => {
+      const wu = await app.workUnits.create(ctx, workUnitCreateBody(req.work_unit));
+      app.metrics.workUnits.inc({ kind: wu.kind });
+      return { work_unit: toWorkUnitMessage(toView(wu)) };
+    }, hot),
+
+    Get: unary(rt, 'WorkUnitService/Get', async (ctx, req) => ({ work_unit: toWorkUnitMessage(toView(await app.workUnits.get(ctx, req.work_unit_id ?? ''))) }), hot),
+
+    Plan: unary(rt, 'WorkUnitService/Plan', async (ctx, req) => ({
+      plan: toPlanMessage(await app.plans.planById(ctx, req.work_unit_id ?? '', planOptionsBody(req.options) ?? {})),
+    }), hot),
+
+    PlanInline: unary(rt, 'WorkUnitService/PlanInline', async (ctx, req) => {
+      const plan = await app.plans.planInline(ctx, inlineBody(req.work_unit, req.options));
+      app.metrics.workUnits.inc({ kind: plan.kind });
+      return { plan: toPlanMessage(plan) };
+    }, hot),
+
+    Execute: unary(rt, 'WorkUnitService/Execute', async (ctx, req) => ({
+      result: toExecuteResultMessage(await app.objects.execute.executeById(ctx, req.work_unit_id ?? '', planOptionsBody(req.options) ?? {})),
+    }), hot),
+
+    ExecuteInline: unary(rt, 'WorkUnitService/ExecuteInline', async (ctx, req) => {
+      const result = await app.objects.execute.executeInline(ctx, inlineBody(req.work_unit, req.options));
+      app.metrics.workUnits.inc({ kind: 'byte_object' });
+      return { result: toExecuteResultMessage(result) };
+    }, hot),
+  };
+}
