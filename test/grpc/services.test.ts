@@ -10,6 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
 import { type MockOpenAI, startMockOpenAI } from '../fixtures/mock-openai/mock-openai-server.ts';
 import { fromStruct, toStruct, toValue } from '../../src/svc/grpc/mapping/struct.ts';
+import { startGrpcServer } from '../../src/svc/grpc/server.ts';
 import { engines } from '../helpers/engines.ts';
 import { KEYS } from '../helpers/server.ts';
 import { type GrpcTestServer, errorBodyFrom, grpcFailure, readStream, startGrpcTestServer, unary, withKey } from './support/grpc-test-server.ts';
@@ -204,6 +205,10 @@ for (const engine of engines()) {
       assert.equal(err.code, grpc.status.UNAVAILABLE);
       assert.match(body.error.message, /SVC_PROVIDERS_JSON/);
       assert.match(body.error.work_unit_id ?? '', /^wu_/);
+    });
+
+    test('a second server on a port in use fails to start with a message naming the setting', async () => {
+      await assert.rejects(startGrpcServer(s.http.app, { host: '127.0.0.1', port: s.grpc.port }), /cannot listen for gRPC on 127\.0\.0\.1:\d+.*SVC_GRPC_PORT/);
     });
   });
 }

@@ -12,6 +12,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import type { SvcApp } from '../app.ts';
+import { SvcError } from '../errors.ts';
 import { grpcMetrics } from './grpc-metrics.ts';
 import { loadSvcPackage } from './proto-package.ts';
 import type { GrpcRuntime } from './rpc-handlers.ts';
@@ -52,9 +53,9 @@ export async function startGrpcServer(app: SvcApp, options: GrpcServerOptions): 
   const v1 = loadSvcPackage().svc.v1;
   const closing = new AbortController();
   const rt: GrpcRuntime = { app, metrics: grpcMetrics(app.metrics.registry), closing: closing.signal };
-  // Messages may be as large as a REST JSON body (the proto's bytes fields are smaller than their base64 form).
-  const limit = app.config.server.body_limit_bytes;
-  const server = new grpc.Server({ 'grpc.max_receive_message_length': limit, 'grpc.max_send_message_length': limit });
+  // Requests may be as large as a REST JSON body (bytes fields are smaller than their base64 form). Responses are
+  // not capped, as REST responses are not: a manifest of a very large object lists many chunks.
+  const server = new grpc.Server({ 'grpc.max_receive_message_length': app.config.server.body_limit_bytes });
 
   server.addService(v1.WorkUnitService.service, workUnitService(rt));
   server.addService(v1.PlanService.service, planService(rt));
@@ -68,9 +69,14 @@ export async function startGrpcServer(app: SvcApp, options: GrpcServerOptions): 
   server.addService(v1.ObservabilityService.service, observabilityService(rt));
 
   // TLS is terminated in front of svc, as for HTTP (docs/grpc.md#security); the default bind is loopback.
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(target(options.host, options.port), grpc.ServerCredentials.createInsecure(), (err, bound) => (err ? reject(err) : resolve(bound))),
-  );
+  const address = target(options.host, options.port);
+  const port = await new Promise<number>((resolve, reject) => {
+    server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (err, bound) => {
+      if (!err) return resolve(bound);
+      server.forceShutdown();
+      reject(new SvcError('unavailable', `cannot listen for gRPC on ${address}: ${err.message} (set grpc.port / SVC_GRPC_PORT, or SVC_GRPC_ENABLED=false)`, { cause: err }));
+    });
+  });
   const graceMs = options.shutdownGraceMs ?? app.config.server.shutdown_grace_ms;
   let closed: Promise<void> | undefined;
 

@@ -2,18 +2,12 @@
  * svc.v1.ManifestService — the gRPC form of `/v1/manifests` (route
  * manifests.ts): get, list, explore, and rehydration as a byte stream.
  */
-import type { ByteRange__Output } from '../generated/svc/v1/ByteRange.ts';
 import type { ManifestServiceHandlers } from '../generated/svc/v1/ManifestService.ts';
 import type { ManifestServiceRehydrateResponse } from '../generated/svc/v1/ManifestServiceRehydrateResponse.ts';
-import { byteStreamInfo, writeBytes } from '../byte-stream.ts';
+import { byteRangeBody, byteStreamInfo, writeBytes } from '../byte-stream.ts';
 import { toManifestMessage } from '../mapping/record-messages.ts';
 import { optional, restBody } from '../mapping/rest-body.ts';
 import { type GrpcRuntime, type MessageSink, serverStream, unary } from '../rpc-handlers.ts';
-
-/** A `ByteRange` message as the REST `range` object (`{start, end?}` or `{suffix}`); the domain validates it. */
-export function byteRangeBody(range: ByteRange__Output | undefined): Record<string, unknown> | undefined {
-  return range === undefined ? undefined : restBody({ start: range.start, end: range.end, suffix: range.suffix });
-}
 
 export function manifestService(rt: GrpcRuntime): ManifestServiceHandlers {
   const manifests = rt.app.objects.manifests;

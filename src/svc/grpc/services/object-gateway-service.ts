@@ -7,12 +7,11 @@ import type { ObjectInfo } from '../../objects/object-gateway.ts';
 import type { ObjectGatewayServiceGetResponse } from '../generated/svc/v1/ObjectGatewayServiceGetResponse.ts';
 import type { ObjectGatewayServiceHandlers } from '../generated/svc/v1/ObjectGatewayService.ts';
 import type { ObjectInfo as ObjectInfoMessage } from '../generated/svc/v1/ObjectInfo.ts';
-import { byteStreamInfo, writeBytes } from '../byte-stream.ts';
+import { byteRangeBody, byteStreamInfo, writeBytes } from '../byte-stream.ts';
 import { modeCodec } from '../mapping/enums.ts';
 import { toExecuteResultMessage } from '../mapping/plan-messages.ts';
 import { optional, restBody } from '../mapping/rest-body.ts';
 import { type GrpcRuntime, type MessageSink, serverStream, unary } from '../rpc-handlers.ts';
-import { byteRangeBody } from './manifest-service.ts';
 
 function objectInfoMessage(info: ObjectInfo): ObjectInfoMessage {
   return { ...info, content_type: optional(info.content_type) };
