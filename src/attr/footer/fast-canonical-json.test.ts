@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { canonicalJson } from '../../core/canonical-json.ts';
 import { canonicalSha256, sha256Hex } from '../../core/hashing.ts';
-import { fastCanonicalJson, fastCanonicalSha256, sha256HexOneShot } from './fast-canonical-json.ts';
+import { cutCanonical, fastCanonicalJson, fastCanonicalSha256, joinCanonical, sha256HexOneShot } from './fast-canonical-json.ts';
 
 function sameAsReference(value: unknown): void {
   let expected: { ok: string } | { error: string };
@@ -58,4 +58,20 @@ test('the hash is the SHA-256 of the reference canonical JSON', () => {
 
 test('the one-shot text hash equals the streaming SHA-256, lone surrogates included', () => {
   for (const text of ['', 'abc', 'emoji 🐝 · é', 'lone \ud800 surrogate', 'x'.repeat(100_000)]) assert.equal(sha256HexOneShot(text), sha256Hex(text));
+});
+
+test('an object cut around a key rebuilds its canonical JSON with and without that key', () => {
+  const objects: Array<Record<string, unknown>> = [
+    { b: 1, row_hash: 'h', a: [1, { z: 2, y: 'é' }], rows: 'x', royalty: true, 'row_hash ': null },
+    { only: 'before' }, { zz: 'after' }, { row_hash: 'alone' }, {}, { a: undefined, row_hasi: 1, row_hasj: 2 },
+  ];
+  for (const o of objects) {
+    const cut = cutCanonical(o, 'row_hash');
+    assert.ok(cut);
+    assert.equal(joinCanonical(cut.before, cut.own, cut.after), canonicalJson(o));
+    const { row_hash: _h, ...without } = o;
+    assert.equal(joinCanonical(cut.before, cut.after), canonicalJson(without));
+  }
+  assert.equal(cutCanonical({ bad: 'lone \ud800' }, 'row_hash'), undefined);
+  assert.equal(cutCanonical(new Date(0), 'row_hash'), undefined);
 });

@@ -64,7 +64,10 @@ function shapeOf(o: object): Shape {
   return shape;
 }
 
-function write(v: unknown): string {
+/** Canonical JSON already known for particular objects (see `fastCanonicalJson`). */
+export type KnownCanonicalJson = ReadonlyMap<object, string>;
+
+function write(v: unknown, known: KnownCanonicalJson | undefined): string {
   switch (typeof v) {
     case 'string':
       return quote(v);
@@ -75,7 +78,9 @@ function write(v: unknown): string {
       return v ? 'true' : 'false';
     case 'object': {
       if (v === null) return 'null';
-      if (Array.isArray(v)) return writeArray(v);
+      if (Array.isArray(v)) return writeArray(v, known);
+      const done = known?.get(v);
+      if (done !== undefined) return done;
       if (Object.getPrototypeOf(v) !== Object.prototype || typeof (v as { toJSON?: unknown }).toJSON === 'function') throw new NeedsReference();
       const { sorted, prefixes } = shapeOf(v);
       let out = '{';
@@ -86,7 +91,7 @@ function write(v: unknown): string {
         if (typeof x === 'function' || typeof x === 'symbol') throw new NeedsReference();
         if (!first) out += ',';
         first = false;
-        out += prefixes[i]! + write(x);
+        out += prefixes[i]! + write(x, known);
       }
       return `${out}}`;
     }
@@ -95,25 +100,72 @@ function write(v: unknown): string {
   }
 }
 
-function writeArray(v: unknown[]): string {
+function writeArray(v: unknown[], known: KnownCanonicalJson | undefined): string {
   let out = '[';
   for (let i = 0; i < v.length; i++) {
     if (i > 0) out += ',';
     const x: unknown = v[i];
     if (typeof x === 'function' || typeof x === 'symbol') throw new NeedsReference();
-    out += x === undefined ? 'null' : write(x);
+    out += x === undefined ? 'null' : write(x, known);
   }
   return `${out}]`;
 }
 
-/** Byte-for-byte `canonicalJson(value)`, faster for plain JSON data. */
-export function fastCanonicalJson(value: unknown): string {
+/**
+ * Byte-for-byte `canonicalJson(value)`, faster for plain JSON data.
+ * `known` supplies the canonical JSON of particular objects inside `value`
+ * that the caller has just serialized (a footer's rows, serialized for
+ * their row hashes); it must be exactly their canonical JSON.
+ */
+export function fastCanonicalJson(value: unknown, known?: KnownCanonicalJson): string {
   try {
-    return write(value);
+    return write(value, known);
   } catch {
     // Not plain JSON data (or too deep for recursion): the reference decides, output or error.
     return canonicalJson(value);
   }
+}
+
+/**
+ * A plain object's canonical JSON cut around one key: `before` and `after`
+ * are the members (`"key":value`, comma-separated) that sort before and
+ * after `key`, and `own` is the member of `key` itself when present. So
+ * `{before,own,after}` is the object's canonical JSON, `{before,after}` that
+ * of the object without `key`, and a new member can go in `own`'s place.
+ */
+export interface CanonicalCut {
+  before: string;
+  own: string | undefined;
+  after: string;
+}
+
+/** `record` cut around `key`; undefined when it is not plain JSON data (use the reference then). */
+export function cutCanonical(record: object, key: string): CanonicalCut | undefined {
+  try {
+    if (Object.getPrototypeOf(record) !== Object.prototype || typeof (record as { toJSON?: unknown }).toJSON === 'function') return undefined;
+    const { sorted, prefixes } = shapeOf(record);
+    let before = '';
+    let own: string | undefined;
+    let after = '';
+    for (let i = 0; i < sorted.length; i++) {
+      const k = sorted[i]!;
+      const x: unknown = (record as Record<string, unknown>)[k];
+      if (x === undefined) continue;
+      if (typeof x === 'function' || typeof x === 'symbol') return undefined;
+      const member = prefixes[i]! + write(x, undefined);
+      if (k === key) own = member;
+      else if (k < key) before += (before === '' ? '' : ',') + member; // canonical order: UTF-16 code units, as `<` compares
+      else after += (after === '' ? '' : ',') + member;
+    }
+    return { before, own, after };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Canonical JSON of an object from members in canonical order (empty or undefined ones skipped). */
+export function joinCanonical(...members: ReadonlyArray<string | undefined>): string {
+  return `{${members.filter((m) => m !== undefined && m !== '').join(',')}}`;
 }
 
 /**
@@ -125,6 +177,6 @@ export function sha256HexOneShot(text: string): string {
 }
 
 /** SHA-256 (hex) of the canonical JSON of `value`; same result as `canonicalSha256` in src/core/hashing.ts. */
-export function fastCanonicalSha256(value: unknown): string {
-  return sha256HexOneShot(fastCanonicalJson(value));
+export function fastCanonicalSha256(value: unknown, known?: KnownCanonicalJson): string {
+  return sha256HexOneShot(fastCanonicalJson(value, known));
 }

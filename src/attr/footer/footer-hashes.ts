@@ -8,7 +8,7 @@
  * Canonical JSON is RFC 8785 (src/core/canonical-json.ts), produced through
  * its faster equivalent in fast-canonical-json.ts.
  */
-import { fastCanonicalSha256, sha256HexOneShot } from './fast-canonical-json.ts';
+import { cutCanonical, fastCanonicalSha256, joinCanonical, sha256HexOneShot, type KnownCanonicalJson } from './fast-canonical-json.ts';
 import type { SourceFooter, SourceRow, UsageEvent } from '../schemas/attribution-response.ts';
 
 export function eventHash(event: Omit<UsageEvent, 'event_hash'> & { event_hash?: string }): string {
@@ -21,9 +21,35 @@ export function rowHash(row: Omit<SourceRow, 'row_hash'> & { row_hash?: string }
   return fastCanonicalSha256(rest);
 }
 
-export function footerHash(footer: Omit<SourceFooter, 'footer_hash' | 'rendered_text'> & { footer_hash?: string; rendered_text?: string }): string {
+/** `knownRows`: canonical JSON of source rows just serialized by `sealRow` or `checkRowHash`. */
+export function footerHash(
+  footer: Omit<SourceFooter, 'footer_hash' | 'rendered_text'> & { footer_hash?: string; rendered_text?: string },
+  knownRows?: KnownCanonicalJson,
+): string {
   const { footer_hash: _h, rendered_text: _t, ...rest } = footer;
-  return fastCanonicalSha256(rest);
+  return fastCanonicalSha256(rest, knownRows);
+}
+
+/**
+ * A source row given without `row_hash`, sealed with it: the row, and (for
+ * plain-data rows) its canonical JSON with the hash, so that the footer hash
+ * computed next does not serialize the row a second time.
+ */
+export function sealRow<R extends Omit<SourceRow, 'row_hash'>>(rest: R): { row: R & { row_hash: string }; canonical: string | undefined } {
+  const cut = cutCanonical(rest, 'row_hash');
+  if (cut === undefined || cut.own !== undefined) return { row: { ...rest, row_hash: rowHash(rest) }, canonical: undefined };
+  const hash = sha256HexOneShot(joinCanonical(cut.before, cut.after));
+  return { row: { ...rest, row_hash: hash }, canonical: joinCanonical(cut.before, `"row_hash":${JSON.stringify(hash)}`, cut.after) };
+}
+
+/**
+ * Does a row's `row_hash` match the row? Also returns (for plain-data rows)
+ * the row's canonical JSON, for a footer hash computed next.
+ */
+export function checkRowHash(row: SourceRow): { valid: boolean; canonical: string | undefined } {
+  const cut = cutCanonical(row, 'row_hash');
+  if (cut === undefined) return { valid: row.row_hash === rowHash(row), canonical: undefined };
+  return { valid: row.row_hash === sha256HexOneShot(joinCanonical(cut.before, cut.after)), canonical: joinCanonical(cut.before, cut.own, cut.after) };
 }
 
 /** Hash of an evidence span or claim: SHA-256 of its exact UTF-8 text. */

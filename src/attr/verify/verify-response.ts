@@ -11,7 +11,7 @@ import { canonicalJson } from '../../core/canonical-json.ts';
 import { sha256Hex } from '../../core/hashing.ts';
 import { AttributionResponseSchema, type AttributionResponse, type AuditError } from '../schemas/attribution-response.ts';
 import { RESPONSE_VERIFICATION_SCHEMA_ID, type ResponseVerificationReport } from '../schemas/response-verification-report.ts';
-import { eventHash, footerHash, rowHash } from '../footer/footer-hashes.ts';
+import { checkRowHash, eventHash, footerHash } from '../footer/footer-hashes.ts';
 import { renderFooter } from '../footer/render-footer.ts';
 import { buildSummary, DISPLAY_SEPARATOR } from '../engine/assembly/build-response.ts';
 import { claimUnits } from '../engine/claims/claim-units.ts';
@@ -61,13 +61,19 @@ export function verifyAttributionResponse(input: unknown, opts: VerifyOptions = 
 
   const answer = display.answer_text;
   const units = claimUnits(answer);
+  // Each row is serialized once: for its row hash, and (reused) inside the footer hash.
+  const rowChecks = footer.source_rows.map(checkRowHash);
+  const rowJson = new Map<object, string>();
+  rowChecks.forEach((c, i) => {
+    if (c.canonical !== undefined) rowJson.set(footer.source_rows[i]!, c.canonical);
+  });
   const eventHashValid = check(eventHash(event) === event.event_hash, 'event_hash_mismatch', 'event_hash does not match the event');
   const footerHashValid = check(
-    footerHash(footer) === footer.footer_hash && footer.event_id === event.event_id && footer.event_hash === event.event_hash,
+    footerHash(footer, rowJson) === footer.footer_hash && footer.event_id === event.event_id && footer.event_hash === event.event_hash,
     'footer_hash_mismatch',
     'footer_hash does not match the footer, or the footer names another event',
   );
-  const rowHashValidity = footer.source_rows.map((r) => r.row_hash === rowHash(r));
+  const rowHashValidity = rowChecks.map((c) => c.valid);
   const rowHashesValid = check(rowHashValidity.every(Boolean), 'row_hash_mismatch', 'a source row hash does not match its row');
   const renderedValid = check(renderFooter(footer) === footer.rendered_text, 'rendered_footer_mismatch', 'rendered_text is not the rendering of the footer fields');
   const displayValid = check(

@@ -9,7 +9,7 @@ import type {
 } from '../../schemas/attribution-response.ts';
 import { FOOTER_SCHEMA_ID } from '../../schemas/attribution-response.ts';
 import { CONTENT_HASH_PREFIX_LENGTH, verificationHandle } from '../../footer/handles.ts';
-import { footerHash, rowHash } from '../../footer/footer-hashes.ts';
+import { footerHash, rowHash, sealRow } from '../../footer/footer-hashes.ts';
 import { renderFooter } from '../../footer/render-footer.ts';
 import { ALLOCATION_METHOD, USAGE_METRIC_METHODS, USAGE_METRIC_PROFILE, USAGE_METRIC_SCOPE } from '../../footer/usage-metrics.ts';
 import type { Allocation } from '../royalty/allocation.ts';
@@ -113,21 +113,29 @@ export function groundingVerdict(claimRows: ClaimRow[], errors: AuditError[]): G
 
 export function finalizeFooter(draft: SourceFooter, errors: AuditError[], gapClosed: boolean): SourceFooter {
   const ready = errors.length === 0;
+  // Each row is serialized once: for its row hash, and (reused) inside the footer hash.
+  const rowJson = new Map<object, string>();
   const rows = draft.source_rows.map((r) => {
     const { row_hash: _h, ...rest } = { ...r, settlement_status: settlementStatus(r, ready) };
-    return { ...rest, row_hash: rowHash(rest) };
+    const { row, canonical } = sealRow(rest);
+    if (canonical !== undefined) rowJson.set(row, canonical);
+    return row;
   });
   const blockingRules = [...new Set(errors.map((e) => e.rule))].sort((a, b) => a - b);
   const { rendered_text: _t, footer_hash: _f, ...rest } = draft;
-  return seal({
-    ...rest,
-    status: ready ? 'ready' : 'blocked',
-    grounding_verdict: groundingVerdict(draft.claim_rows, errors),
-    attribution_gap_verdict: gapClosed ? 'closed' : 'open',
-    blocking_rules: blockingRules,
-    disclosures: disclosures(errors),
-    source_rows: rows,
-  });
+  return seal(
+    {
+      ...rest,
+      status: ready ? 'ready' : 'blocked',
+      grounding_verdict: groundingVerdict(draft.claim_rows, errors),
+      attribution_gap_verdict: gapClosed ? 'closed' : 'open',
+      blocking_rules: blockingRules,
+      disclosures: disclosures(errors),
+      source_rows: rows,
+    },
+    false,
+    rowJson,
+  );
 }
 
 /** One line per failing rule: its number, the first finding, and how many more. */
@@ -143,8 +151,8 @@ export function disclosures(errors: AuditError[]): string[] {
  * Adds footer hash and rendered text. A draft only needs its rendering (the
  * rules check what the rendered rows show), so its hash is left as zeros.
  */
-function seal(footer: Omit<SourceFooter, 'rendered_text' | 'footer_hash'>, draft = false): SourceFooter {
-  const hash = draft ? DRAFT_HASH : footerHash(footer);
+function seal(footer: Omit<SourceFooter, 'rendered_text' | 'footer_hash'>, draft = false, rowJson?: ReadonlyMap<object, string>): SourceFooter {
+  const hash = draft ? DRAFT_HASH : footerHash(footer, rowJson);
   const withHash = { ...footer, footer_hash: hash };
   return { ...withHash, rendered_text: renderFooter(withHash) };
 }
