@@ -164,8 +164,11 @@ export function cutCanonical(record: object, key: string): CanonicalCut | undefi
 }
 
 /** Canonical JSON of an object from members in canonical order (empty or undefined ones skipped). */
-export function joinCanonical(...members: ReadonlyArray<string | undefined>): string {
-  return `{${members.filter((m) => m !== undefined && m !== '').join(',')}}`;
+export function joinCanonical(first: string, second: string | undefined, third = ''): string {
+  let out = `{${first}`;
+  if (second !== undefined && second !== '') out += (out.length > 1 ? ',' : '') + second;
+  if (third !== '') out += (out.length > 1 ? ',' : '') + third;
+  return `${out}}`;
 }
 
 /**
