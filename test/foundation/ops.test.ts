@@ -20,7 +20,7 @@ test('npm start serves /healthz within 10 s on a fresh state dir and prints wher
   const started = Date.now();
   const child = spawn('npm', ['start', '--silent', '--', '--port', '0'], {
     cwd: ROOT,
-    env: { ...process.env, SVC_STATE_DIR: stateDir, SVC_LOCAL_API_KEY: '', SVC_API_KEYS_JSON: '', SVC_DATABASE_URL: '' },
+    env: { ...process.env, SVC_STATE_DIR: stateDir, SVC_LOCAL_API_KEY: '', SVC_API_KEYS_JSON: '', SVC_DATABASE_URL: '', SVC_GRPC_PORT: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true, // its own process group, so the server under npm stops with it
   });

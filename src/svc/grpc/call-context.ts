@@ -3,11 +3,10 @@
  * and the principal, resolved by the same `authenticate` the HTTP server
  * uses from the same two credentials — `x-api-key` or `authorization: Bearer`.
  */
-import { randomBytes } from 'node:crypto';
 import type { Metadata, MetadataValue } from '@grpc/grpc-js';
 import { authenticate, type Credentials } from '../auth/credentials.ts';
 import type { RequestContext } from '../context.ts';
-import { traceIdFrom } from '../http/request-context.ts';
+import { traceIdFrom } from '../observability/trace-id.ts';
 
 /** Initial-metadata key carrying the trace id of every call (the gRPC form of `X-SVC-Trace-ID`). */
 export const TRACE_ID_KEY = 'x-svc-trace-id';
@@ -25,7 +24,7 @@ function headerValue(values: MetadataValue[]): string | string[] | undefined {
 
 /** W3C trace id of the call's `traceparent`, or a fresh random one. */
 export function traceIdOf(metadata: Metadata): string {
-  return traceIdFrom(headerValue(metadata.get('traceparent')), () => randomBytes(16).toString('hex'));
+  return traceIdFrom(headerValue(metadata.get('traceparent')));
 }
 
 /** Authenticates the call; throws `unauthenticated` (gRPC UNAUTHENTICATED) like the HTTP hook. */

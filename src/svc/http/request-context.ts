@@ -20,12 +20,3 @@ export function ctx(request: FastifyRequest): RequestContext {
   const approval = request.headers['x-svc-approval'];
   return { principal: request.principal, traceId: request.traceId, approvalToken: typeof approval === 'string' ? approval : undefined };
 }
-
-/** W3C trace id from an incoming `traceparent`, else a fresh random one. */
-export function traceIdFrom(traceparent: string | string[] | undefined, random: () => string): string {
-  if (typeof traceparent === 'string') {
-    const m = /^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$/.exec(traceparent.trim());
-    if (m && m[1] !== '0'.repeat(32)) return m[1]!;
-  }
-  return random();
-}

@@ -3,7 +3,6 @@
  * credential check on `/v1/*` and `/metrics`, request metrics. Routes live in
  * `routes/<capability>.ts` and only translate HTTP to domain calls.
  */
-import { randomBytes } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { SvcApp } from '../app.ts';
@@ -11,7 +10,7 @@ import { authenticate } from '../auth/credentials.ts';
 import { SvcError } from '../errors.ts';
 import { isGuardedRoute } from '../rollout/guarded-routes.ts';
 import { fromFrameworkError, makeErrorHandler, sendError } from './errors.ts';
-import { traceIdFrom } from './request-context.ts';
+import { traceIdFrom } from '../observability/trace-id.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { approvalRoutes } from './routes/approvals.ts';
 import { aiRoutes } from './routes/ai.ts';
@@ -50,7 +49,7 @@ export async function buildServer(app: SvcApp): Promise<FastifyInstance> {
   server.decorateRequest('principal', undefined);
 
   server.addHook('onRequest', async (request, reply) => {
-    request.traceId = traceIdFrom(request.headers.traceparent, () => randomBytes(16).toString('hex'));
+    request.traceId = traceIdFrom(request.headers.traceparent);
     reply.header('X-SVC-Trace-ID', request.traceId);
     reply.header('Cache-Control', 'no-store');
     reply.header('X-Content-Type-Options', 'nosniff');

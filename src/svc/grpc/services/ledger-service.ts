@@ -5,7 +5,7 @@
  */
 import type { LedgerServiceHandlers } from '../generated/svc/v1/LedgerService.ts';
 import type { LedgerServiceStreamResponse } from '../generated/svc/v1/LedgerServiceStreamResponse.ts';
-import { followLedger } from '../ledger-follow.ts';
+import { followLedger } from '../../ledger/follow.ts';
 import { toLedgerEventMessage } from '../mapping/record-messages.ts';
 import { nonEmptyList, optional, restBody } from '../mapping/rest-body.ts';
 import { toOptionalStruct } from '../mapping/struct.ts';

@@ -4,20 +4,27 @@
  * Stream: `GET /v1/ledger/stream?tenant=&event_types=a,b`. Each event is sent
  * as `id: <seq>`, `event: <type>`, `data: <event JSON>`. Reconnecting with
  * `Last-Event-ID: <seq>` resumes after that event; without it the stream
- * starts at new events (`?from_seq=0` replays from the beginning).
+ * starts at new events (`?from_seq=0` replays from the beginning). Events
+ * committed by other processes arrive within a second (`followLedger` polls).
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { SvcApp } from '../../app.ts';
+import { followLedger } from '../../ledger/follow.ts';
 import { LedgerQueryBody } from '../../ledger/service.ts';
 import { optionalInt, optionalList } from '../query.ts';
 import { ctx } from '../request-context.ts';
 
-const POLL_MS = 1000;
 const KEEPALIVE_MS = 15_000;
 
 export async function ledgerRoutes(server: FastifyInstance, app: SvcApp): Promise<void> {
   const doc = { attachValidation: true } as const;
+
+  // Open streams end when the server shuts down (they would otherwise hold it open).
+  const open = new Set<AbortController>();
+  server.addHook('preClose', async () => {
+    for (const c of open) c.abort();
+  });
 
   server.post('/v1/ledger/query', { ...doc, schema: { tags: ['ledger'], summary: 'Query ledger events', body: LedgerQueryBody } }, async (request) =>
     app.ledgerService.query(ctx(request), request.body ?? {}),
@@ -39,7 +46,7 @@ export async function ledgerRoutes(server: FastifyInstance, app: SvcApp): Promis
       const q = request.query as Record<string, string | undefined>;
       const filter = await app.ledgerService.streamFilter(ctx(request), q.tenant, optionalList(q.event_types));
       const lastEventId = optionalInt(request.headers['last-event-id'], 'Last-Event-ID');
-      let cursor = lastEventId ?? optionalInt(q.from_seq, 'from_seq') ?? (await app.store.ledger.head())?.seq ?? 0;
+      const cursor = lastEventId ?? optionalInt(q.from_seq, 'from_seq') ?? (await app.store.ledger.head())?.seq ?? 0;
 
       reply.hijack();
       const res = reply.raw;
@@ -51,45 +58,22 @@ export async function ledgerRoutes(server: FastifyInstance, app: SvcApp): Promis
         'X-SVC-Trace-ID': request.traceId,
       });
       res.write(': svc ledger stream\n\n');
-
-      let closed = false;
-      let pumping = false;
-      let again = false;
-      const pump = async () => {
-        if (pumping) {
-          again = true;
-          return;
-        }
-        pumping = true;
-        try {
-          do {
-            again = false;
-            for (;;) {
-              const page = await app.ledgerService.since(filter, cursor);
-              for (const e of page.events) res.write(`id: ${e.seq}\nevent: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`);
-              if (page.lastSeq === cursor) break;
-              cursor = page.lastSeq;
-            }
-          } while (again && !closed);
-        } catch {
-          if (!closed) res.end();
-          closed = true;
-        } finally {
-          pumping = false;
-        }
-      };
-      const unsubscribe = app.ledgerService.subscribe(() => void pump());
-      const poll = setInterval(() => void pump(), POLL_MS);
+      const stop = new AbortController();
+      open.add(stop);
       const keepalive = setInterval(() => res.write(': keepalive\n\n'), KEEPALIVE_MS);
-      const stop = () => {
-        closed = true;
-        unsubscribe();
-        clearInterval(poll);
+      request.raw.on('close', () => stop.abort());
+      res.on('close', () => stop.abort());
+      try {
+        for await (const e of followLedger(app.ledgerService, filter, cursor, stop.signal)) {
+          res.write(`id: ${e.seq}\nevent: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`);
+        }
+      } catch {
+        // The database went away mid-stream: end the stream; the client resumes with Last-Event-ID.
+      } finally {
         clearInterval(keepalive);
-      };
-      request.raw.on('close', stop);
-      res.on('close', stop);
-      await pump();
+        open.delete(stop);
+        res.end();
+      }
     },
   );
 }

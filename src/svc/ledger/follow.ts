@@ -3,10 +3,10 @@
  * stream filter, in chain order, then waits for more. It wakes on every batch
  * this process commits (`LedgerService.subscribe`) and polls as well, so
  * events appended by other processes on the same database arrive too. Ends
- * when `signal` aborts. The REST SSE route does the same with its own framing.
+ * when `signal` aborts. The REST SSE route and the gRPC stream both use it.
  */
-import type { LedgerEvent } from '../ledger/event.ts';
-import type { LedgerService, StreamFilter } from '../ledger/service.ts';
+import type { LedgerEvent } from './event.ts';
+import type { LedgerService, StreamFilter } from './service.ts';
 
 /** How often the ledger is re-read when no append was announced in this process. */
 export const LEDGER_POLL_MS = 1000;
