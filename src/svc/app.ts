@@ -101,7 +101,7 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
   });
   const guardrail = new SloGuardrail({ ...DEFAULT_GUARDRAIL_CONFIG, ...config.guardrail }, { listener: alertingGuardrailListener(ledger, log) });
   const rollout = new RolloutService({ config: config.rollout ?? DEFAULT_ROLLOUT_CONFIG, switchboard, guardrail, activeBundle: () => policy.engine.activeBundle() });
-  const workUnits = new WorkUnitService({ workUnits: store.workUnits, ledger, tenants });
+  const workUnits = new WorkUnitService({ workUnits: store.workUnits, ledger, tenants, onCreated: (wu) => metrics.workUnits.inc({ kind: wu.kind }) });
   const plans = new PlanService({
     plans: store.plans,
     workUnitRepo: store.workUnits,

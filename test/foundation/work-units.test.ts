@@ -33,6 +33,8 @@ for (const engine of engines()) {
       const got = (await (await s.call('GET', `/v1/work-units/${wu.work_unit_id}`)).json()) as any;
       assert.equal(got.state, 'created');
       assert.deepEqual(got.metadata, { owner: 'alice' });
+      const metrics = await (await s.call('GET', '/metrics')).text();
+      assert.match(metrics, /svc_work_units_total\{kind="byte_object"\} [1-9]/);
     });
 
     const invalid: Array<[string, unknown]> = [

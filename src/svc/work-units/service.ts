@@ -22,6 +22,8 @@ interface Deps {
   workUnits: WorkUnitRepository;
   ledger: LedgerAppender;
   tenants: TenantGuard;
+  /** Called for every work unit created, whatever the surface (metrics). */
+  onCreated?: (wu: WorkUnitRecord) => void;
 }
 
 function decodePayload(body: WorkUnitCreate): { payload: StoredPayload; size: number; sha256: string | null } {
@@ -113,6 +115,7 @@ export class WorkUnitService {
       updated_at: now,
     };
     await this.#deps.workUnits.insert(wu);
+    this.#deps.onCreated?.(wu);
     await this.#deps.ledger.append({
       type: 'work_unit.created',
       tenant: wu.tenant,

@@ -12,11 +12,9 @@ export function workUnitService(rt: GrpcRuntime): WorkUnitServiceHandlers {
   const { app } = rt;
   const hot = { guarded: true };
   return {
-    Create: unary(rt, 'WorkUnitService/Create', async (ctx, req) => {
-      const wu = await app.workUnits.create(ctx, workUnitCreateBody(req.work_unit));
-      app.metrics.workUnits.inc({ kind: wu.kind });
-      return { work_unit: toWorkUnitMessage(toView(wu)) };
-    }, hot),
+    Create: unary(rt, 'WorkUnitService/Create', async (ctx, req) => ({
+      work_unit: toWorkUnitMessage(toView(await app.workUnits.create(ctx, workUnitCreateBody(req.work_unit)))),
+    }), hot),
 
     Get: unary(rt, 'WorkUnitService/Get', async (ctx, req) => ({ work_unit: toWorkUnitMessage(toView(await app.workUnits.get(ctx, req.work_unit_id ?? ''))) }), hot),
 
@@ -24,20 +22,16 @@ export function workUnitService(rt: GrpcRuntime): WorkUnitServiceHandlers {
       plan: toPlanMessage(await app.plans.planById(ctx, req.work_unit_id ?? '', planOptionsBody(req.options) ?? {})),
     }), hot),
 
-    PlanInline: unary(rt, 'WorkUnitService/PlanInline', async (ctx, req) => {
-      const plan = await app.plans.planInline(ctx, inlineBody(req.work_unit, req.options));
-      app.metrics.workUnits.inc({ kind: plan.kind });
-      return { plan: toPlanMessage(plan) };
-    }, hot),
+    PlanInline: unary(rt, 'WorkUnitService/PlanInline', async (ctx, req) => ({
+      plan: toPlanMessage(await app.plans.planInline(ctx, inlineBody(req.work_unit, req.options))),
+    }), hot),
 
     Execute: unary(rt, 'WorkUnitService/Execute', async (ctx, req) => ({
       result: toExecuteResultMessage(await app.objects.execute.executeById(ctx, req.work_unit_id ?? '', planOptionsBody(req.options) ?? {})),
     }), hot),
 
-    ExecuteInline: unary(rt, 'WorkUnitService/ExecuteInline', async (ctx, req) => {
-      const result = await app.objects.execute.executeInline(ctx, inlineBody(req.work_unit, req.options));
-      app.metrics.workUnits.inc({ kind: 'byte_object' });
-      return { result: toExecuteResultMessage(result) };
-    }, hot),
+    ExecuteInline: unary(rt, 'WorkUnitService/ExecuteInline', async (ctx, req) => ({
+      result: toExecuteResultMessage(await app.objects.execute.executeInline(ctx, inlineBody(req.work_unit, req.options))),
+    }), hot),
   };
 }

@@ -25,10 +25,6 @@ export async function executeRoutes(server: FastifyInstance, app: SvcApp): Promi
   server.post(
     '/v1/work-units/execute',
     { ...doc, schema: { tags: ['work-units'], summary: 'Create, plan and execute an inline byte_object work unit', body: WorkUnitCreate } },
-    async (request, reply) => {
-      const result = await app.objects.execute.executeInline(ctx(request), request.body);
-      app.metrics.workUnits.inc({ kind: 'byte_object' });
-      return withHeaders(reply, result);
-    },
+    async (request, reply) => withHeaders(reply, await app.objects.execute.executeInline(ctx(request), request.body)),
   );
 }

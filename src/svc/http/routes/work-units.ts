@@ -16,7 +16,6 @@ export async function workUnitRoutes(server: FastifyInstance, app: SvcApp): Prom
 
   server.post('/v1/work-units', { ...doc, schema: { tags: ['work-units'], summary: 'Create a work unit', body: WorkUnitCreate } }, async (request, reply) => {
     const wu = await app.workUnits.create(ctx(request), request.body);
-    app.metrics.workUnits.inc({ kind: wu.kind });
     setWorkUnitHeaders(reply, { workUnitId: wu.id, contract: wu.requested_contract });
     return reply.status(201).send(toView(wu));
   });
@@ -35,7 +34,6 @@ export async function workUnitRoutes(server: FastifyInstance, app: SvcApp): Prom
 
   server.post('/v1/work-units/plan', { ...doc, schema: { tags: ['plans'], summary: 'Create and plan an inline work unit', body: WorkUnitCreate } }, async (request, reply) => {
     const plan = await app.plans.planInline(ctx(request), request.body);
-    app.metrics.workUnits.inc({ kind: plan.kind });
     setWorkUnitHeaders(reply, planHeaders(plan));
     return plan;
   });
