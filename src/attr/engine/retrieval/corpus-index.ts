@@ -3,7 +3,9 @@
  * offsets and tokens (evidence spans are built from these), plus a BM25
  * index over whole chunks for candidate retrieval. Built once per engine.
  * Sentence tokens are also interned as integer term ids, so scoring a
- * window against a claim compares small integers instead of hashing strings.
+ * window against a claim compares small integers instead of hashing strings,
+ * and what scoring reads per sentence (term ids, offsets) sits in
+ * corpus-wide typed arrays rather than in one object per sentence.
  */
 import type { Corpus } from '../../corpus/load-corpus.ts';
 import type { CorpusRecord } from '../../corpus/corpus-record.ts';
@@ -16,9 +18,6 @@ export interface IndexedSentence {
   end: number;
   text: string;
   tokens: ReadonlySet<string>;
-  /** The ids (`CorpusIndex.termId`) of `tokens`, ascending, are `sentenceTerms[termStart..termEnd)`. */
-  termStart: number;
-  termEnd: number;
 }
 
 export interface IndexedChunk {
@@ -28,12 +27,19 @@ export interface IndexedChunk {
   chunkId: string;
   text: string;
   sentences: readonly IndexedSentence[];
+  /** Corpus-wide number of the first of `sentences` (see the `sentence*` arrays of CorpusIndex). */
+  firstSentence: number;
 }
 
 export class CorpusIndex {
   readonly chunks: readonly IndexedChunk[];
-  /** Every sentence's term ids, one sentence after another (one array: no object per sentence to reach them). */
+  /** Term ids (`termId`) of every sentence, ascending within a sentence, one sentence after another. */
   readonly sentenceTerms: Int32Array;
+  /** Sentence s (corpus-wide number) has the term ids `sentenceTerms[sentenceTermStart[s]..sentenceTermStart[s + 1])`. */
+  readonly sentenceTermStart: Int32Array;
+  /** Character offsets of sentence s in its chunk's text (as `IndexedSentence.start` / `.end`). */
+  readonly sentenceStart: Int32Array;
+  readonly sentenceEnd: Int32Array;
   readonly #bm25: Bm25Index;
   readonly #termIds = new Map<string, number>();
 
@@ -41,6 +47,9 @@ export class CorpusIndex {
     const chunks: IndexedChunk[] = [];
     const docs: string[][] = [];
     const sentenceTerms: number[] = [];
+    const termStarts: number[] = [];
+    const starts: number[] = [];
+    const ends: number[] = [];
     const intern = (term: string): number => {
       let id = this.#termIds.get(term);
       if (id === undefined) this.#termIds.set(term, (id = this.#termIds.size));
@@ -48,18 +57,24 @@ export class CorpusIndex {
     };
     corpus.sources.forEach((source, sourceIndex) => {
       for (const chunk of source.chunks) {
+        const firstSentence = starts.length;
         const sentences = segmentSentences(chunk.text).map((s) => {
           const tokens = new Set(contentTokens(s.text));
-          const termStart = sentenceTerms.length;
+          termStarts.push(sentenceTerms.length);
           sentenceTerms.push(...Int32Array.from(tokens, intern).sort());
-          return { ...s, tokens, termStart, termEnd: sentenceTerms.length };
+          starts.push(s.start);
+          ends.push(s.end);
+          return { ...s, tokens };
         });
-        chunks.push({ source, sourceIndex, chunkId: chunk.chunk_id, text: chunk.text, sentences });
+        chunks.push({ source, sourceIndex, chunkId: chunk.chunk_id, text: chunk.text, sentences, firstSentence });
         docs.push(contentTokens(`${source.title} ${chunk.text}`));
       }
     });
     this.chunks = chunks;
     this.sentenceTerms = Int32Array.from(sentenceTerms);
+    this.sentenceTermStart = Int32Array.from([...termStarts, sentenceTerms.length]);
+    this.sentenceStart = Int32Array.from(starts);
+    this.sentenceEnd = Int32Array.from(ends);
     this.#bm25 = new Bm25Index(docs);
   }
 

@@ -12,7 +12,7 @@ import { stripLinks } from '../text/links.ts';
 import { NEGATION } from '../warrant/lexicon.ts';
 import { numberMentions } from '../warrant/numbers.ts';
 import type { CorpusRecord } from '../../corpus/corpus-record.ts';
-import type { CorpusIndex, IndexedChunk, IndexedSentence } from './corpus-index.ts';
+import type { CorpusIndex, IndexedChunk } from './corpus-index.ts';
 
 export interface EvidenceWindow {
   chunk: IndexedChunk;
@@ -133,33 +133,39 @@ export class EvidenceSearch {
       return union === 0 ? 0 : inter / union;
     };
 
+    const { sentenceTermStart: termStart, sentenceStart: starts, sentenceEnd: ends } = this.#index;
     for (const chunk of this.#index.candidates(unique, this.#depth)) {
-      const sentences = chunk.sentences;
-      if (masks.length < sentences.length * words) masks = new Uint32Array(sentences.length * words);
-      else masks.fill(0, 0, sentences.length * words);
-      for (let j = 0; j < sentences.length; j++) {
-        const { termStart, termEnd } = sentences[j]!;
-        for (let k = termStart; k < termEnd; k++) {
+      const count = chunk.sentences.length;
+      const first = chunk.firstSentence;
+      if (masks.length < count * words) masks = new Uint32Array(count * words);
+      else masks.fill(0, 0, count * words);
+      for (let j = 0; j < count; j++) {
+        for (let k = termStart[first + j]!, end = termStart[first + j + 1]!; k < end; k++) {
           const slot = slotOfTerm[terms[k]!]!;
           if (slot >= 0) masks[j * words + (slot >>> 5)]! |= 1 << (slot & 31);
         }
       }
       // A sentence contradicts the claim when it is about the same thing (shares most of its words)
       // with the opposite polarity, or with different figures.
-      const sentenceConflicts = sentences.map((s, j): ConflictKind | undefined => {
-        if (wordTokenCount < 2 || recall(j, -1, true) < CONFLICT_RELATEDNESS) return undefined;
-        if (polarity(s.text) !== claimPolarity) return 'negation';
-        const evNumbers = numberMentions(s.text).values;
-        if (claimNumbers.length > 0 && evNumbers.length > 0 && !claimNumbers.some((x) => evNumbers.includes(x))) return 'numeric';
-        return undefined;
-      });
+      const sentenceConflicts: Array<ConflictKind | undefined> = [];
+      for (let j = 0; j < count; j++) {
+        let conflict: ConflictKind | undefined;
+        if (wordTokenCount >= 2 && recall(j, -1, true) >= CONFLICT_RELATEDNESS) {
+          const text = chunk.sentences[j]!.text;
+          if (polarity(text) !== claimPolarity) conflict = 'negation';
+          else {
+            const evNumbers = numberMentions(text).values;
+            if (claimNumbers.length > 0 && evNumbers.length > 0 && !claimNumbers.some((x) => evNumbers.includes(x))) conflict = 'numeric';
+          }
+        }
+        sentenceConflicts.push(conflict);
+      }
       // Choose the window by support first; text match is computed once, for the chosen window.
       let bestStart = -1;
       let bestPair = false;
       let bestSupport = -1;
       let bestLength = Infinity;
-      for (let i = 0; i < sentences.length; i++) {
-        const s = sentences[i]!;
+      for (let i = 0; i < count; i++) {
         const conflict = sentenceConflicts[i];
         if (conflict) {
           if (!conflicts.has(chunk.source.source_id)) {
@@ -168,16 +174,16 @@ export class EvidenceSearch {
           }
           continue;
         }
+        const s = first + i;
         let support = recall(i, -1, false);
         let pair = false;
-        let length = s.end - s.start;
-        const next = sentences[i + 1];
-        if (next && !sentenceConflicts[i + 1] && next.end - s.start <= MAX_WINDOW_CHARS) {
+        let length = ends[s]! - starts[s]!;
+        if (i + 1 < count && !sentenceConflicts[i + 1] && ends[s + 1]! - starts[s]! <= MAX_WINDOW_CHARS) {
           const merged = recall(i, i + 1, false);
           if (merged >= support + PAIR_GAIN) {
             support = merged;
             pair = true;
-            length = next.end - s.start;
+            length = ends[s + 1]! - starts[s]!;
           }
         }
         // Higher support wins; on equal support the shorter window does (the tighter evidence span).
@@ -189,16 +195,16 @@ export class EvidenceSearch {
         }
       }
       if (bestStart < 0) continue;
-      const first = sentences[bestStart]!;
-      const last = bestPair ? sentences[bestStart + 1]! : first;
+      const a = first + bestStart;
+      const z = bestPair ? a + 1 : a;
       const best: EvidenceWindow = {
         chunk,
-        start: first.start,
-        end: last.end,
-        text: chunk.text.slice(first.start, last.end),
+        start: starts[a]!,
+        end: ends[z]!,
+        text: chunk.text.slice(starts[a]!, ends[z]!),
         support: round4(bestSupport),
         textMatch: round4(
-          bestPair ? jaccard(bestStart, bestStart + 1, unionSize(terms, first, last)) : jaccard(bestStart, -1, first.termEnd - first.termStart),
+          bestPair ? jaccard(bestStart, bestStart + 1, unionSize(terms, termStart, a, z)) : jaccard(bestStart, -1, termStart[a + 1]! - termStart[a]!),
         ),
       };
       const prev = bestBySource.get(chunk.source.source_id);
@@ -209,12 +215,14 @@ export class EvidenceSearch {
   }
 }
 
-/** Number of distinct terms in two sentences together (their id ranges are ascending). */
-function unionSize(terms: Int32Array, a: IndexedSentence, b: IndexedSentence): number {
-  let i = a.termStart;
-  let j = b.termStart;
+/** Number of distinct terms in sentences `a` and `b` together (each one's ids are ascending). */
+function unionSize(terms: Int32Array, termStart: Int32Array, a: number, b: number): number {
+  let i = termStart[a]!;
+  let j = termStart[b]!;
+  const iEnd = termStart[a + 1]!;
+  const jEnd = termStart[b + 1]!;
   let common = 0;
-  while (i < a.termEnd && j < b.termEnd) {
+  while (i < iEnd && j < jEnd) {
     if (terms[i]! === terms[j]!) {
       common++;
       i++;
@@ -222,5 +230,5 @@ function unionSize(terms: Int32Array, a: IndexedSentence, b: IndexedSentence): n
     } else if (terms[i]! < terms[j]!) i++;
     else j++;
   }
-  return a.termEnd - a.termStart + (b.termEnd - b.termStart) - common;
+  return iEnd - termStart[a]! + (jEnd - termStart[b]!) - common;
 }
