@@ -84,14 +84,14 @@ export class EvidenceSearch {
    */
   #search(claimText: string, unique: readonly string[]): ClaimEvidence {
     const n = unique.length;
-    const weights = new Map(unique.map((t) => [t, this.#index.idf(t)]));
-    const totalWeight = unique.reduce((s, t) => s + weights.get(t)!, 0);
+    // Weights and their sums, added up in claim order.
+    const uniqueWeights = unique.map((t) => this.#index.idf(t));
+    const totalWeight = uniqueWeights.reduce((s, w) => s + w, 0);
     const isWord = unique.map((t) => !/^\d/.test(t));
     const wordTokenCount = isWord.filter(Boolean).length;
-    const wordWeight = unique.filter((_, i) => isWord[i]).reduce((s, t) => s + weights.get(t)!, 0);
+    const wordWeight = uniqueWeights.filter((_, i) => isWord[i]).reduce((s, w) => s + w, 0);
     const claimPolarity = polarity(claimText);
     const claimNumbers = numberMentions(stripLinks(stripCitationNoise(claimText))).values;
-    const uniqueWeights = unique.map((t) => weights.get(t)!);
 
     let primary: EvidenceWindow | undefined;
     const bestBySource = new Map<string, EvidenceWindow>();
