@@ -16,7 +16,8 @@ export interface Bm25Options {
   b?: number;
 }
 
-interface Postings {
+/** A term's postings and IDF; obtained from `Bm25Index.term`, passed back to `searchTerms`. */
+export interface Postings {
   docs: Int32Array;
   /** Per posting, idf · tf·(k1+1)/(tf + k1·(1-b+b·len/avg)): what the document gains from this term. */
   contributions: Float64Array;
@@ -64,15 +65,34 @@ export class Bm25Index {
 
   /** Inverse document frequency, always > 0 (BM25+ style: ln(1 + (N - n + 0.5)/(n + 0.5))). */
   idf(term: string): number {
-    return this.#postings.get(term)?.idf ?? Math.log(1 + (this.#documentCount + 0.5) / 0.5);
+    return this.#postings.get(term)?.idf ?? this.unseenIdf;
+  }
+
+  /** The IDF of a term no document has. */
+  get unseenIdf(): number {
+    return Math.log(1 + (this.#documentCount + 0.5) / 0.5);
+  }
+
+  /** The postings of a term, undefined when no document has it. */
+  term(term: string): Postings | undefined {
+    return this.#postings.get(term);
+  }
+
+  /** Every indexed term with its postings. */
+  terms(): IterableIterator<[string, Postings]> {
+    return this.#postings.entries();
   }
 
   /** The `limit` best documents for the query tokens, best first; ties by document order. */
   search(queryTokens: readonly string[], limit: number): ScoredDocument[] {
+    return this.searchTerms([...new Set(queryTokens)].map((t) => this.#postings.get(t)).filter((p): p is Postings => p !== undefined), limit);
+  }
+
+  /** `search` for query terms already looked up: distinct, in query order. */
+  searchTerms(terms: readonly Postings[], limit: number): ScoredDocument[] {
     const touched = this.#touched;
     let touchedCount = 0;
     const scores = this.#scores;
-    const terms = [...new Set(queryTokens)].map((t) => this.#postings.get(t)).filter((p): p is Postings => p !== undefined);
     // Terms in more than half the documents carry almost no evidence (IDF < ln 2) but cost a full
     // pass over the corpus; they are skipped when the query has any more specific term.
     const specific = terms.filter((p) => p.docs.length * 2 <= this.#documentCount);

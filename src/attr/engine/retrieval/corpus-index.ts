@@ -11,7 +11,7 @@ import type { Corpus } from '../../corpus/load-corpus.ts';
 import type { CorpusRecord } from '../../corpus/corpus-record.ts';
 import { segmentSentences } from '../text/sentence-segmenter.ts';
 import { contentTokens } from '../text/tokenizer.ts';
-import { Bm25Index } from './bm25-index.ts';
+import { Bm25Index, type Postings } from './bm25-index.ts';
 
 export interface IndexedSentence {
   start: number;
@@ -31,6 +31,15 @@ export interface IndexedChunk {
   firstSentence: number;
 }
 
+/** Everything retrieval needs about one term, found with one lookup (`CorpusIndex.lookup`). */
+export interface IndexedTerm {
+  /** Sentence term id (`termId`), -1 when no sentence has the term. */
+  id: number;
+  idf: number;
+  /** BM25 postings, undefined when no chunk has the term. */
+  postings: Postings | undefined;
+}
+
 export class CorpusIndex {
   readonly chunks: readonly IndexedChunk[];
   /** Term ids (`termId`) of every sentence, ascending within a sentence, one sentence after another. */
@@ -42,6 +51,8 @@ export class CorpusIndex {
   readonly sentenceEnd: Int32Array;
   readonly #bm25: Bm25Index;
   readonly #termIds = new Map<string, number>();
+  readonly #terms = new Map<string, IndexedTerm>();
+  readonly #unknownTerm: IndexedTerm;
 
   constructor(corpus: Corpus) {
     const chunks: IndexedChunk[] = [];
@@ -76,6 +87,21 @@ export class CorpusIndex {
     this.sentenceStart = Int32Array.from(starts);
     this.sentenceEnd = Int32Array.from(ends);
     this.#bm25 = new Bm25Index(docs);
+    for (const [term, postings] of this.#bm25.terms()) this.#terms.set(term, { id: this.#termIds.get(term) ?? -1, idf: postings.idf, postings });
+    for (const [term, id] of this.#termIds) if (!this.#terms.has(term)) this.#terms.set(term, { id, idf: this.#bm25.idf(term), postings: undefined });
+    this.#unknownTerm = { id: -1, idf: this.#bm25.unseenIdf, postings: undefined };
+  }
+
+  /** A term's id, IDF and postings in one lookup. */
+  lookup(term: string): IndexedTerm {
+    return this.#terms.get(term) ?? this.#unknownTerm;
+  }
+
+  /** `candidates` for distinct terms already looked up, in query order. */
+  candidatesFor(terms: readonly IndexedTerm[], limit: number): IndexedChunk[] {
+    const postings: Postings[] = [];
+    for (const t of terms) if (t.postings !== undefined) postings.push(t.postings);
+    return this.#bm25.searchTerms(postings, limit).map((r) => this.chunks[r.doc]!);
   }
 
   /** Id of a term found in some corpus sentence; undefined for any other term. */

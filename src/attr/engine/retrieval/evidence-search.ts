@@ -12,7 +12,7 @@ import { stripLinks } from '../text/links.ts';
 import { NEGATION } from '../warrant/lexicon.ts';
 import { numberMentions } from '../warrant/numbers.ts';
 import type { CorpusRecord } from '../../corpus/corpus-record.ts';
-import type { CorpusIndex, IndexedChunk } from './corpus-index.ts';
+import type { CorpusIndex, IndexedChunk, IndexedTerm } from './corpus-index.ts';
 
 export interface EvidenceWindow {
   chunk: IndexedChunk;
@@ -63,14 +63,14 @@ export class EvidenceSearch {
 
   search(claimText: string, claimTokens: readonly string[]): ClaimEvidence {
     const unique = [...new Set(claimTokens)];
-    const slots = unique.map((t) => this.#index.termId(t));
+    const terms = unique.map((t) => this.#index.lookup(t));
     try {
-      slots.forEach((id, slot) => {
-        if (id !== undefined) this.#slotOfTerm[id] = slot;
+      terms.forEach((t, slot) => {
+        if (t.id >= 0) this.#slotOfTerm[t.id] = slot;
       });
-      return this.#search(claimText, unique);
+      return this.#search(claimText, unique, terms);
     } finally {
-      for (const id of slots) if (id !== undefined) this.#slotOfTerm[id] = -1;
+      for (const t of terms) if (t.id >= 0) this.#slotOfTerm[t.id] = -1;
     }
   }
 
@@ -82,10 +82,10 @@ export class EvidenceSearch {
    * claim order, so every score is the same floating-point sum as a plain
    * loop over the claim's terms.
    */
-  #search(claimText: string, unique: readonly string[]): ClaimEvidence {
+  #search(claimText: string, unique: readonly string[], indexed: readonly IndexedTerm[]): ClaimEvidence {
     const n = unique.length;
     // Weights and their sums, added up in claim order.
-    const uniqueWeights = unique.map((t) => this.#index.idf(t));
+    const uniqueWeights = indexed.map((t) => t.idf);
     const totalWeight = uniqueWeights.reduce((s, w) => s + w, 0);
     const isWord = unique.map((t) => !/^\d/.test(t));
     const wordTokenCount = isWord.filter(Boolean).length;
@@ -134,7 +134,7 @@ export class EvidenceSearch {
     };
 
     const { sentenceTermStart: termStart, sentenceStart: starts, sentenceEnd: ends } = this.#index;
-    for (const chunk of this.#index.candidates(unique, this.#depth)) {
+    for (const chunk of this.#index.candidatesFor(indexed, this.#depth)) {
       const count = chunk.sentences.length;
       const first = chunk.firstSentence;
       if (masks.length < count * words) masks = new Uint32Array(count * words);
