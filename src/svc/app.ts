@@ -113,7 +113,7 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     defaultMode: config.default_mode,
     onPlanned: (s) => metrics.planSeconds.observe(s),
   });
-  const objects = await createObjectServices({ config, stateDir, store, ledger, log, metrics, tracing, tenants, workUnits, plans, policy: () => policy.engine, approvals });
+  const objects = await createObjectServices({ config, stateDir, store, ledger, log, metrics, tracing, tenants, workUnits, plans, policy: () => policy.engine, approvals, env: options.env ?? process.env });
   const ai = createAiServices({ providersConfig: config.providers, env: options.env ?? process.env, store, ledger, metrics, tracing, policy: () => policy.engine, switchboard });
   return {
     config,
@@ -138,6 +138,7 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     async close() {
       await ai.close();
       await ledger.drained();
+      await objects.close();
       await tracing.shutdown().catch(() => undefined);
       await log.flush();
       await store.close();

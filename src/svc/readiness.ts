@@ -41,8 +41,8 @@ export async function checkReadiness(app: SvcApp): Promise<ReadinessReport> {
       return `${b.name}@${b.version} ${b.hash.slice(0, 12)}`;
     }),
     check('chunk_store', async () => {
-      await app.objects.fsChunks.probe();
-      return app.objects.fsChunks.root;
+      await app.objects.chunkBackend.probe();
+      return app.objects.chunkBackend.location;
     }),
     // Informational: a tripped guardrail or a rollback switch degrades optimisation, not availability.
     check('rollout', async () => rolloutReadinessDetail(app.rollout.readiness())),

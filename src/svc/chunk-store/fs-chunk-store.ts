@@ -2,7 +2,8 @@
  * Filesystem chunk store.
  *
  * Layout: `<root>/<scope>/<h0h1>/<h2h3>/<sha256-hex>.<codec>` — two levels of
- * 256 shard directories keep directories small at millions of chunks.
+ * 256 shard directories keep directories small at millions of chunks
+ * (chunk-key.ts; the S3 store uses the same layout under its prefix).
  *
  * Writes are atomic and durable:
  * 1. the bytes go to a temporary file (`.tmp-*`) in the destination directory,
@@ -21,16 +22,11 @@ import { constants as fsConstants, readFile as readFileCallback } from 'node:fs'
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { SvcError } from '../errors.ts';
 import type { ChunkCodec } from '../chunking/chunk-codec.ts';
-import { decodeChunk } from '../chunking/chunk-codec.ts';
-import { chunkDigestHex, chunkIdOfAsync, isChunkId } from './chunk-id.ts';
-import { toSharedBytes } from './hash-pool.ts';
+import { chunkKeySegments } from './chunk-key.ts';
 import type { ChunkScope } from './chunk-scope.ts';
-import { CHUNK_SCOPE_PATTERN } from './chunk-scope.ts';
-import type { ChunkPutResult, ChunkReadFailure, ChunkStore, StoredChunkInfo } from './chunk-store.ts';
-
-const FILE_EXTENSION: Record<ChunkCodec, string> = { raw: 'raw', zstd: 'zst' };
+import type { ChunkPutResult, ChunkStore, StoredChunkInfo } from './chunk-store.ts';
+import { chunkReadFailure as readFailure, decodeVerifiedChunk } from './verify-chunk.ts';
 
 /** The callback `readFile`, promisified: measured ~1.3–2× faster than `fs.promises.readFile` on 64 KiB files. */
 const readWholeFile = promisify(readFileCallback);
@@ -46,11 +42,6 @@ export interface FsChunkStoreOptions {
    * Tests may turn it off for speed; production must not.
    */
   fsyncFiles?: boolean;
-}
-
-function readFailure(id: string, reason: ChunkReadFailure, cause?: unknown): SvcError {
-  const message = reason === 'missing' ? `chunk ${id} is missing from the chunk store` : `chunk ${id} failed verification (${reason})`;
-  return new SvcError('rehydration_failed', message, { details: { chunk_id: id, reason }, cause });
 }
 
 function isErrno(err: unknown, code: string): boolean {
@@ -72,10 +63,7 @@ export class FsChunkStore implements ChunkStore {
 
   /** Path of one stored form; exposed for operators' tooling and tests that damage chunks on purpose. */
   pathOf(scope: ChunkScope, id: string, codec: ChunkCodec): string {
-    if (!CHUNK_SCOPE_PATTERN.test(scope)) throw new TypeError(`invalid chunk scope ${JSON.stringify(scope)}`);
-    if (!isChunkId(id)) throw new TypeError(`invalid chunk id ${JSON.stringify(id)}`);
-    const hex = chunkDigestHex(id);
-    return path.join(this.root, scope, hex.slice(0, 2), hex.slice(2, 4), `${hex}.${FILE_EXTENSION[codec]}`);
+    return path.join(this.root, ...chunkKeySegments(scope, id, codec));
   }
 
   async stat(scope: ChunkScope, id: string, codec?: ChunkCodec): Promise<StoredChunkInfo | undefined> {
@@ -122,18 +110,7 @@ export class FsChunkStore implements ChunkStore {
   }
 
   async get(scope: ChunkScope, id: string, codec: ChunkCodec, rawLengthHint?: number): Promise<Uint8Array> {
-    const stored = await this.#readOrFail(scope, id, codec);
-    let decoded: Uint8Array;
-    try {
-      decoded = await decodeChunk(codec, stored, rawLengthHint);
-    } catch (err) {
-      throw readFailure(id, 'undecodable', err);
-    }
-    // Shared memory once: the hash workers read it in place, here and in the
-    // caller's whole-object hash.
-    const raw = toSharedBytes(decoded);
-    if ((await chunkIdOfAsync(raw)) !== id) throw readFailure(id, 'corrupt');
-    return raw;
+    return decodeVerifiedChunk(id, codec, await this.#readOrFail(scope, id, codec), rawLengthHint);
   }
 
   readStored(scope: ChunkScope, id: string, codec: ChunkCodec): Promise<Uint8Array> {

@@ -59,7 +59,13 @@ const ENV_MAP: Array<[string, string[], (name: string, raw: string) => unknown]>
   ['SVC_GRPC_PORT', ['grpc', 'port'], intFromEnv],
   ['SVC_STATE_DIR', ['state_dir'], (_n, v) => v],
   ['SVC_DATABASE_URL', ['storage', 'database_url'], (_n, v) => v],
+  ['SVC_CHUNK_BACKEND', ['storage', 'chunk_backend'], (_n, v) => v],
   ['SVC_CHUNK_DIR', ['storage', 'chunk_dir'], (_n, v) => v],
+  ['SVC_S3_BUCKET', ['storage', 's3', 'bucket'], (_n, v) => v],
+  ['SVC_S3_PREFIX', ['storage', 's3', 'prefix'], (_n, v) => v],
+  ['SVC_S3_REGION', ['storage', 's3', 'region'], (_n, v) => v],
+  ['SVC_S3_ENDPOINT', ['storage', 's3', 'endpoint'], (_n, v) => v],
+  ['SVC_S3_FORCE_PATH_STYLE', ['storage', 's3', 'force_path_style'], boolFromEnv],
   ['SVC_DEDUPE_SCOPE', ['storage', 'dedupe_scope'], (_n, v) => v],
   ['SVC_DEFAULT_MODE', ['default_mode'], (_n, v) => v],
   ['SVC_LOG_LEVEL', ['log_level'], (_n, v) => v],
@@ -94,6 +100,15 @@ function problemsOf(value: unknown): string[] {
   });
 }
 
+/** Rules that span keys, which the schema cannot express; same `path: message` form. */
+function crossKeyProblems(config: SvcConfig): string[] {
+  const problems: string[] = [];
+  if (config.storage.chunk_backend === 's3' && !config.storage.s3?.bucket) {
+    problems.push('/storage/s3/bucket: required when storage.chunk_backend is s3 (env SVC_S3_BUCKET)');
+  }
+  return problems;
+}
+
 export interface LoadOptions {
   env?: Env;
   /** Explicit config file (`--config`); otherwise SVC_CONFIG, then <state_dir>/config.yaml when present. */
@@ -124,6 +139,7 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
   for (const section of ['server', 'grpc', 'storage', 'multipart', 'policy']) raw[section] ??= {};
   const withDefaults = Value.Default(SvcConfig, raw);
   const problems = problemsOf(withDefaults);
+  if (problems.length === 0) problems.push(...crossKeyProblems(withDefaults as SvcConfig));
   if (problems.length > 0) {
     throw new SvcError('invalid_request', `invalid configuration${file ? ` (${file})` : ''}: ${problems.join('; ')}`, { details: { problems } });
   }

@@ -31,12 +31,37 @@ export const GrpcConfig = Type.Object(
   { additionalProperties: false },
 );
 
+/**
+ * S3-compatible chunk storage, used when `storage.chunk_backend` is `s3`
+ * (docs/chunking.md, docs/decisions/031-s3-chunk-store.md). Credentials are
+ * never configured here: the standard AWS environment variables or the SDK's
+ * default provider chain.
+ */
+export const S3ChunkStorageConfig = Type.Object(
+  {
+    /** Required when `storage.chunk_backend` is `s3` (checked by the loader, naming the key). */
+    bucket: Type.Optional(Type.String({ minLength: 3, maxLength: 63 })),
+    /** Key prefix the scopes live under; surrounding slashes are ignored, empty means the bucket root. */
+    prefix: Type.String({ default: 'chunks' }),
+    region: Type.String({ minLength: 1, default: 'us-east-1' }),
+    /** Endpoint of a non-AWS server (MinIO, Ceph RGW, R2, …), e.g. `https://minio.internal:9000`; absent: AWS S3. */
+    endpoint: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
+    /** `endpoint/bucket/key` URLs instead of virtual-host buckets; most self-hosted servers need true. */
+    force_path_style: Type.Boolean({ default: false }),
+  },
+  { additionalProperties: false },
+);
+
 export const StorageConfig = Type.Object(
   {
     /** Absent → SQLite in the state dir; postgres://… → PostgreSQL; sqlite:<path> → SQLite there. */
     database_url: Type.Optional(Type.String({ minLength: 1 })),
-    /** Where content-addressed chunks live (default: <state_dir>/chunks). */
+    /** Where chunks live: a local (or mounted) directory, or an S3-compatible bucket (`storage.s3`). */
+    chunk_backend: Type.Union([Type.Literal('filesystem'), Type.Literal('s3')], { default: 'filesystem' }),
+    /** Where content-addressed chunks live with the filesystem backend (default: <state_dir>/chunks). */
     chunk_dir: Type.Optional(Type.String({ minLength: 1 })),
+    /** The S3 backend's bucket and connection. */
+    s3: Type.Optional(S3ChunkStorageConfig),
     /** `tenant` (default): dedupe only within a tenant. `global`: across tenants (leaks existence; see docs). */
     dedupe_scope: Type.Union([Type.Literal('tenant'), Type.Literal('global')], { default: 'tenant' }),
   },

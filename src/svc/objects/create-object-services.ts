@@ -1,13 +1,14 @@
 /**
  * Wiring of the exact-bytes capability for the composition root: chunk store
- * (filesystem, behind a verified-chunk cache), manifests, export/import, the
+ * (filesystem or S3, behind a verified-chunk cache), manifests, export/import, the
  * exact executor, execute, the object gateway and multipart uploads.
  */
 import path from 'node:path';
 import type { TenantGuard } from '../auth/tenant-guard.ts';
 import type { SvcConfig } from '../config/schema.ts';
 import type { ChunkStore } from '../chunk-store/chunk-store.ts';
-import { FsChunkStore } from '../chunk-store/fs-chunk-store.ts';
+import { type ChunkBackend, createChunkStore } from '../chunk-store/create-chunk-store.ts';
+import type { FsChunkStore } from '../chunk-store/fs-chunk-store.ts';
 import { VerifiedChunkCache } from '../chunk-store/verified-chunk-cache.ts';
 import { ExactExecutor, type ExactExecutorDeps } from '../exact-bytes/exact-executor.ts';
 import { ExecuteService } from '../exact-bytes/execute-service.ts';
@@ -26,16 +27,23 @@ import { ObjectGateway } from './object-gateway.ts';
 import { PartStore } from './part-store.ts';
 
 export interface ObjectServices {
-  /** The chunk store as the services see it (cache in front of the filesystem). */
+  /** The chunk store as the services see it (cache in front of the configured backend). */
   chunks: ChunkStore;
-  /** The filesystem store itself (operators' tooling, tests that damage chunks). */
-  fsChunks: FsChunkStore;
+  /** The configured backend, uncached (`storage.chunk_backend`): readiness probe, location, backend tooling. */
+  chunkBackend: ChunkBackend;
+  /**
+   * The filesystem store itself (operators' tooling, tests that damage chunks).
+   * @throws TypeError when chunks live in S3 (use `chunkBackend`)
+   */
+  readonly fsChunks: FsChunkStore;
   manifests: ManifestService;
   exporter: ManifestExporter;
   execute: ExecuteService;
   executor: ExactExecutor;
   gateway: ObjectGateway;
   multipart: MultipartService;
+  /** Releases the chunk backend's connections; call after the last request finished. */
+  close(): Promise<void>;
 }
 
 export interface ObjectServicesDeps {
@@ -51,6 +59,8 @@ export interface ObjectServicesDeps {
   plans: PlanService;
   policy: () => PolicyEvaluator;
   approvals: ExactExecutorDeps['approvals'];
+  /** The environment svc runs with (AWS credentials for the S3 chunk backend); default `process.env`. */
+  env?: Record<string, string | undefined>;
 }
 
 /** Largest object the executor accepts (multipart included): the part limits allow at most this much anyway. */
@@ -60,10 +70,8 @@ function maxObjectBytes(config: Readonly<SvcConfig>): number {
 
 export async function createObjectServices(deps: ObjectServicesDeps): Promise<ObjectServices> {
   const { config, store } = deps;
-  const fsChunks = new FsChunkStore({ root: path.resolve(deps.stateDir, config.storage.chunk_dir ?? 'chunks') });
-  // Leftovers of a crash mid-write; safe because no writer runs yet.
-  await fsChunks.sweepTemporaryFiles();
-  const chunks = new VerifiedChunkCache(fsChunks);
+  const chunkBackend = await createChunkStore(config, deps.stateDir, deps.env ? { env: deps.env } : {});
+  const chunks = new VerifiedChunkCache(chunkBackend.store);
   const manifests = new ManifestService({
     repo: store.manifests,
     computeManifests: store.aiManifests,
@@ -97,7 +105,11 @@ export async function createObjectServices(deps: ObjectServicesDeps): Promise<Ob
   });
   return {
     chunks,
-    fsChunks,
+    chunkBackend,
+    get fsChunks(): FsChunkStore {
+      if (chunkBackend.kind !== 'filesystem') throw new TypeError(`chunks are stored in ${chunkBackend.location}, not on the filesystem`);
+      return chunkBackend.store;
+    },
     manifests,
     exporter: new ManifestExporter({ manifests: store.manifests, ledgerRepo: store.ledger, ledger: deps.ledger, chunks, tenants: deps.tenants }),
     execute: new ExecuteService({ workUnits: deps.workUnits, plans: deps.plans, executor }),
@@ -111,5 +123,6 @@ export async function createObjectServices(deps: ObjectServicesDeps): Promise<Ob
       tenants: deps.tenants,
       limits: config.multipart,
     }),
+    close: () => chunkBackend.close(),
   };
 }

@@ -1,0 +1,56 @@
+/**
+ * Builds the chunk store the configuration asks for (`storage.chunk_backend`):
+ * the filesystem store under `storage.chunk_dir`, or the S3 store on
+ * `storage.s3`. The result carries what the service needs around the store
+ * itself: where it is (readiness detail), a readiness probe, and shutdown.
+ * The caller puts its {@link VerifiedChunkCache} in front.
+ */
+import path from 'node:path';
+import type { SvcConfig } from '../config/schema.ts';
+import { SvcError } from '../errors.ts';
+import { FsChunkStore } from './fs-chunk-store.ts';
+import { credentialsFromEnv } from './s3-client.ts';
+import { S3ChunkStore } from './s3-chunk-store.ts';
+
+interface ChunkBackendOperations {
+  /** Where the chunks are: a directory, or `s3://bucket/prefix`. */
+  readonly location: string;
+  /** A write, read-back and delete round trip; throws with the reason when the store is unusable. */
+  probe(): Promise<void>;
+  /** Releases connections (S3); nothing for the filesystem. */
+  close(): Promise<void>;
+}
+
+/** The configured store, uncached, tagged with its kind so callers may reach backend-specific tooling. */
+export type ChunkBackend = ChunkBackendOperations & ({ readonly kind: 'filesystem'; readonly store: FsChunkStore } | { readonly kind: 's3'; readonly store: S3ChunkStore });
+
+export interface CreateChunkStoreOptions {
+  /** The environment svc runs with; the S3 backend reads AWS credentials from it (default `process.env`). */
+  env?: Record<string, string | undefined>;
+}
+
+/**
+ * The chunk store for `config`. For the filesystem backend this sweeps
+ * temporary files left by a crash, so call it before any writer starts.
+ */
+export async function createChunkStore(config: Readonly<SvcConfig>, stateDir: string, options: CreateChunkStoreOptions = {}): Promise<ChunkBackend> {
+  const storage = config.storage;
+  if (storage.chunk_backend === 's3') {
+    const s3 = storage.s3;
+    // The loader refuses this configuration already; a hand-built config gets the same message.
+    if (!s3?.bucket) throw new SvcError('invalid_request', 'storage.s3.bucket is required when storage.chunk_backend is s3 (env SVC_S3_BUCKET)');
+    const store = new S3ChunkStore({
+      bucket: s3.bucket,
+      prefix: s3.prefix,
+      region: s3.region,
+      endpoint: s3.endpoint,
+      forcePathStyle: s3.force_path_style,
+      credentials: credentialsFromEnv(options.env ?? process.env),
+    });
+    return { kind: 's3', store, location: store.location, probe: () => store.probe(), close: () => store.close() };
+  }
+  const store = new FsChunkStore({ root: path.resolve(stateDir, storage.chunk_dir ?? 'chunks') });
+  // Leftovers of a crash mid-write; safe because no writer runs yet.
+  await store.sweepTemporaryFiles();
+  return { kind: 'filesystem', store, location: store.root, probe: () => store.probe(), close: async () => {} };
+}
