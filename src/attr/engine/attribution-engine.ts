@@ -57,7 +57,7 @@ export function createAttributionEngine(corpus: Corpus, options: AttributionEngi
     });
     const draft = draftFooter(analysed.sources, analysed.claims, analysed.rows, allocation, event, policy, rederive);
     const outcome = evaluateDisplayRules({
-      footer: draft, policy, event, answer: { text: answer, units, scan: scanAnswer(answer) }, warrants, integrityByConstruction: !rederive,
+      footer: draft.footer, policy, event, answer: { text: answer, units, scan: scanAnswer(answer) }, warrants, integrityByConstruction: !rederive,
     });
     const footer = finalizeFooter(draft, outcome.errors, outcome.acceptance.attribution_gap_verdict === 'closed');
     return buildResponse(answer, footer, event, outcome.errors);

@@ -46,7 +46,17 @@ export function renderClaimRow(claim: ClaimRow): string[] {
   return lines;
 }
 
-export function renderFooter(footer: RenderableFooter): string {
+/** The claim-evidence lines of a footer: each claim row's block, in order. */
+export function renderClaimRows(claimRows: readonly ClaimRow[]): string[] {
+  return claimRows.flatMap(renderClaimRow);
+}
+
+/**
+ * `claimLines`: `renderClaimRows(footer.claim_rows)` when the caller already
+ * has it (the engine renders the same claim rows in its draft and its final
+ * footer).
+ */
+export function renderFooter(footer: RenderableFooter, claimLines: readonly string[] = renderClaimRows(footer.claim_rows)): string {
   const r = footer.royalty;
   const lines = [
     '── Sources (attr source footer) ──',
@@ -54,7 +64,7 @@ export function renderFooter(footer: RenderableFooter): string {
     `Event: ${footer.event_id} · event sha256:${footer.event_hash}`,
     ...footer.source_rows.flatMap(renderSourceRow),
     'Claim evidence:',
-    ...footer.claim_rows.flatMap(renderClaimRow),
+    ...claimLines,
     `Royalty: gross ${r.gross_revenue} · distributable ${r.distributable_total} · escrow ${r.escrow_amount} (weight ${r.escrow_weight}, ${r.escrow_settlement_status}) · candidate allocations, not payments`,
   ];
   if (footer.disclosures.length > 0) lines.push('Blocked because:', ...footer.disclosures.map((d) => `  - ${d}`));

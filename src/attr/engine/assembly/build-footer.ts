@@ -10,7 +10,7 @@ import type {
 import { FOOTER_SCHEMA_ID } from '../../schemas/attribution-response.ts';
 import { CONTENT_HASH_PREFIX_LENGTH, verificationHandle } from '../../footer/handles.ts';
 import { footerHash, rowHash, sealRow } from '../../footer/footer-hashes.ts';
-import { renderFooter } from '../../footer/render-footer.ts';
+import { renderClaimRows, renderFooter } from '../../footer/render-footer.ts';
 import { ALLOCATION_METHOD, USAGE_METRIC_METHODS, USAGE_METRIC_PROFILE, USAGE_METRIC_SCOPE } from '../../footer/usage-metrics.ts';
 import type { Allocation } from '../royalty/allocation.ts';
 import type { ClaimAnalysis, LabelledSource } from './analyse-claims.ts';
@@ -58,11 +58,17 @@ function sourceRow(s: LabelledSource, claims: ClaimAnalysis[], claimRows: ClaimR
   return { ...row, row_hash: sealRows ? rowHash(row) : DRAFT_HASH };
 }
 
+/** A draft footer, with the rendering of its claim rows (the final footer renders the same rows). */
+export interface DraftFooter {
+  footer: SourceFooter;
+  claimLines: readonly string[];
+}
+
 /** `sealRows`: give the draft's rows their real hashes, for rules that re-derive the draft's integrity. */
 export function draftFooter(
   sources: LabelledSource[], claims: ClaimAnalysis[], claimRows: ClaimRow[], allocation: Allocation, event: UsageEvent, policy: AcceptancePolicy,
   sealRows = false,
-): SourceFooter {
+): DraftFooter {
   const draft: Omit<SourceFooter, 'rendered_text' | 'footer_hash'> = {
     schema: FOOTER_SCHEMA_ID,
     event_id: event.event_id,
@@ -88,7 +94,8 @@ export function draftFooter(
     source_rows: sources.map((s) => sourceRow(s, claims, claimRows, allocation, event, sealRows)),
     claim_rows: claimRows,
   };
-  return seal(draft, true);
+  const claimLines = renderClaimRows(claimRows);
+  return { footer: seal(draft, claimLines, true), claimLines };
 }
 
 function isPayable(s: LabelledSource | undefined): boolean {
@@ -111,7 +118,7 @@ export function groundingVerdict(claimRows: ClaimRow[], errors: AuditError[]): G
   return 'display_unsafe';
 }
 
-export function finalizeFooter(draft: SourceFooter, errors: AuditError[], gapClosed: boolean): SourceFooter {
+export function finalizeFooter({ footer: draft, claimLines }: DraftFooter, errors: AuditError[], gapClosed: boolean): SourceFooter {
   const ready = errors.length === 0;
   // Each row is serialized once: for its row hash, and (reused) inside the footer hash.
   const rowJson = new Map<object, string>();
@@ -133,6 +140,7 @@ export function finalizeFooter(draft: SourceFooter, errors: AuditError[], gapClo
       disclosures: disclosures(errors),
       source_rows: rows,
     },
+    claimLines,
     false,
     rowJson,
   );
@@ -151,8 +159,10 @@ export function disclosures(errors: AuditError[]): string[] {
  * Adds footer hash and rendered text. A draft only needs its rendering (the
  * rules check what the rendered rows show), so its hash is left as zeros.
  */
-function seal(footer: Omit<SourceFooter, 'rendered_text' | 'footer_hash'>, draft = false, rowJson?: ReadonlyMap<object, string>): SourceFooter {
+function seal(
+  footer: Omit<SourceFooter, 'rendered_text' | 'footer_hash'>, claimLines: readonly string[], draft = false, rowJson?: ReadonlyMap<object, string>,
+): SourceFooter {
   const hash = draft ? DRAFT_HASH : footerHash(footer, rowJson);
   const withHash = { ...footer, footer_hash: hash };
-  return { ...withHash, rendered_text: renderFooter(withHash) };
+  return { ...withHash, rendered_text: renderFooter(withHash, claimLines) };
 }
