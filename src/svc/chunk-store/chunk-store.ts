@@ -4,8 +4,10 @@
  * (observe mode stores raw copies only; enforce reuses whichever form exists),
  * and every form decodes to the bytes named by the id.
  *
- * Implementations: {@link FsChunkStore} (filesystem). The contract is what
- * the rehydration and ingest paths rely on:
+ * Implementations: {@link FsChunkStore} (filesystem) and {@link S3ChunkStore}
+ * (S3-compatible object storage), chosen by `createChunkStore`; the contract
+ * suite `test/chunk-store/chunk-store.contract.test.ts` runs against both.
+ * The contract is what the rehydration and ingest paths rely on:
  *
  * - `put` is atomic: a reader sees either no chunk or the whole chunk;
  * - `put` of an existing key does not change it and reports `created: false`;
