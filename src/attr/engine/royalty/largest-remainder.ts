@@ -5,9 +5,10 @@
  * the leftover smallest units to the largest fractional remainders; ties go
  * to the earlier party, so the split is deterministic.
  *
- * Amounts of ordinary size are split in exact integer arithmetic (BigInt
- * smallest units); anything else goes through decimal.js. Both give the same
- * strings: see `apportionInSmallestUnits`.
+ * Amounts of ordinary size are split in exact integer arithmetic (smallest
+ * units: plain numbers while every product stays below 2^53, else BigInt);
+ * anything else goes through decimal.js. All give the same strings: see
+ * `apportionInSmallestUnits`.
  */
 import { Decimal } from 'decimal.js';
 
@@ -46,6 +47,7 @@ export function apportionInSmallestUnits(total: string, masses: readonly number[
   const format = (x: bigint): string => (scale === 0 ? x.toString() : `${x / unit}.${(x % unit).toString().padStart(scale, '0')}`);
   if (massSum === 0) return units === 0n ? masses.map(() => format(0n)) : undefined;
   const sum = BigInt(massSum);
+  if (units * sum <= MAX_SAFE) return splitSafeIntegers(Number(units), masses, massSum, scale);
   const floors = masses.map((mass) => (units * BigInt(mass)) / sum);
   const remainders = masses.map((mass) => (units * BigInt(mass)) % sum);
   let leftover = units - floors.reduce((a, b) => a + b, 0n);
@@ -56,6 +58,34 @@ export function apportionInSmallestUnits(total: string, masses: readonly number[
     leftover--;
   }
   return floors.map(format);
+}
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+/**
+ * The BigInt split in plain numbers, when units · massSum < 2^53: every
+ * product, remainder and quotient below is then an exact integer (the
+ * quotient is taken as (a - a % b) / b, which divides exactly).
+ */
+function splitSafeIntegers(units: number, masses: readonly number[], massSum: number, scale: number): string[] {
+  const floors = masses.map((mass) => {
+    const a = units * mass;
+    return (a - (a % massSum)) / massSum;
+  });
+  const remainders = masses.map((mass) => (units * mass) % massSum);
+  let leftover = units - floors.reduce((a, b) => a + b, 0);
+  const order = masses.map((_, i) => i).sort((a, b) => remainders[b]! - remainders[a]! || a - b);
+  for (const i of order) {
+    if (leftover <= 0) break;
+    floors[i] = floors[i]! + 1;
+    leftover--;
+  }
+  const unit = 10 ** scale; // exact for scale ≤ 22
+  return floors.map((x) => {
+    if (scale === 0) return String(x);
+    const fraction = x % unit;
+    return `${(x - fraction) / unit}.${String(fraction).padStart(scale, '0')}`;
+  });
 }
 
 /** The decimal.js split: the reference, and the path for totals, scales or masses outside the integer fast path. */
