@@ -114,7 +114,7 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     onPlanned: (s) => metrics.planSeconds.observe(s),
   });
   const objects = await createObjectServices({ config, stateDir, store, ledger, log, metrics, tracing, tenants, workUnits, plans, policy: () => policy.engine, approvals, env: options.env ?? process.env });
-  const ai = createAiServices({ providersConfig: config.providers, env: options.env ?? process.env, store, ledger, metrics, tracing, policy: () => policy.engine, switchboard });
+  const ai = createAiServices({ providersConfig: config.providers, env: options.env ?? process.env, store, ledger, metrics, tracing, policy: () => policy.engine, switchboard, rollout });
   return {
     config,
     stateDir,

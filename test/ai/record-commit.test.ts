@@ -35,7 +35,7 @@ function startOf(run: RequestRun): AiWorkUnitStart {
     policy_bundle: BUNDLE,
     trace_id: run.traceId,
     actor: run.actor,
-    plan: { plan_id: run.plan_id, contract: run.contract, mode: run.mode, actions: [], risk: 'low', route: 'mock/mock-small', expected: { stored_bytes_reduction: 0 } },
+    plan: { plan_id: run.plan_id, contract: run.contract, mode: run.mode, actions: [], risk: 'low', route: 'mock/mock-small', expected: { stored_bytes_reduction: 0 }, denied_actions: [], rollout: null },
   };
 }
 

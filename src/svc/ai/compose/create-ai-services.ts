@@ -17,6 +17,7 @@ import type { Store } from '../../store/store.ts';
 import type { Switchboard } from '../../rollout/switchboard.ts';
 import type { Switches } from '../../rollout/switches.ts';
 import { AiGateway } from '../gateway/ai-gateway.ts';
+import type { AiRollout } from '../gateway/ports.ts';
 import type { RoutingSwitches } from '../routing/route-selector.ts';
 import { GroupCommittedExactCacheStore, GroupCommittedSemanticCacheStore } from './group-committed-cache-stores.ts';
 import { ModelCatalog } from '../providers/model-catalog.ts';
@@ -49,6 +50,11 @@ export interface AiServiceDeps {
    * and the semantic cache registers as what `clear_semantic_cache` clears.
    */
   switchboard?: Switchboard;
+  /**
+   * The rollout decision (canary stage, switches, SLO guardrail), asked
+   * once per AI request — `app.rollout`. Without it nothing is restricted.
+   */
+  rollout?: AiRollout;
 }
 
 export function createAiServices(d: AiServiceDeps): AiServices {
@@ -76,6 +82,7 @@ export function createAiServices(d: AiServiceDeps): AiServices {
     spans: otelAiSpans(d.tracing.tracer, d.tracing.exporting),
     onCacheWriteError: () => cacheWriteFailures.inc(),
     ...(switchboard ? { routingSwitches: () => routingSwitchesOf(switchboard.current()) } : {}),
+    ...(d.rollout ? { rollout: d.rollout } : {}),
   });
   return {
     gateway,

@@ -18,13 +18,7 @@ import { AiManifestRepository } from '../../store/repositories/ai-manifests.ts';
 import { PlanRepository } from '../../store/repositories/plans.ts';
 import { WorkUnitRepository } from '../../store/repositories/work-units.ts';
 import type { WorkUnitRecord } from '../../work-units/work-unit.ts';
-import type { AiComputeManifest, AiRecorder, AiRequestContext, AiWorkUnitKind, AiWorkUnitStart } from '../gateway/ports.ts';
-
-const WORK_UNIT_KIND: Record<AiWorkUnitKind, string> = {
-  ai_chat_completion: 'prompt_request',
-  ai_completion: 'completion_request',
-  ai_embedding: 'embedding_request',
-};
+import { type AiComputeManifest, type AiRecorder, type AiRequestContext, type AiWorkUnitStart, STORED_WORK_UNIT_KIND } from '../gateway/ports.ts';
 
 const ACTION_CLASS: Record<string, 'exact' | 'semantic' | 'operation'> = {
   exact_cache_lookup: 'exact',
@@ -60,7 +54,7 @@ export class SvcAiRecorder implements AiRecorder {
     const wu: WorkUnitRecord = {
       id: s.work_unit_id,
       tenant: s.tenant,
-      kind: WORK_UNIT_KIND[s.kind],
+      kind: STORED_WORK_UNIT_KIND[s.kind],
       logical_ref: s.logical_ref,
       requested_contract: s.contract,
       state: m.status === 'completed' ? 'executed' : 'failed',
@@ -83,10 +77,11 @@ export class SvcAiRecorder implements AiRecorder {
       contract: s.contract,
       mode: s.mode,
       actions: s.plan.actions.filter((a) => a.status === 'planned').map((a) => ({ type: a.type, required: a.required, risk: a.risk, class: ACTION_CLASS[a.type] ?? 'operation' })),
-      denied_actions: s.plan.actions.filter((a) => a.status === 'skipped' && a.reason?.startsWith('denied')).map((a) => ({ type: a.type, reasons: [a.reason ?? ''], matched_policy_ids: [] })),
+      denied_actions: s.plan.denied_actions,
       obligations: [],
       risk: s.plan.risk,
       expected: { stored_bytes_reduction: 0, basis: 'none', sample_bytes: 0 },
+      ...(s.plan.rollout ? { rollout: s.plan.rollout } : {}),
       policy_bundle_id: s.policy_bundle.id,
       policy_bundle_version: s.policy_bundle.version,
       policy_bundle_hash: s.policy_bundle.hash,

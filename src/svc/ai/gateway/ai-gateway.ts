@@ -2,11 +2,17 @@
  * The AI gateway as a domain service, independent of HTTP: one pipeline for
  * chat completions, text completions and embeddings.
  *
- *   tenant + permission → route (`auto` classifier) → policy → plan
- *   (work unit + persisted plan) → context compilation → exact cache →
+ *   tenant + permission → rollout decision → route (`auto` classifier)
+ *   → policy → plan (work unit + persisted plan) → context compilation → exact cache →
  *   semantic cache → upstream call → required verifiers → fallback →
  *   cache store → compute manifest + ledger → response (+ `svc` metadata
  *   when asked)
+ *
+ * Rollout: one `rollout.decide` per request sets the mode and contract
+ * (`bypass_optimisation` → observe, `force_exact_contract` → exact_bytes)
+ * and the reducer tier; reducers outside it (or switched off by name) are
+ * skipped and listed in the plan with the rollout reasons, as the
+ * byte-object planner does. Tier `none` also takes the `auto` router out.
  *
  * Durability: the request's records (work unit, plan, compute manifest,
  * ledger events) and the cache entry of its answer are committed before the
@@ -25,7 +31,9 @@ import { exactCacheKey } from '../../cache/exact/exact-cache-key.ts';
 import { type SemanticCache, type SemanticQuery } from '../../cache/semantic/semantic-cache.ts';
 import { SvcError } from '../../errors.ts';
 import { enforceDecision } from '../../policy/enforce-decision.ts';
+import { EXACT_BYTES_CONTRACT } from '../../policy/evaluate.ts';
 import type { PolicyDecision, PolicyEvaluator, PolicyInput } from '../../policy/types.ts';
+import type { RolloutDecision } from '../../rollout/rollout-decision.ts';
 import { compileContext } from '../context/context-compiler.ts';
 import type { ModelCatalog } from '../providers/model-catalog.ts';
 import type { UpstreamPool } from '../providers/upstream-pool.ts';
@@ -37,8 +45,10 @@ import type { StreamMode, SvcExtension } from '../schemas/svc-extension.ts';
 import { DONE_FRAME, type SseFrame, fallbackMarker } from '../streaming/sse-frames.ts';
 import { type AnyAiRequest, type ApiProfile, chatProfile, completionProfile, embeddingProfile } from './api-profiles.ts';
 import { type AnswerCheck, type AnswerVerification, verifyAnswer } from './answer-verification.ts';
-import { buildAiPlan } from './ai-plan.ts';
-import { type AiRequestContext, type AiRecorder, type AiSpans, type AiTelemetry, noSpans, noTelemetry } from './ports.ts';
+import { buildAiPlan, type ReducerGate } from './ai-plan.ts';
+import { rolloutRecord, UNRESTRICTED_ROLLOUT } from './ai-rollout.ts';
+import { type AiRequestContext, type AiRecorder, type AiRollout, type AiSpans, type AiTelemetry, noSpans, noTelemetry, STORED_WORK_UNIT_KIND } from './ports.ts';
+import { gateReducer } from './reducer-gates.ts';
 import { RequestRun } from './request-run.ts';
 
 /** Default freshness of semantic hits when the request names none. */
@@ -61,6 +71,12 @@ export interface AiGatewayDeps {
    * composed app reads `app.rollout.switchboard.current()`; no I/O).
    */
   routingSwitches?: () => Readonly<RoutingSwitches>;
+  /**
+   * The rollout decision (canary stage, admin switches, SLO guardrail),
+   * asked once per request; the composed app passes `app.rollout`.
+   * Without one nothing is restricted by rollout.
+   */
+  rollout?: AiRollout;
   /**
    * Called when storing a verified answer in a cache fails. The answer is
    * still served (a cache entry is not an acknowledged record); the
@@ -125,7 +141,7 @@ export class AiGateway {
   readonly #d: Required<AiGatewayDeps>;
 
   constructor(deps: AiGatewayDeps) {
-    this.#d = { telemetry: noTelemetry, spans: noSpans, cacheTtlSeconds: DEFAULT_TTL_SECONDS, onCacheWriteError: () => {}, routingSwitches: () => NO_ROUTING_SWITCHES, ...deps };
+    this.#d = { telemetry: noTelemetry, spans: noSpans, cacheTtlSeconds: DEFAULT_TTL_SECONDS, onCacheWriteError: () => {}, routingSwitches: () => NO_ROUTING_SWITCHES, rollout: UNRESTRICTED_ROLLOUT, ...deps };
   }
 
   chat(ctx: AiRequestContext, request: ChatCompletionRequest, options: AiCallOptions): Promise<AiResult> {
@@ -155,7 +171,7 @@ export class AiGateway {
     const bundle = this.#d.policy.activeBundle();
     const streamRequested = profile.streamable && (request as { stream?: boolean | null }).stream === true;
     const run = new RequestRun({ kind: profile.kind, tenant, traceId: ctx.traceId, actor: ctx.principal.actor, policyBundleId: bundle.id, requestedModel: request.model, streamRequested });
-    run.contract = ext.contract ?? 'exact_bytes';
+    run.contract = ext.contract ?? EXACT_BYTES_CONTRACT;
     run.mode = ext.mode ?? 'enforce';
     this.#d.telemetry.count('svc_work_units_total', 1, { kind: profile.kind });
     let begun: Promise<void> | undefined;
@@ -187,7 +203,7 @@ export class AiGateway {
     }
   }
 
-  /** Route, policy, plan (begun, not awaited), context compilation and the upstream body. */
+  /** Rollout, route, policy, plan (begun, not awaited), context compilation and the upstream body. */
   async #prepare(
     profile: ApiProfile,
     ctx: AiRequestContext,
@@ -197,10 +213,13 @@ export class AiGateway {
     options: AiCallOptions,
     onBegin: (p: Promise<void>) => void,
   ): Promise<Prepared> {
+    const requestedContract = run.contract;
+    const rollout = this.#rollout(profile, ext, run);
     const switches = this.#d.routingSwitches();
-    const route = selectRoute(this.#d.catalog, request.model, profile.capability, profile.queryText(request), profile.toolsOffered(request), switches);
+    const routing = rollout.reducers === 'none' ? { ...switches, rolloutPassThrough: true } : switches;
+    const route = selectRoute(this.#d.catalog, request.model, profile.capability, profile.queryText(request), profile.toolsOffered(request), routing);
     run.route = route;
-    const fallback = selectFallback(this.#d.catalog, route, ext.fallback_model, profile.capability, switches);
+    const fallback = selectFallback(this.#d.catalog, route, ext.fallback_model, profile.capability, routing);
 
     // Policy: the route is an operation; context compilation and the semantic cache are semantic transforms.
     const base: Omit<PolicyInput, 'action' | 'action_class'> = {
@@ -218,13 +237,23 @@ export class AiGateway {
     if (routeDecision.obligations.includes('force_exact')) run.contract = 'exact_bytes';
     if (routeDecision.obligations.includes('observe_only')) run.mode = 'observe';
     const semantic = run.contract === 'semantic';
-    const compileDecision = semantic && profile === chatProfile ? await this.#decide(ctx, { ...base, contract: run.contract, mode: run.mode, action: 'context_compile', action_class: 'semantic' }, run) : undefined;
+    const isChat = profile === chatProfile;
+    const semanticCacheAsked = ext.allow_semantic_cache === true;
+    const compileDecision = semantic && isChat ? await this.#decide(ctx, { ...base, contract: run.contract, mode: run.mode, action: 'context_compile', action_class: 'semantic' }, run) : undefined;
     const semanticCacheDecision =
-      semantic && ext.allow_semantic_cache === true && profile !== embeddingProfile
+      semantic && semanticCacheAsked && profile !== embeddingProfile
         ? await this.#decide(ctx, { ...base, contract: run.contract, mode: run.mode, action: 'semantic_cache', action_class: 'semantic' }, run)
         : undefined;
-    const permits = (d: PolicyDecision | undefined) => d !== undefined && d.allow && !d.obligations.includes('requires_approval');
     const cacheBypass = ext.cache === 'bypass';
+    // Each optional reducer: contract, policy, the client's options, then the rollout (reducer-gates.ts).
+    const gate = { rollout, requestedContract, contract: run.contract, mode: run.mode };
+    const exactGate = gateReducer({ ...gate, reducer: 'exact_cache_lookup', clientBypass: cacheBypass });
+    const compileGate = isChat ? gateReducer({ ...gate, reducer: 'context_compile', policy: compileDecision }) : undefined;
+    const semanticGate: ReducerGate | undefined = !semanticCacheAsked
+      ? undefined
+      : profile === embeddingProfile
+        ? { status: 'skipped', reason: 'the semantic cache does not serve embeddings' }
+        : gateReducer({ ...gate, reducer: 'semantic_cache_lookup', policy: semanticCacheDecision, clientBypass: cacheBypass });
 
     const verification: AnswerVerification = { specs: [profile.defaultVerification(request), ...(ext.verification ? [ext.verification] : [])], requireCitations: ext.require_citations === true };
     run.streamMode = run.streamRequested ? resolveStreamMode(ext) : null;
@@ -234,10 +263,10 @@ export class AiGateway {
       route,
       fallback,
       verification,
-      isChat: profile === chatProfile,
-      cacheBypass,
-      compile: { requested: semantic && profile === chatProfile, permitted: permits(compileDecision) },
-      semanticCache: { requested: ext.allow_semantic_cache === true, permitted: permits(semanticCacheDecision) && !cacheBypass, semanticContract: semantic },
+      exactCache: exactGate,
+      compile: compileGate,
+      semanticCache: semanticGate,
+      rollout: rolloutRecord(rollout),
       risk: ext.risk ?? 'low',
     });
     const begun = this.#d.recorder.begin(ctx, {
@@ -258,9 +287,9 @@ export class AiGateway {
     begun.catch(() => {});
     onBegin(begun);
 
-    // Context compilation (chat, semantic contract, permitted). Observe mode measures without applying.
+    // Context compilation (chat, semantic contract, permitted by policy and rollout). Observe mode measures without applying.
     let messages = (request as ChatCompletionRequest).messages;
-    if (profile === chatProfile && permits(compileDecision)) {
+    if (isChat && compileGate?.status === 'planned') {
       const compiled = await this.#d.spans.run('svc.ai.context_compile', { work_unit_id: run.work_unit_id, contract: run.contract, mode: run.mode }, async () =>
         compileContext(messages, { contract: 'semantic', maxContextTokens: ext.max_context_tokens }),
       );
@@ -279,10 +308,10 @@ export class AiGateway {
     if (profile === chatProfile) upstreamBody.messages = messages;
     if (profile === embeddingProfile) upstreamBody.encoding_format = 'float';
 
-    if (!cacheBypass) {
+    if (exactGate.status === 'planned') {
       run.cacheKey = exactCacheKey({ tenant: run.tenant, route: profile.keyRoute, model: route.label, request: keyFields(request, run.contract, ext) });
     }
-    const semanticQuery: SemanticQuery | undefined = permits(semanticCacheDecision) && !cacheBypass ? semanticQueryFor(profile, request, ext, route, run.policyBundleId) : undefined;
+    const semanticQuery: SemanticQuery | undefined = semanticGate?.status === 'planned' ? semanticQueryFor(profile, request, ext, route, run.policyBundleId) : undefined;
     const streamOptions = (request as { stream_options?: { include_usage?: boolean } | null }).stream_options;
     return {
       profile,
@@ -300,6 +329,26 @@ export class AiGateway {
     };
   }
 
+  /**
+   * The rollout decision for this request, asked once: it sets the mode and
+   * the contract in force (policy obligations may narrow them further).
+   */
+  #rollout(profile: ApiProfile, ext: SvcExtension, run: RequestRun): RolloutDecision {
+    const decision = this.#d.rollout.decide({
+      tenant: run.tenant,
+      work_unit_kind: STORED_WORK_UNIT_KIND[profile.kind],
+      contract: run.contract,
+      work_unit_id: run.work_unit_id,
+      requested_mode: run.mode,
+      ...(ext.namespace ? { namespace: ext.namespace } : {}),
+    });
+    // The rollout only ever narrows the contract to exact_bytes.
+    if (decision.contract === EXACT_BYTES_CONTRACT) run.contract = EXACT_BYTES_CONTRACT;
+    run.mode = decision.mode;
+    run.rollout = rolloutRecord(decision);
+    return decision;
+  }
+
   /** Evaluates one policy question; a refused route throws `policy_denied`, other denials are recorded and the action skipped. */
   async #decide(ctx: AiRequestContext, input: PolicyInput, run: RequestRun): Promise<PolicyDecision> {
     const decision = await this.#d.spans.run('svc.policy.evaluate', { work_unit_id: run.work_unit_id, action: input.action, contract: input.contract, mode: input.mode }, async () => this.#d.policy.evaluate(input));
@@ -315,20 +364,22 @@ export class AiGateway {
   /** Exact, then semantic. Returns the served result on an enforced hit; observe mode only records would-be hits. */
   async #lookupCaches(ctx: AiRequestContext, p: Prepared): Promise<AiResult | undefined> {
     const { run } = p;
-    if (run.cacheKey === null) {
+    if (run.cacheKey === null && !p.semanticQuery) {
       run.cache = 'bypass';
       return undefined;
     }
     const key = run.cacheKey;
-    const exact = await this.#d.spans.run('svc.cache.lookup', { work_unit_id: run.work_unit_id, cache: 'exact' }, () => this.#d.exactCache.lookupForTenant(ctx, run.tenant, key));
-    // A cached answer must also pass this request's own required verifiers.
-    const exactCheck = exact.hit ? verifyAnswer(p.verification, exact.entry.value) : undefined;
-    if (exact.hit && exactCheck?.passed) {
-      this.#d.telemetry.count('svc_cache_hits_total', 1, { cache: 'exact' });
-      if (run.mode === 'enforce') return this.#serveHit(ctx, p, exact.entry.value, 'exact_hit', exactCheck);
-      run.cache = 'observe_exact_hit';
-    } else {
-      this.#d.telemetry.count('svc_cache_misses_total', 1, { cache: 'exact' });
+    if (key !== null) {
+      const exact = await this.#d.spans.run('svc.cache.lookup', { work_unit_id: run.work_unit_id, cache: 'exact' }, () => this.#d.exactCache.lookupForTenant(ctx, run.tenant, key));
+      // A cached answer must also pass this request's own required verifiers.
+      const exactCheck = exact.hit ? verifyAnswer(p.verification, exact.entry.value) : undefined;
+      if (exact.hit && exactCheck?.passed) {
+        this.#d.telemetry.count('svc_cache_hits_total', 1, { cache: 'exact' });
+        if (run.mode === 'enforce') return this.#serveHit(ctx, p, exact.entry.value, 'exact_hit', exactCheck);
+        run.cache = 'observe_exact_hit';
+      } else {
+        this.#d.telemetry.count('svc_cache_misses_total', 1, { cache: 'exact' });
+      }
     }
     if (p.semanticQuery && run.cache === 'miss') {
       const query = p.semanticQuery;
@@ -754,6 +805,6 @@ function minimalStart(run: RequestRun, bundle: ReturnType<PolicyEvaluator['activ
     policy_bundle: bundle,
     trace_id: run.traceId,
     actor: run.actor,
-    plan: { plan_id: run.plan_id, contract: run.contract, mode: run.mode, actions: [], risk: 'low' as const, route: null, expected: { stored_bytes_reduction: 0 } },
+    plan: { plan_id: run.plan_id, contract: run.contract, mode: run.mode, actions: [], risk: 'low' as const, route: null, expected: { stored_bytes_reduction: 0 }, denied_actions: [], rollout: run.rollout },
   };
 }

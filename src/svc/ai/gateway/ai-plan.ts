@@ -3,43 +3,54 @@
  * request and why the others are skipped. Persisted before the upstream
  * call (spec: "each request … persists a plan"), so operators can see what
  * the gateway intended even for requests that fail.
+ *
+ * Each optional reducer arrives as a `ReducerGate` the gateway settled
+ * (contract, policy, the client's options, the rollout); skips that policy
+ * or the rollout caused also become `denied_actions` entries, the shape the
+ * byte-object planner writes, next to the `rollout` decision itself.
  */
 import { verifierNameOf } from '../../cache/verifiers/run-verifier.ts';
 import type { RouteDecision } from '../routing/route-selector.ts';
 import { type AnswerVerification, CITATIONS_VERIFIER } from './answer-verification.ts';
-import type { AiPlan, AiPlanAction } from './ports.ts';
+import type { AiDeniedAction, AiPlan, AiPlanAction, AiRolloutRecord } from './ports.ts';
 import type { RequestRun } from './request-run.ts';
+
+/**
+ * Whether one optional reducer runs for this request. `skipped` carries the
+ * reason shown in the plan; `denial` is set when policy or the rollout (not
+ * the contract or the client's own options) skipped it.
+ */
+export type ReducerGate = { status: 'planned'; reason?: string } | { status: 'skipped'; reason: string; denial?: AiDeniedAction };
 
 export interface AiPlanInput {
   run: RequestRun;
   route: RouteDecision;
   fallback: RouteDecision | undefined;
   verification: AnswerVerification;
-  isChat: boolean;
-  cacheBypass: boolean;
-  compile: { requested: boolean; permitted: boolean };
-  semanticCache: { requested: boolean; permitted: boolean; semanticContract: boolean };
+  exactCache: ReducerGate;
+  /** Absent when the API has no such step (context compilation is chat-only; the semantic cache only when asked for). */
+  compile: ReducerGate | undefined;
+  semanticCache: ReducerGate | undefined;
+  rollout: AiRolloutRecord;
   risk: 'low' | 'medium' | 'high';
 }
 
-function skipped(type: AiPlanAction['type'], risk: AiPlanAction['risk'], reason: string): AiPlanAction {
-  return { type, required: false, risk, status: 'skipped', reason };
+const REDUCER_RISK = { exact_cache_lookup: 'low', context_compile: 'medium', semantic_cache_lookup: 'medium' } as const;
+
+function reducerAction(type: keyof typeof REDUCER_RISK, gate: ReducerGate, denied: AiDeniedAction[]): AiPlanAction {
+  const action: AiPlanAction = { type, required: false, risk: REDUCER_RISK[type], status: gate.status };
+  if (gate.reason !== undefined) action.reason = gate.reason;
+  if (gate.status === 'skipped' && gate.denial) denied.push(gate.denial);
+  return action;
 }
 
 export function buildAiPlan(input: AiPlanInput): AiPlan {
   const { run } = input;
   const actions: AiPlanAction[] = [];
-  actions.push(input.cacheBypass ? skipped('exact_cache_lookup', 'low', 'svc.cache is bypass') : { type: 'exact_cache_lookup', required: false, risk: 'low', status: 'planned' });
-  if (input.isChat) {
-    if (!input.compile.requested) actions.push(skipped('context_compile', 'medium', 'contract is exact_bytes: the prompt passes unchanged'));
-    else if (!input.compile.permitted) actions.push(skipped('context_compile', 'medium', 'denied by policy or awaiting approval'));
-    else actions.push({ type: 'context_compile', required: false, risk: 'medium', status: 'planned', ...(run.mode === 'observe' ? { reason: 'observe: measured, not applied' } : {}) });
-  }
-  if (input.semanticCache.requested) {
-    if (!input.semanticCache.semanticContract) actions.push(skipped('semantic_cache_lookup', 'medium', 'contract is exact_bytes'));
-    else if (!input.semanticCache.permitted) actions.push(skipped('semantic_cache_lookup', 'medium', 'denied by policy, awaiting approval, or cache bypass'));
-    else actions.push({ type: 'semantic_cache_lookup', required: false, risk: 'medium', status: 'planned' });
-  }
+  const denied: AiDeniedAction[] = [];
+  actions.push(reducerAction('exact_cache_lookup', input.exactCache, denied));
+  if (input.compile) actions.push(reducerAction('context_compile', input.compile, denied));
+  if (input.semanticCache) actions.push(reducerAction('semantic_cache_lookup', input.semanticCache, denied));
   const routeDetail: Record<string, unknown> = { route: input.route.label, size_class: input.route.model.size_class };
   if (input.route.classification) Object.assign(routeDetail, { task_class: input.route.classification.task_class, rule: input.route.classification.rule });
   if (input.route.switched_by) routeDetail.switched_by = input.route.switched_by;
@@ -47,7 +58,11 @@ export function buildAiPlan(input: AiPlanInput): AiPlan {
   const verifiers = input.verification.specs.map(verifierNameOf);
   if (input.verification.requireCitations) verifiers.push(CITATIONS_VERIFIER);
   actions.push({ type: 'verify', required: true, risk: 'low', status: 'planned', detail: { verifiers } });
-  actions.push(input.fallback ? { type: 'fallback_route', required: false, risk: 'low', status: 'planned', detail: { route: input.fallback.label } } : skipped('fallback_route', 'low', 'no fallback model configured'));
+  actions.push(
+    input.fallback
+      ? { type: 'fallback_route', required: false, risk: 'low', status: 'planned', detail: { route: input.fallback.label } }
+      : { type: 'fallback_route', required: false, risk: 'low', status: 'skipped', reason: 'no fallback model configured' },
+  );
   return {
     plan_id: run.plan_id,
     contract: run.contract,
@@ -56,5 +71,7 @@ export function buildAiPlan(input: AiPlanInput): AiPlan {
     risk: input.risk,
     route: input.route.label,
     expected: { stored_bytes_reduction: 0 },
+    denied_actions: denied,
+    rollout: input.rollout,
   };
 }

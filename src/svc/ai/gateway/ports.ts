@@ -5,7 +5,9 @@
  * ledger services, prom-client and OpenTelemetry.
  */
 import type { Principal } from '../../auth/principal.ts';
+import type { Plan } from '../../plans/plan.ts';
 import type { BundleRef } from '../../policy/types.ts';
+import type { RolloutDecision, RolloutRequest } from '../../rollout/rollout-decision.ts';
 
 export interface AiRequestContext {
   readonly principal: Principal;
@@ -14,11 +16,36 @@ export interface AiRequestContext {
 
 export type AiWorkUnitKind = 'ai_chat_completion' | 'ai_completion' | 'ai_embedding';
 
+/**
+ * The work unit kind an AI request is stored and selected under (the
+ * `work_unit_kinds` of canary rules, `GET /v1/work-units`): one per route.
+ */
+export const STORED_WORK_UNIT_KIND: Readonly<Record<AiWorkUnitKind, string>> = Object.freeze({
+  ai_chat_completion: 'prompt_request',
+  ai_completion: 'completion_request',
+  ai_embedding: 'embedding_request',
+});
+
+/**
+ * The rollout layer as the gateway sees it: one synchronous decision per
+ * request (canary stage, admin switches, SLO guardrail → mode, contract,
+ * reducer tier). The composed app passes `app.rollout.decide`.
+ */
+export interface AiRollout {
+  decide(request: RolloutRequest): RolloutDecision;
+}
+
+/** A skipped action as the persisted plan lists it (same shape as the byte-object planner's). */
+export type AiDeniedAction = Plan['denied_actions'][number];
+
+/** The rollout decision as recorded in the plan and the compute manifest. */
+export type AiRolloutRecord = NonNullable<Plan['rollout']>;
+
 export interface AiPlanAction {
   type: 'exact_cache_lookup' | 'context_compile' | 'semantic_cache_lookup' | 'model_route' | 'verify' | 'fallback_route';
   required: boolean;
   risk: 'low' | 'medium' | 'high';
-  /** Whether policy and options let the action run (`skipped` with a reason otherwise). */
+  /** Whether policy, the rollout and the request's options let the action run (`skipped` with a reason otherwise). */
   status: 'planned' | 'skipped';
   reason?: string;
   detail?: Record<string, unknown>;
@@ -32,6 +59,10 @@ export interface AiPlan {
   risk: 'low' | 'medium' | 'high';
   route: string | null;
   expected: { stored_bytes_reduction: number };
+  /** Optional actions skipped by policy or by the rollout, with the reasons (the plan's `denied_actions`). */
+  denied_actions: AiDeniedAction[];
+  /** Null only when the request failed before the rollout was asked. */
+  rollout: AiRolloutRecord | null;
 }
 
 /** Written before the upstream call: the work unit and its persisted plan (`plan.created`). */
@@ -93,9 +124,11 @@ export interface AiComputeManifest {
     baseline_size_class: 'small' | 'large' | null;
     large_model_calls: number;
     large_model_calls_avoided: number;
-    /** Rollback switches that changed the route (`model_router_disabled`, `route_to_baseline_provider`). */
+    /** What changed the route: `model_router_disabled`, `route_to_baseline_provider`, `rollout_pass_through`. */
     switched_by: string[];
   };
+  /** The rollout decision this request ran under (canary, reducer tier, guardrail, reasons). */
+  rollout: AiRolloutRecord | null;
   estimated_cost: { currency: string; provider_cost: number; avoided_cost: number } | null;
   latency_ms: { total: number; upstream: number | null; overhead: number | null };
   created_at: string;

@@ -8,7 +8,7 @@ import { canonicalSha256 } from '../../../core/hashing.ts';
 import { newId } from '../../../core/ids.ts';
 import type { RouteDecision } from '../routing/route-selector.ts';
 import type { Usage } from '../schemas/openai-shapes.ts';
-import type { AiCacheStatus, AiComputeManifest, AiPlan, AiWorkUnitKind } from './ports.ts';
+import type { AiCacheStatus, AiComputeManifest, AiPlan, AiRolloutRecord, AiWorkUnitKind } from './ports.ts';
 
 export class RequestRun {
   readonly work_unit_id = newId('wu');
@@ -25,6 +25,8 @@ export class RequestRun {
 
   contract: AiPlan['contract'] = 'exact_bytes';
   mode: AiPlan['mode'] = 'enforce';
+  /** The rollout decision the request runs under (set before routing). */
+  rollout: AiRolloutRecord | null = null;
   route: RouteDecision | undefined;
   /** The route that produced the served answer (the fallback's, when used). */
   servedRoute: RouteDecision | undefined;
@@ -123,6 +125,7 @@ export class RequestRun {
         large_model_calls_avoided: this.largeModelCallsAvoided,
         switched_by: this.route?.switched_by ?? [],
       },
+      rollout: this.rollout,
       estimated_cost: priced
         ? { currency: priced.currency ?? 'USD', provider_cost: cost(this.promptTokens, this.completionTokens), avoided_cost: this.cache === 'exact_hit' || this.cache === 'semantic_hit' ? cost(this.avoidedPromptTokens, this.avoidedCompletionTokens) : 0 }
         : null,

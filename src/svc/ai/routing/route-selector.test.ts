@@ -76,3 +76,10 @@ test('under route_to_baseline_provider the fallback stays on the baseline provid
   const unswitched = selectRoute(catalog, 'other-small', 'chat', CLASSIFY, false, off);
   assert.equal(selectFallback(catalog, unswitched, undefined, 'chat', off)?.label, 'other/other-small');
 });
+
+test('under the rollout pass-through auto takes the large model, unclassified, and says the rollout changed it', () => {
+  const passed = selectRoute(catalog, 'auto', 'chat', CLASSIFY, false, { ...off, rolloutPassThrough: true });
+  assert.deepEqual([passed.label, passed.classification, passed.switched_by], ['base/base-large', undefined, ['rollout_pass_through']]);
+  const named = selectRoute(catalog, 'other-small', 'chat', CLASSIFY, false, { ...off, rolloutPassThrough: true });
+  assert.deepEqual([named.label, named.switched_by], ['other/other-small', undefined], 'a named model is what the client asked for');
+});

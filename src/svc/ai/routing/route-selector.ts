@@ -14,6 +14,11 @@
  *   (the first configured). A model of another provider is replaced by the
  *   baseline provider's first model of the same size class (else its first
  *   model serving the API); fallbacks stay on the baseline provider too.
+ *
+ * The rollout can also take the router out: under reducer tier `none`
+ * (`bypass_optimisation`, or a canary stage that passes requests through)
+ * `auto` is routed as with the router disabled, recorded as
+ * `rollout_pass_through`.
  */
 import { SvcError } from '../../errors.ts';
 import type { Capability, ModelCatalog, ModelRoute } from '../providers/model-catalog.ts';
@@ -32,17 +37,19 @@ export interface RouteDecision extends ModelRoute {
   classification?: TaskClassification;
   /** The size class a request of this kind would use without the router (auto → large): the baseline for "large-model calls avoided". */
   baseline_size_class: 'small' | 'large';
-  /** Rollback switches that changed this route (for the plan and the manifest). */
-  switched_by?: Array<'model_router_disabled' | 'route_to_baseline_provider'>;
+  /** Rollback switches (or the rollout's pass-through) that changed this route, for the plan and the manifest. */
+  switched_by?: Array<'model_router_disabled' | 'route_to_baseline_provider' | 'rollout_pass_through'>;
 }
 
 /** The rollback switches that affect routing, as the gateway reads them for one request. */
 export interface RoutingSwitches {
   modelRouterDisabled: boolean;
   baselineProviderOnly: boolean;
+  /** The rollout passes this request through (reducer tier `none`): `auto` is not classified. */
+  rolloutPassThrough?: boolean;
 }
 
-export const NO_ROUTING_SWITCHES: Readonly<RoutingSwitches> = Object.freeze({ modelRouterDisabled: false, baselineProviderOnly: false });
+export const NO_ROUTING_SWITCHES: Readonly<RoutingSwitches> = Object.freeze({ modelRouterDisabled: false, baselineProviderOnly: false, rolloutPassThrough: false });
 
 export function noProviderError(): SvcError {
   return new SvcError('model_route_failed', 'no AI provider is configured: set SVC_PROVIDERS_JSON or the ai.providers section of the config file (see docs/ai-gateway.md)', {
@@ -89,10 +96,10 @@ export function selectRoute(
   if (requestedModel === AUTO_MODEL) {
     let route: ModelRoute | undefined;
     let classification: TaskClassification | undefined;
-    if (switches.modelRouterDisabled) {
+    if (switches.modelRouterDisabled || switches.rolloutPassThrough === true) {
       // Without the router, `auto` is what it replaces: the large model.
       route = firstPreferring(catalog, 'large', capability);
-      switchedBy.push('model_router_disabled');
+      switchedBy.push(switches.modelRouterDisabled ? 'model_router_disabled' : 'rollout_pass_through');
     } else {
       classification = classifyTask(lastUserText, toolsOffered);
       route = firstPreferring(catalog, classification.size_class, capability);
