@@ -67,7 +67,7 @@ export interface CreateAppOptions {
 export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptions = {}): Promise<SvcApp> {
   const { config } = loaded;
   const stateDir = path.resolve(config.state_dir);
-  const target = { databaseUrl: config.storage.database_url, stateDir, pgSchema: options.pgSchema };
+  const target = { databaseUrl: config.storage.database_url, stateDir, pgSchema: options.pgSchema, sqliteSynchronous: config.storage.sqlite_synchronous };
   const credentials = loadCredentials({
     localApiKey: loaded.secrets.localApiKey,
     apiKeysJson: loaded.secrets.apiKeysJson,
@@ -104,7 +104,6 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
   const workUnits = new WorkUnitService({ workUnits: store.workUnits, ledger, tenants, onCreated: (wu) => metrics.workUnits.inc({ kind: wu.kind }) });
   const plans = new PlanService({
     plans: store.plans,
-    workUnitRepo: store.workUnits,
     workUnits,
     ledger,
     tenants,

@@ -180,6 +180,13 @@ describe('rollout decides the plan', () => {
       assert.ok(bypassed.rollout.reasons.some((r: string) => r.includes('bypass_optimisation')));
       await s.call('POST', '/v1/admin/switches', { body: { switch: 'bypass_optimisation', enabled: false } });
 
+      await s.call('POST', '/v1/admin/switches', { body: { switch: 'disable_reducer', name: 'zstd', disabled: true } });
+      const noZstd = (await (await s.call('POST', '/v1/work-units/plan', { body })).json()) as any;
+      assert.equal(noZstd.actions.some((a: any) => a.type === 'zstd'), false);
+      assert.ok(noZstd.actions.some((a: any) => a.type === 'dedupe'));
+      assert.deepEqual(noZstd.denied_actions.find((d: any) => d.type === 'zstd').reasons, ["rollout: reducer 'zstd' is switched off (disable_reducer)"]);
+      await s.call('POST', '/v1/admin/switches', { body: { switch: 'disable_reducer', name: 'zstd', disabled: false } });
+
       await s.call('POST', '/v1/admin/switches', { body: { switch: 'force_exact_contract', enabled: true } });
       const forced = (await (await s.call('POST', '/v1/work-units/plan', {
         body: { kind: 'prompt_request', logical_ref: 'prompt://x', requested_contract: 'semantic', payload: { messages: [{ role: 'user', content: 'hi' }] } },

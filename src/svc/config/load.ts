@@ -60,6 +60,7 @@ const ENV_MAP: Array<[string, string[], (name: string, raw: string) => unknown]>
   ['SVC_STATE_DIR', ['state_dir'], (_n, v) => v],
   ['SVC_DATABASE_URL', ['storage', 'database_url'], (_n, v) => v],
   ['SVC_CHUNK_BACKEND', ['storage', 'chunk_backend'], (_n, v) => v],
+  ['SVC_SQLITE_SYNCHRONOUS', ['storage', 'sqlite_synchronous'], (_n, v) => v],
   ['SVC_CHUNK_DIR', ['storage', 'chunk_dir'], (_n, v) => v],
   ['SVC_S3_BUCKET', ['storage', 's3', 'bucket'], (_n, v) => v],
   ['SVC_S3_PREFIX', ['storage', 's3', 'prefix'], (_n, v) => v],

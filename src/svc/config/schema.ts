@@ -58,6 +58,8 @@ export const StorageConfig = Type.Object(
     database_url: Type.Optional(Type.String({ minLength: 1 })),
     /** Where chunks live: a local (or mounted) directory, or an S3-compatible bucket (`storage.s3`). */
     chunk_backend: Type.Union([Type.Literal('filesystem'), Type.Literal('s3')], { default: 'filesystem' }),
+    /** SQLite only: `full` (default) fsyncs every commit; `normal` survives process crashes but may lose the last commits on power loss. */
+    sqlite_synchronous: Type.Union([Type.Literal('full'), Type.Literal('normal')], { default: 'full' }),
     /** Where content-addressed chunks live with the filesystem backend (default: <state_dir>/chunks). */
     chunk_dir: Type.Optional(Type.String({ minLength: 1 })),
     /** The S3 backend's bucket and connection. */

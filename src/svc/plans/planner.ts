@@ -104,7 +104,10 @@ export function buildPlan(policy: PolicyEvaluator, req: PlanRequest): PlanOutcom
     }
     decision.obligations.forEach((o) => obligations.add(o));
     if (!action.required && !rolloutAllows(rollout, action.type)) {
-      denied.push({ type: action.type, reasons: [`rollout: ${rollout.reasons.join('; ')}`], matched_policy_ids: [] });
+      const reason = rollout.disabled.includes(action.type)
+        ? `rollout: reducer '${action.type}' is switched off (disable_reducer)`
+        : `rollout: reducer tier '${rollout.reducers}' (${rollout.reasons.join('; ')})`;
+      denied.push({ type: action.type, reasons: [reason], matched_policy_ids: [] });
       continue;
     }
     actions.push(action);

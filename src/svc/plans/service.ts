@@ -11,17 +11,18 @@ import { SvcError } from '../errors.ts';
 import type { LedgerAppender } from '../ledger/appender.ts';
 import type { PolicyEvaluator } from '../policy/types.ts';
 import type { RolloutService } from '../rollout/rollout-service.ts';
-import type { PlanRepository } from '../store/repositories/plans.ts';
-import type { WorkUnitRepository } from '../store/repositories/work-units.ts';
+import type { LedgerEventInput } from '../ledger/event.ts';
+import type { Db } from '../store/db.ts';
+import { PlanRepository } from '../store/repositories/plans.ts';
+import { WorkUnitRepository } from '../store/repositories/work-units.ts';
 import { validate } from '../validation.ts';
-import type { WorkUnitService } from '../work-units/service.ts';
+import type { NewWorkUnit, WorkUnitService } from '../work-units/service.ts';
 import type { WorkUnitRecord } from '../work-units/work-unit.ts';
 import { type Plan, PlanOptions } from './plan.ts';
 import { buildPlan } from './planner.ts';
 
 interface Deps {
   plans: PlanRepository;
-  workUnitRepo: WorkUnitRepository;
   workUnits: WorkUnitService;
   ledger: LedgerAppender;
   tenants: TenantGuard;
@@ -48,11 +49,16 @@ export class PlanService {
   /** Creates the work unit from an inline body, then plans it (so the plan is traceable to a work unit id). */
   async planInline(ctx: RequestContext, body: unknown): Promise<Plan> {
     const { options, workUnitBody } = splitInline(body);
-    const wu = await this.#deps.workUnits.create(ctx, workUnitBody);
-    return this.#plan(ctx, wu, options);
+    const prepared = await this.#deps.workUnits.prepare(ctx, workUnitBody);
+    return this.#plan(ctx, prepared.record, options, prepared);
   }
 
-  async #plan(ctx: RequestContext, wu: WorkUnitRecord, options: PlanOptions): Promise<Plan> {
+  /**
+   * Plans `wu` and commits everything the plan produced — the new work unit
+   * (inline planning), the plan, the work unit's state and the ledger events —
+   * in one transaction, shared with concurrent requests by the ledger's group commit.
+   */
+  async #plan(ctx: RequestContext, wu: WorkUnitRecord, options: PlanOptions, newWorkUnit?: NewWorkUnit): Promise<Plan> {
     const started = performance.now();
     const policy = this.#deps.policy();
     const rollout = this.#deps.rollout.decide({
@@ -71,15 +77,23 @@ export class PlanService {
       namespace: options.namespace,
       transforms: options.transforms,
     });
-    if (outcome.events.length > 0) await this.#deps.ledger.appendMany(outcome.events);
+    const events: LedgerEventInput[] = [...(newWorkUnit ? [newWorkUnit.event] : []), ...outcome.events];
+    const writeNew = async (tx: Db) => {
+      if (newWorkUnit) await this.#deps.workUnits.write(tx, newWorkUnit);
+    };
     if (!outcome.ok) {
-      await this.#deps.workUnitRepo.update(wu.id, { state: 'failed' });
+      await this.#deps.ledger.commit({
+        write: async (tx) => {
+          await writeNew(tx);
+          await new WorkUnitRepository(tx).update(wu.id, { state: 'failed' });
+        },
+        events,
+      });
+      if (newWorkUnit) this.#deps.workUnits.created(newWorkUnit);
       throw outcome.error;
     }
     const plan = outcome.plan;
-    await this.#deps.plans.insert(plan, ctx.principal.actor);
-    await this.#deps.workUnitRepo.update(wu.id, { state: wu.state === 'executed' ? 'executed' : 'planned', last_plan_id: plan.plan_id });
-    await this.#deps.ledger.append({
+    events.push({
       type: 'plan.created',
       tenant: wu.tenant,
       actor: ctx.principal.actor,
@@ -88,6 +102,15 @@ export class PlanService {
       trace_id: ctx.traceId,
       payload: { work_unit_id: wu.id, policy_bundle_id: plan.policy_bundle_id, trace_id: ctx.traceId, plan },
     });
+    await this.#deps.ledger.commit({
+      write: async (tx) => {
+        await writeNew(tx);
+        await new PlanRepository(tx).insert(plan, ctx.principal.actor);
+        await new WorkUnitRepository(tx).update(wu.id, { state: wu.state === 'executed' ? 'executed' : 'planned', last_plan_id: plan.plan_id });
+      },
+      events,
+    });
+    if (newWorkUnit) this.#deps.workUnits.created(newWorkUnit);
     this.#deps.onPlanned?.((performance.now() - started) / 1000);
     return plan;
   }

@@ -20,7 +20,7 @@ export const SEMANTIC_ACTIONS: ReadonlySet<string> = new Set([
 ]);
 
 /** Exact reducers: rehydration returns the original bytes. Used by rollout to keep the exact path on. */
-export const EXACT_ACTIONS: ReadonlySet<string> = new Set(['hash', 'content_defined_chunk', 'dedupe', 'zstd', 'gzip', 'exact_cache']);
+export const EXACT_ACTIONS: ReadonlySet<string> = new Set(['hash', 'content_defined_chunk', 'dedupe', 'zstd', 'gzip', 'exact_cache', 'exact_cache_lookup']);
 
 /** True when the action would change meaning-bearing bytes; a caller's `action_class: 'exact'` cannot override the list. */
 export function isSemanticAction(input: Pick<PolicyInput, 'action' | 'action_class'>): boolean {

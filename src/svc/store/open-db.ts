@@ -14,19 +14,21 @@ export interface DbTarget {
   stateDir: string;
   /** PostgreSQL schema to use (tests isolate runs this way). */
   pgSchema?: string | undefined;
+  /** SQLite `synchronous` setting (`storage.sqlite_synchronous`). */
+  sqliteSynchronous?: 'full' | 'normal' | undefined;
 }
 
 export function openDb(target: DbTarget): Db {
   const url = target.databaseUrl;
   if (!url) {
     mkdirSync(target.stateDir, { recursive: true });
-    return new SqliteDb(path.join(target.stateDir, 'svc.sqlite'));
+    return new SqliteDb(path.join(target.stateDir, 'svc.sqlite'), { synchronous: target.sqliteSynchronous ?? 'full' });
   }
   if (/^postgres(ql)?:\/\//.test(url)) return new PostgresDb(url, target.pgSchema ? { schema: target.pgSchema } : {});
   if (url.startsWith('sqlite:')) {
     const file = url.slice('sqlite:'.length);
     if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-    return new SqliteDb(file);
+    return new SqliteDb(file, { synchronous: target.sqliteSynchronous ?? 'full' });
   }
   throw new SvcError('invalid_request', 'SVC_DATABASE_URL must be postgres://…, postgresql://… or sqlite:<path>');
 }

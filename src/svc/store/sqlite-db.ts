@@ -1,7 +1,8 @@
 /**
  * SQLite driver on `node:sqlite` (built into Node 24; no native addon).
- * WAL journal with synchronous=FULL (a committed transaction survives power
- * loss; docs/decisions/003-sqlite-durability.md), foreign keys on.
+ * WAL journal with synchronous=FULL by default (a committed transaction
+ * survives power loss; `normal` survives process crashes only:
+ * docs/decisions/003-sqlite-durability.md), foreign keys on.
  *
  * `node:sqlite` is synchronous, so every statement runs on one connection in
  * order. A transaction holds an async mutex for its whole duration so that a
@@ -40,9 +41,10 @@ export class SqliteDb implements Db {
   readonly #arrayStatements = new Map<string, StatementSync>();
   readonly #mutex = new Mutex();
 
-  constructor(path: string) {
+  constructor(path: string, options: { synchronous?: 'full' | 'normal' } = {}) {
     this.#db = new DatabaseSync(path);
-    this.#db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;');
+    const sync = options.synchronous === 'normal' ? 'NORMAL' : 'FULL';
+    this.#db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = ${sync}; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;`);
   }
 
   #prepare(sql: string): StatementSync {

@@ -11,7 +11,9 @@ import type { TenantGuard } from '../auth/tenant-guard.ts';
 import type { RequestContext } from '../context.ts';
 import { SvcError } from '../errors.ts';
 import type { LedgerAppender } from '../ledger/appender.ts';
-import type { WorkUnitRepository } from '../store/repositories/work-units.ts';
+import type { LedgerEventInput } from '../ledger/event.ts';
+import type { Db } from '../store/db.ts';
+import { WorkUnitRepository } from '../store/repositories/work-units.ts';
 import { validate } from '../validation.ts';
 import { type StoredPayload, type WorkUnitRecord, WorkUnitCreate } from './work-unit.ts';
 
@@ -50,6 +52,12 @@ function decodePayload(body: WorkUnitCreate): { payload: StoredPayload; size: nu
   return { payload: { kind: 'none' }, size: 0, sha256: null };
 }
 
+/** A validated work unit not stored yet: its record and its `work_unit.created` event. */
+export interface NewWorkUnit {
+  record: WorkUnitRecord;
+  event: LedgerEventInput;
+}
+
 export class WorkUnitService {
   readonly #deps: Deps;
   constructor(deps: Deps) {
@@ -57,11 +65,20 @@ export class WorkUnitService {
   }
 
   async create(ctx: RequestContext, input: unknown): Promise<WorkUnitRecord> {
+    return this.persist(await this.prepare(ctx, input));
+  }
+
+  /**
+   * Validates and builds a new work unit without storing it, so a caller can
+   * store it in the same transaction as what follows (inline planning).
+   * `persist` or `write` must follow.
+   */
+  async prepare(ctx: RequestContext, input: unknown): Promise<NewWorkUnit> {
     requirePermission(ctx.principal, 'work_units:write');
     const body = validate(WorkUnitCreate, input, 'invalid_work_unit');
     const tenant = await this.#deps.tenants.resolve(ctx, body.tenant, 'work_unit.tenant');
     const { payload, size, sha256 } = decodePayload(body);
-    return this.#insert(ctx, {
+    return this.#build(ctx, {
       tenant,
       kind: body.kind,
       logical_ref: body.logical_ref,
@@ -80,7 +97,7 @@ export class WorkUnitService {
    * The caller has resolved `tenant` and checked permissions.
    */
   async createStreamed(ctx: RequestContext, input: { tenant: string; logical_ref: string; size: number; sha256: string | null; metadata?: Record<string, string> }): Promise<WorkUnitRecord> {
-    return this.#insert(
+    const prepared = this.#build(
       ctx,
       {
         tenant: input.tenant,
@@ -94,16 +111,17 @@ export class WorkUnitService {
       },
       { payload_transport: 'stream' },
     );
+    return this.persist(prepared);
   }
 
-  /** Stores a new work unit (state `created`) and writes `work_unit.created`. */
-  async #insert(
+  /** A new work unit record (state `created`) and its `work_unit.created` event. */
+  #build(
     ctx: RequestContext,
     fields: Pick<WorkUnitRecord, 'tenant' | 'kind' | 'logical_ref' | 'requested_contract' | 'metadata' | 'payload' | 'payload_size' | 'payload_sha256'>,
     extraEventPayload: Record<string, unknown> = {},
-  ): Promise<WorkUnitRecord> {
+  ): NewWorkUnit {
     const now = new Date().toISOString();
-    const wu: WorkUnitRecord = {
+    const record: WorkUnitRecord = {
       ...fields,
       id: newId('wu'),
       state: 'created',
@@ -114,17 +132,32 @@ export class WorkUnitService {
       created_at: now,
       updated_at: now,
     };
-    await this.#deps.workUnits.insert(wu);
-    this.#deps.onCreated?.(wu);
-    await this.#deps.ledger.append({
+    const event: LedgerEventInput = {
       type: 'work_unit.created',
-      tenant: wu.tenant,
+      tenant: record.tenant,
       actor: ctx.principal.actor,
-      work_unit_id: wu.id,
+      work_unit_id: record.id,
       trace_id: ctx.traceId,
-      payload: { kind: wu.kind, requested_contract: wu.requested_contract, payload_size: wu.payload_size, payload_sha256: wu.payload_sha256, ...extraEventPayload },
-    });
-    return wu;
+      payload: { kind: record.kind, requested_contract: record.requested_contract, payload_size: record.payload_size, payload_sha256: record.payload_sha256, ...extraEventPayload },
+    };
+    return { record, event };
+  }
+
+  /** Stores a prepared work unit and its event in one commit. */
+  async persist(prepared: NewWorkUnit): Promise<WorkUnitRecord> {
+    await this.#deps.ledger.commit({ write: (tx) => this.write(tx, prepared), events: [prepared.event] });
+    this.created(prepared);
+    return prepared.record;
+  }
+
+  /** Writes a prepared work unit's row inside someone else's commit (its event goes with that commit). */
+  async write(tx: Db, prepared: NewWorkUnit): Promise<void> {
+    await new WorkUnitRepository(tx).insert(prepared.record);
+  }
+
+  /** Reports a committed work unit (metrics); called once per work unit. */
+  created(prepared: NewWorkUnit): void {
+    this.#deps.onCreated?.(prepared.record);
   }
 
   /** A work unit the caller may see; another tenant's unit is reported as not found. */
