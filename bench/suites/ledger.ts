@@ -4,6 +4,7 @@
  * the same run: inserting the same rows without computing the chain.
  * Args: `--events N` for the verify run (default 1,000,000).
  */
+import { hash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,6 +12,7 @@ import { makePrincipal } from '../../src/svc/auth/principal.ts';
 import { createSvcApp } from '../../src/svc/app.ts';
 import { loadConfig } from '../../src/svc/config/load.ts';
 import { LedgerAppender } from '../../src/svc/ledger/appender.ts';
+import { canonicalEventBody } from '../../src/svc/ledger/event.ts';
 import { verifyLedger } from '../../src/svc/ledger/verify.ts';
 import { openStore } from '../../src/svc/store/store.ts';
 import { type BenchReport, round, summarize } from '../report.ts';
@@ -57,6 +59,11 @@ export default async function run(args: string[]): Promise<BenchReport> {
     t = performance.now();
     const report = await verifyLedger(big.ledger);
     const verifySeconds = (performance.now() - t) / 1000;
+    // Baseline in the same run: SHA-256 alone over the same canonical bodies (the floor of any verification).
+    const sample = (await big.ledger.scan(0, 20_000)).map((r) => `${r.prev_hash}\n${canonicalEventBody({ ...r, seq: Number(r.seq) })}`);
+    t = performance.now();
+    for (let i = 0; i < totalEvents; i++) hash('sha256', sample[i % sample.length]!, 'hex');
+    const hashFloorSeconds = (performance.now() - t) / 1000;
     await big.close();
 
     // 4. Planning latency (in-process domain call: rollout, policy, plan, one commit with plan.created),
@@ -91,6 +98,8 @@ export default async function run(args: string[]): Promise<BenchReport> {
       verify_events: report.checked,
       verify_ok: report.ok,
       verify_seconds: round(verifySeconds),
+      verify_sha256_floor_seconds: round(hashFloorSeconds),
+      verify_vs_sha256_floor_ratio: round(verifySeconds / hashFloorSeconds),
       plan_ms_sqlite_full: { p50: round(planFull.p50), p95: round(planFull.p95), p99: round(planFull.p99) },
       plan_ms_sqlite_normal: { p50: round(planNormal.p50), p95: round(planNormal.p95), p99: round(planNormal.p99) },
       plan_per_s_1000_concurrent: { full: Math.round(planFull.concurrentPerSecond), normal: Math.round(planNormal.concurrentPerSecond) },
@@ -107,6 +116,7 @@ export default async function run(args: string[]): Promise<BenchReport> {
           ['batched chain / plain insert', results.append_batched_vs_plain_insert_ratio, '—'],
           ['10,000 concurrent appends (events/s)', results.append_concurrent_10k_events_per_s, '—'],
           [`verify ${report.checked.toLocaleString('en')} events (s)`, results.verify_seconds, '≤ 3 s for 1M'],
+          [`baseline: SHA-256 alone over ${report.checked.toLocaleString('en')} event bodies (s)`, results.verify_sha256_floor_seconds, '—'],
           ['plan latency p50 / p95 / p99, synchronous=FULL (ms)', `${results.plan_ms_sqlite_full.p50} / ${results.plan_ms_sqlite_full.p95} / ${results.plan_ms_sqlite_full.p99}`, '—'],
           ['plan latency p50 / p95 / p99, synchronous=NORMAL (ms)', `${results.plan_ms_sqlite_normal.p50} / ${results.plan_ms_sqlite_normal.p95} / ${results.plan_ms_sqlite_normal.p99}`, '—'],
           ['plans/s, 1,000 concurrent (FULL / NORMAL)', `${results.plan_per_s_1000_concurrent.full} / ${results.plan_per_s_1000_concurrent.normal}`, '—'],
