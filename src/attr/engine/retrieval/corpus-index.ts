@@ -33,7 +33,7 @@ export interface IndexedChunk {
 
 /** Everything retrieval needs about one term, found with one lookup (`CorpusIndex.lookup`). */
 export interface IndexedTerm {
-  /** Sentence term id (`termId`), -1 when no sentence has the term. */
+  /** Sentence term id (as in `sentenceTerms`), -1 when no sentence has the term. */
   id: number;
   idf: number;
   /** BM25 postings, undefined when no chunk has the term. */
@@ -42,7 +42,7 @@ export interface IndexedTerm {
 
 export class CorpusIndex {
   readonly chunks: readonly IndexedChunk[];
-  /** Term ids (`termId`) of every sentence, ascending within a sentence, one sentence after another. */
+  /** Term ids (`IndexedTerm.id`) of every sentence, ascending within a sentence, one sentence after another. */
   readonly sentenceTerms: Int32Array;
   /** Sentence s (corpus-wide number) has the term ids `sentenceTerms[sentenceTermStart[s]..sentenceTermStart[s + 1])`. */
   readonly sentenceTermStart: Int32Array;
@@ -102,11 +102,6 @@ export class CorpusIndex {
     const postings: Postings[] = [];
     for (const t of terms) if (t.postings !== undefined) postings.push(t.postings);
     return this.#bm25.searchTerms(postings, limit).map((r) => this.chunks[r.doc]!);
-  }
-
-  /** Id of a term found in some corpus sentence; undefined for any other term. */
-  termId(term: string): number | undefined {
-    return this.#termIds.get(term);
   }
 
   /** Number of distinct sentence terms (ids run from 0 to this, exclusive). */
