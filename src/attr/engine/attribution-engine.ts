@@ -30,8 +30,10 @@ import { WarrantReader } from './warrant/warrant-profile.ts';
 const DEFAULT_RETRIEVAL_DEPTH = 8;
 
 export function createAttributionEngine(corpus: Corpus, options: AttributionEngineOptions = {}): AttributionEngine {
+  const depth = options.retrievalDepth ?? DEFAULT_RETRIEVAL_DEPTH;
+  if (!Number.isInteger(depth) || depth < 1) throw new TypeError(`retrievalDepth must be a positive integer, got ${String(depth)}`);
   const index = new CorpusIndex(corpus);
-  const search = new EvidenceSearch(index, options.retrievalDepth ?? DEFAULT_RETRIEVAL_DEPTH);
+  const search = new EvidenceSearch(index, depth);
   const rederive = options.rederiveDraftIntegrity === true;
   const policy = {
     min_support_score: Math.max(DEFAULT_ACCEPTANCE_POLICY.min_support_score, options.minSupportScore ?? 0),

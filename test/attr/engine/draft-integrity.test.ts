@@ -47,3 +47,11 @@ test('answers built from a synthetic corpus, with negations, changed figures, he
     assert.deepEqual(trusting.attribute(input), rederiving.attribute(input));
   }
 });
+
+test('a retrieval depth below 1 is refused when the engine is built, not at the first attribution', async () => {
+  const corpus = await loadCorpus(EXAMPLE_CORPUS);
+  for (const retrievalDepth of [0, -1, 2.5]) {
+    assert.throws(() => createAttributionEngine(corpus, { retrievalDepth }), /retrievalDepth must be a positive integer/);
+  }
+  assert.equal(createAttributionEngine(corpus, { retrievalDepth: 1 }).attribute({ prompt: 'How far do honeybees forage?', grossRevenue: '1.00', context: context(0) }).schema, 'attr-service-attribution-response/v1');
+});
