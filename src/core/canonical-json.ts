@@ -62,7 +62,7 @@ function omitted(v: unknown): boolean {
   return v === undefined || typeof v === 'function' || typeof v === 'symbol';
 }
 
-function write(v: unknown): string {
+function write(v: unknown, known?: KnownCanonicalJson): string {
   switch (typeof v) {
     case 'string':
       return quote(v);
@@ -79,10 +79,12 @@ function write(v: unknown): string {
         for (let i = 0; i < v.length; i++) {
           if (i > 0) out += ',';
           const item: unknown = v[i];
-          out += omitted(item) ? 'null' : write(item);
+          out += omitted(item) ? 'null' : write(item, known);
         }
         return `${out}]`;
       }
+      const done = known?.get(v);
+      if (done !== undefined) return done;
       const proto: unknown = Object.getPrototypeOf(v);
       if ((proto !== Object.prototype && proto !== null) || typeof (v as { toJSON?: unknown }).toJSON === 'function') throw new NeedsReference();
       let out = '{';
@@ -90,7 +92,7 @@ function write(v: unknown): string {
       for (const k of sortedKeys(v)) {
         const item = (v as Record<string, unknown>)[k];
         if (omitted(item)) continue;
-        out += `${first ? '' : ','}${quotedKey(k)}${write(item)}`;
+        out += `${first ? '' : ','}${quotedKey(k)}${write(item, known)}`;
         first = false;
       }
       return `${out}}`;
@@ -107,13 +109,66 @@ function reference(value: unknown): string {
   return text;
 }
 
-export function canonicalJson(value: unknown): string {
+/** Canonical JSON already known for particular objects inside a value (see `canonicalJson`). */
+export type KnownCanonicalJson = ReadonlyMap<object, string>;
+
+/**
+ * The RFC 8785 canonical JSON of `value`. `known` may supply the canonical
+ * JSON of particular objects inside `value` that the caller has just
+ * serialized (e.g. a footer's rows, serialized for their row hashes); it must
+ * be exactly their canonical JSON.
+ */
+export function canonicalJson(value: unknown, known?: KnownCanonicalJson): string {
   if (omitted(value)) return reference(value);
   try {
-    return write(value);
+    return write(value, known);
   } catch (err) {
     // NeedsReference, or a RangeError from a cycle or very deep nesting: the reference serializes or throws.
     if (err instanceof NeedsReference || err instanceof RangeError) return reference(value);
     throw err;
   }
+}
+
+/**
+ * A plain object's canonical JSON cut around one key: `before` and `after`
+ * are the members (`"key":value`, comma-separated) that sort before and
+ * after `key`, and `own` is the member of `key` itself when present. So
+ * `{before,own,after}` is the object's canonical JSON, `{before,after}` that
+ * of the object without `key`, and a new member can go in `own`'s place
+ * (how a record's hash is computed over the record without its hash field).
+ */
+export interface CanonicalCut {
+  before: string;
+  own: string | undefined;
+  after: string;
+}
+
+/** `record` cut around `key`; undefined when it is not plain JSON data (use `canonicalJson` then). */
+export function cutCanonical(record: object, key: string): CanonicalCut | undefined {
+  try {
+    const proto: unknown = Object.getPrototypeOf(record);
+    if ((proto !== Object.prototype && proto !== null) || typeof (record as { toJSON?: unknown }).toJSON === 'function') return undefined;
+    let before = '';
+    let own: string | undefined;
+    let after = '';
+    for (const k of sortedKeys(record)) {
+      const x: unknown = (record as Record<string, unknown>)[k];
+      if (omitted(x)) continue;
+      const member = quotedKey(k) + write(x);
+      if (k === key) own = member;
+      else if (k < key) before += (before === '' ? '' : ',') + member; // canonical order: UTF-16 code units, as `<` compares
+      else after += (after === '' ? '' : ',') + member;
+    }
+    return { before, own, after };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Canonical JSON of an object from members in canonical order (empty or undefined ones skipped). */
+export function joinCanonical(first: string, second: string | undefined, third = ''): string {
+  let out = `{${first}`;
+  if (second !== undefined && second !== '') out += (out.length > 1 ? ',' : '') + second;
+  if (third !== '') out += (out.length > 1 ? ',' : '') + third;
+  return `${out}}`;
 }

@@ -5,20 +5,20 @@
  * - footer hash: the footer without `footer_hash` and `rendered_text` (the
  *   rendered text is derived from the footer and shows the footer hash, so
  *   it cannot be part of what is hashed).
- * Canonical JSON is RFC 8785 (src/core/canonical-json.ts), produced through
- * its faster equivalent in fast-canonical-json.ts.
+ * Canonical JSON is RFC 8785 (src/core/canonical-json.ts).
  */
-import { cutCanonical, fastCanonicalSha256, joinCanonical, sha256HexOneShot, type KnownCanonicalJson } from './fast-canonical-json.ts';
+import { type KnownCanonicalJson, cutCanonical, joinCanonical } from '../../core/canonical-json.ts';
+import { canonicalSha256, sha256Hex } from '../../core/hashing.ts';
 import type { SourceFooter, SourceRow, UsageEvent } from '../schemas/attribution-response.ts';
 
 export function eventHash(event: Omit<UsageEvent, 'event_hash'> & { event_hash?: string }): string {
   const { event_hash: _ignored, ...rest } = event;
-  return fastCanonicalSha256(rest);
+  return canonicalSha256(rest);
 }
 
 export function rowHash(row: Omit<SourceRow, 'row_hash'> & { row_hash?: string }): string {
   const { row_hash: _ignored, ...rest } = row;
-  return fastCanonicalSha256(rest);
+  return canonicalSha256(rest);
 }
 
 /** `knownRows`: canonical JSON of source rows just serialized by `sealRow` or `checkRowHash`. */
@@ -27,7 +27,7 @@ export function footerHash(
   knownRows?: KnownCanonicalJson,
 ): string {
   const { footer_hash: _h, rendered_text: _t, ...rest } = footer;
-  return fastCanonicalSha256(rest, knownRows);
+  return canonicalSha256(rest, knownRows);
 }
 
 /**
@@ -38,7 +38,7 @@ export function footerHash(
 export function sealRow<R extends Omit<SourceRow, 'row_hash'>>(rest: R): { row: R & { row_hash: string }; canonical: string | undefined } {
   const cut = cutCanonical(rest, 'row_hash');
   if (cut === undefined || cut.own !== undefined) return { row: { ...rest, row_hash: rowHash(rest) }, canonical: undefined };
-  const hash = sha256HexOneShot(joinCanonical(cut.before, cut.after));
+  const hash = sha256Hex(joinCanonical(cut.before, cut.after));
   return { row: { ...rest, row_hash: hash }, canonical: joinCanonical(cut.before, `"row_hash":${JSON.stringify(hash)}`, cut.after) };
 }
 
@@ -49,10 +49,10 @@ export function sealRow<R extends Omit<SourceRow, 'row_hash'>>(rest: R): { row: 
 export function checkRowHash(row: SourceRow): { valid: boolean; canonical: string | undefined } {
   const cut = cutCanonical(row, 'row_hash');
   if (cut === undefined) return { valid: row.row_hash === rowHash(row), canonical: undefined };
-  return { valid: row.row_hash === sha256HexOneShot(joinCanonical(cut.before, cut.after)), canonical: joinCanonical(cut.before, cut.own, cut.after) };
+  return { valid: row.row_hash === sha256Hex(joinCanonical(cut.before, cut.after)), canonical: joinCanonical(cut.before, cut.own, cut.after) };
 }
 
 /** Hash of an evidence span or claim: SHA-256 of its exact UTF-8 text. */
 export function textHash(text: string): string {
-  return sha256HexOneShot(text);
+  return sha256Hex(text);
 }

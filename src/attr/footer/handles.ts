@@ -5,12 +5,12 @@
  * event, label and source always give the same handle; any change to one of
  * them gives a different handle, so a copied or edited row cannot keep it.
  */
-import { fastCanonicalSha256 } from './fast-canonical-json.ts';
+import { canonicalSha256 } from '../../core/hashing.ts';
 
 export const HANDLE_PREFIX = 'attr://verify/source-footer/';
 
 export function verificationHandle(eventId: string, eventHash: string, sourceLabel: string, contentHashPrefix: string): string {
-  const suffix = fastCanonicalSha256({ content_hash_prefix: contentHashPrefix, event_hash: eventHash, event_id: eventId, source_label: sourceLabel });
+  const suffix = canonicalSha256({ content_hash_prefix: contentHashPrefix, event_hash: eventHash, event_id: eventId, source_label: sourceLabel });
   return `${HANDLE_PREFIX}${suffix.slice(0, 32)}`;
 }
 
