@@ -37,17 +37,22 @@ export const ExactLookupRequest = Type.Object(
 );
 export type ExactLookupRequest = Type.Static<typeof ExactLookupRequest>;
 
+/** What identifies a semantic cache entry's context; lookups and stores name the same fields. */
+const semanticScopeFields = {
+  tenant: Type.Optional(Tenant),
+  /** Partition inside the tenant, e.g. `support-faq` or `chat:gpt-4o-mini`. */
+  domain: Type.String({ minLength: 1, maxLength: 256 }),
+  query: Type.Optional(Type.String({ minLength: 1, maxLength: 32_768 })),
+  embedding: Type.Optional(Type.Array(Type.Number(), { minItems: 1, maxItems: 65_536 })),
+  /** Fingerprints (e.g. SHA-256 of document versions) the answer depends on; must match the entry's exactly. */
+  source_fingerprints: Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { maxItems: 1024 }),
+  /** The policy (bundle) id the answer was produced under; entries of other policies do not match. */
+  policy_id: Type.String({ minLength: 1, maxLength: 128 }),
+};
+
 export const SemanticLookupRequest = Type.Object(
   {
-    tenant: Type.Optional(Tenant),
-    /** Partition inside the tenant, e.g. `support-faq` or `chat:gpt-4o-mini`. */
-    domain: Type.String({ minLength: 1, maxLength: 256 }),
-    query: Type.Optional(Type.String({ minLength: 1, maxLength: 32_768 })),
-    embedding: Type.Optional(Type.Array(Type.Number(), { minItems: 1, maxItems: 65_536 })),
-    /** Fingerprints (e.g. SHA-256 of document versions) the answer depends on; must match the entry's exactly. */
-    source_fingerprints: Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { maxItems: 1024 }),
-    /** The policy (bundle) id the answer was produced under; entries of other policies do not match. */
-    policy_id: Type.String({ minLength: 1, maxLength: 128 }),
+    ...semanticScopeFields,
     freshness: Type.Object(
       {
         /** Oldest acceptable entry age. */
@@ -64,12 +69,7 @@ export type SemanticLookupRequest = Type.Static<typeof SemanticLookupRequest>;
 
 export const SemanticStoreRequest = Type.Object(
   {
-    tenant: Type.Optional(Tenant),
-    domain: Type.String({ minLength: 1, maxLength: 256 }),
-    query: Type.Optional(Type.String({ minLength: 1, maxLength: 32_768 })),
-    embedding: Type.Optional(Type.Array(Type.Number(), { minItems: 1, maxItems: 65_536 })),
-    source_fingerprints: Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { maxItems: 1024 }),
-    policy_id: Type.String({ minLength: 1, maxLength: 128 }),
+    ...semanticScopeFields,
     value: Type.Unknown(),
     verification: VerificationSpec,
     ttl_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_TTL_SECONDS })),
