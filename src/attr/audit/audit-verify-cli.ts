@@ -6,19 +6,15 @@
 import { Command } from 'commander';
 import { ConfigError, loadServiceConfig } from '../config/service-config.ts';
 import { verifyAuditLogFile } from './verify-audit-log.ts';
+import { parseCliArgs } from '../cli-parse.ts';
 
 export async function runAuditVerifyCli(argv: string[]): Promise<number> {
   const program = new Command('attr-service-audit-verify')
     .description('Verify the hash chain of an attr audit log (JSONL).')
     .option('--audit-log <path>', 'audit log file to verify')
-    .option('--config <path>', 'service config whose audit_log_path to verify')
-    .exitOverride()
-    .configureOutput({ writeErr: (s) => process.stderr.write(s) });
-  try {
-    program.parse(argv, { from: 'user' });
-  } catch {
-    return 2;
-  }
+    .option('--config <path>', 'service config whose audit_log_path to verify');
+  const stop = parseCliArgs(program, argv);
+  if (stop !== undefined) return stop;
   const opts = program.opts<{ auditLog?: string; config?: string }>();
   if ((opts.auditLog === undefined) === (opts.config === undefined)) {
     process.stderr.write('attr-service-audit-verify: give exactly one of --audit-log <path> or --config <path>\n');

@@ -9,6 +9,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { ConfigError, loadServiceConfig, withListener } from '../config/service-config.ts';
 import { createAttrApp } from './attr-app.ts';
+import { parseCliArgs } from '../cli-parse.ts';
 
 function parsePort(value: string): number {
   const port = Number(value);
@@ -21,14 +22,9 @@ export async function runServiceCli(argv: string[]): Promise<number> {
     .description('Run the attr source-attribution HTTP service.')
     .requiredOption('--config <path>', 'service config (attr-service-config/v1)')
     .option('--host <host>', 'listen address (overrides service.host)')
-    .option('--port <port>', 'listen port, 0 for any free port (overrides service.port)', parsePort)
-    .exitOverride()
-    .configureOutput({ writeErr: (s) => process.stderr.write(s) });
-  try {
-    program.parse(argv, { from: 'user' });
-  } catch {
-    return 2;
-  }
+    .option('--port <port>', 'listen port, 0 for any free port (overrides service.port)', parsePort);
+  const stop = parseCliArgs(program, argv);
+  if (stop !== undefined) return stop;
   const opts = program.opts<{ config: string; host?: string; port?: number }>();
   let config;
   try {

@@ -10,6 +10,7 @@ import { runProviderSmoke } from './provider-smoke.ts';
 import { runSecuritySmoke } from './security-smoke.ts';
 import { runServiceSmoke } from './service-smoke.ts';
 import type { SmokeReport, SmokeSuite } from './smoke-report.ts';
+import { parseCliArgs } from '../cli-parse.ts';
 
 const SUITES: readonly SmokeSuite[] = ['service', 'load', 'provider', 'security'];
 
@@ -25,14 +26,9 @@ export async function runSmokeCli(argv: string[]): Promise<number> {
     .argument('<suite>', SUITES.join(' | '))
     .option('--corpus <path>', 'corpus JSONL (default: examples/attr-corpus/corpus.jsonl)')
     .option('--requests <n>', 'load: number of requests', positiveInt)
-    .option('--concurrency <n>', 'load: concurrent clients', positiveInt)
-    .exitOverride()
-    .configureOutput({ writeErr: (s) => process.stderr.write(s) });
-  try {
-    program.parse(argv, { from: 'user' });
-  } catch {
-    return 2;
-  }
+    .option('--concurrency <n>', 'load: concurrent clients', positiveInt);
+  const stop = parseCliArgs(program, argv);
+  if (stop !== undefined) return stop;
   const suite = program.args[0] as SmokeSuite;
   if (!SUITES.includes(suite)) {
     process.stderr.write(`attr-smoke: unknown suite ${suite} (known: ${SUITES.join(', ')})\n`);

@@ -4,18 +4,14 @@
  */
 import { Command } from 'commander';
 import { validateTrustStoreFile } from './validate-trust-store.ts';
+import { parseCliArgs } from '../cli-parse.ts';
 
 export async function runTrustStoreValidateCli(argv: string[]): Promise<number> {
   const program = new Command('attr-trust-store-validate')
     .description('Validate an attr-deployment-trust-store/v1 document.')
-    .requiredOption('--file <path>', 'trust store JSON file')
-    .exitOverride()
-    .configureOutput({ writeErr: (s) => process.stderr.write(s) });
-  try {
-    program.parse(argv, { from: 'user' });
-  } catch {
-    return 2;
-  }
+    .requiredOption('--file <path>', 'trust store JSON file');
+  const stop = parseCliArgs(program, argv);
+  if (stop !== undefined) return stop;
   const report = await validateTrustStoreFile(program.opts<{ file: string }>().file);
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   return report.valid ? 0 : 1;
