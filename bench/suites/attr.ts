@@ -100,8 +100,8 @@ export default async function run(args: string[]): Promise<BenchReport> {
     const attribute = () => svc!.request('/v1/attribute', { auth: true, json: body });
     const healthz = () => svc!.request('/healthz');
 
-    // Warm-up: JIT, connection pool, first audit batches.
-    await timeSequential(10, attribute);
+    // Warm-up: JIT (the engine needs ~150 calls to reach steady state; see bench attr-engine), connection pool, first audit batches.
+    await timeSequential(150, attribute);
     await timeSequential(50, healthz);
 
     const healthzLatency = summarize(await timeSequential(300, healthz));
