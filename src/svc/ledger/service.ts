@@ -70,6 +70,11 @@ export class LedgerService {
     };
   }
 
+  /** Where a stream without a resume point starts: after the newest event (0 for an empty ledger). */
+  async headSeq(): Promise<number> {
+    return (await this.#repo.head())?.seq ?? 0;
+  }
+
   /** Events after `afterSeq` that match the filter, in chain order (one page). */
   async since(filter: StreamFilter, afterSeq: number, limit = 500): Promise<{ events: LedgerEvent[]; lastSeq: number }> {
     const rows = await this.#repo.scan(afterSeq, limit);

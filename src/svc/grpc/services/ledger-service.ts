@@ -39,7 +39,7 @@ export function ledgerService(rt: GrpcRuntime): LedgerServiceHandlers {
     // Without `after_seq` the stream starts at the current head (new events only), as the SSE route does without Last-Event-ID.
     Stream: serverStream(rt, 'LedgerService/Stream', async (ctx, req, sink: MessageSink<LedgerServiceStreamResponse>) => {
       const filter = await app.ledgerService.streamFilter(ctx, req.tenant, nonEmptyList(req.event_types)?.slice());
-      const afterSeq = req.after_seq ?? (await app.store.ledger.head())?.seq ?? 0;
+      const afterSeq = req.after_seq ?? (await app.ledgerService.headSeq());
       const until = AbortSignal.any([sink.signal, rt.closing]);
       for await (const event of followLedger(app.ledgerService, filter, afterSeq, until)) {
         await sink.write({ event: toLedgerEventMessage(event) });

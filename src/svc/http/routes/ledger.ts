@@ -46,7 +46,7 @@ export async function ledgerRoutes(server: FastifyInstance, app: SvcApp): Promis
       const q = request.query as Record<string, string | undefined>;
       const filter = await app.ledgerService.streamFilter(ctx(request), q.tenant, optionalList(q.event_types));
       const lastEventId = optionalInt(request.headers['last-event-id'], 'Last-Event-ID');
-      const cursor = lastEventId ?? optionalInt(q.from_seq, 'from_seq') ?? (await app.store.ledger.head())?.seq ?? 0;
+      const cursor = lastEventId ?? optionalInt(q.from_seq, 'from_seq') ?? (await app.ledgerService.headSeq());
 
       reply.hijack();
       const res = reply.raw;
