@@ -12,18 +12,12 @@ import type { ApprovalRefusalReason } from './approval-refusal.ts';
 export const APPROVAL_TOKEN_TYPE = 'svc-approval+jwt';
 export const APPROVAL_ISSUER = 'svc';
 
-export interface ApprovalClaims {
+/** The scope the token repeats from its record, plus the JWT's own claims. */
+export type ApprovalClaims = Pick<ApprovalRecord, 'tenant' | 'contract' | 'bundle_id' | 'bundle_hash' | 'work_unit_id' | 'single_use' | 'actor'> & {
   jti: string;
-  tenant: string;
-  contract: string;
-  bundle_id: string;
-  bundle_hash: string;
-  work_unit_id: string | null;
-  single_use: boolean;
-  actor: string;
   iat: number;
   exp: number;
-}
+};
 
 export async function signApprovalToken(record: ApprovalRecord, privateKey: KeyObject, kid: string): Promise<string> {
   return new SignJWT({

@@ -4,26 +4,12 @@
  * ledger sink is a port so the cache domain does not depend on how the
  * ledger is stored; the composition root passes `app.ledger`.
  */
-import type { Principal } from '../auth/principal.ts';
+import type { RequestContext } from '../context.ts';
 
-export interface CacheRequestContext {
-  readonly principal: Principal;
-  readonly traceId: string;
-}
+export type CacheRequestContext = Pick<RequestContext, 'principal' | 'traceId'>;
 
-export interface CacheLedgerEvent {
-  type: string;
-  tenant: string;
-  actor: string;
-  work_unit_id?: string;
-  policy_bundle_id?: string;
-  trace_id?: string;
-  payload: Record<string, unknown>;
-}
-
-export interface CacheLedgerSink {
-  append(event: CacheLedgerEvent): Promise<unknown>;
-}
+/** The caches write through the same audit port as every other domain. */
+export type { AuditEvent as CacheLedgerEvent, AuditSink as CacheLedgerSink } from '../ledger/sink.ts';
 
 /** Ledger event types written by the caches. */
 export const CACHE_EVENTS = {
