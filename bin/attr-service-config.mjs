@@ -1,9 +1,6 @@
 #!/usr/bin/env node
-// `attr-service-config`. Node >= 24 runs the TypeScript sources directly.
-const major = Number(process.versions.node.split('.')[0]);
-if (major < 24) {
-  console.error(`attr-service-config requires Node.js >= 24 (this is ${process.version}). See README.md: Requirements.`);
-  process.exit(1);
-}
+// `attr-service-config`. Runs the TypeScript sources on Node >= 24 (node-24.mjs).
+import { ensureNode24 } from './node-24.mjs';
+await ensureNode24('attr-service-config');
 const { runConfigCli } = await import('../src/attr/config/config-cli.ts');
 process.exitCode = await runConfigCli(process.argv.slice(2));

@@ -1,8 +1,5 @@
 #!/usr/bin/env node
-// The `attr-service-response-verify` command. Node >= 24 runs the TypeScript sources directly.
-const major = Number(process.versions.node.split('.')[0]);
-if (major < 24) {
-  console.error(`attr-service-response-verify requires Node.js >= 24 (this is ${process.version}). See README.md: Requirements.`);
-  process.exit(1);
-}
+// The `attr-service-response-verify` command. Runs the TypeScript sources on Node >= 24 (node-24.mjs).
+import { ensureNode24 } from './node-24.mjs';
+await ensureNode24('attr-service-response-verify');
 await import('../src/attr/verify/cli/response-verify-cli.ts');

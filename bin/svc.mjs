@@ -1,8 +1,5 @@
 #!/usr/bin/env node
-// The `svc` command. Node >= 24 runs the TypeScript sources directly.
-const major = Number(process.versions.node.split('.')[0]);
-if (major < 24) {
-  console.error(`svc requires Node.js >= 24 (this is ${process.version}). See README.md: Requirements.`);
-  process.exit(1);
-}
+// The `svc` command. Runs the TypeScript sources on Node >= 24 (node-24.mjs).
+import { ensureNode24 } from './node-24.mjs';
+await ensureNode24('svc');
 await import('../src/svc/cli/main.ts');
