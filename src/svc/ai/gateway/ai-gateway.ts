@@ -123,6 +123,8 @@ interface Prepared {
   run: RequestRun;
   route: RouteDecision;
   fallback: RouteDecision | undefined;
+  /** Why the fallback the request named cannot be used; raised only if a fallback is needed. */
+  fallbackError: SvcError | undefined;
   upstreamBody: Record<string, unknown>;
   verification: AnswerVerification;
   semanticQuery: SemanticQuery | undefined;
@@ -219,7 +221,14 @@ export class AiGateway {
     const routing = rollout.reducers === 'none' ? { ...switches, rolloutPassThrough: true } : switches;
     const route = selectRoute(this.#d.catalog, request.model, profile.capability, profile.queryText(request), profile.toolsOffered(request), routing);
     run.route = route;
-    const fallback = selectFallback(this.#d.catalog, route, ext.fallback_model, profile.capability, routing);
+    // Resolved now for the plan, but an unusable fallback fails only a request that needs it (issue 10, defect 1).
+    let fallback: RouteDecision | undefined;
+    let fallbackError: SvcError | undefined;
+    try {
+      fallback = selectFallback(this.#d.catalog, route, ext.fallback_model, profile.capability, routing);
+    } catch (err) {
+      fallbackError = SvcError.from(err);
+    }
 
     // Policy: the route is an operation; context compilation and the semantic cache are semantic transforms.
     const base: Omit<PolicyInput, 'action' | 'action_class'> = {
@@ -262,6 +271,7 @@ export class AiGateway {
       run,
       route,
       fallback,
+      fallbackError,
       verification,
       exactCache: exactGate,
       compile: compileGate,
@@ -320,6 +330,7 @@ export class AiGateway {
       run,
       route,
       fallback,
+      fallbackError,
       upstreamBody,
       verification,
       semanticQuery,
@@ -478,17 +489,18 @@ export class AiGateway {
         run.servedRoute = p.route;
         return { ...first, check };
       }
-      if (!p.fallback) throw verifierFailed(check, false);
+      if (!hasFallback(p)) throw verifierFailed(check, false);
       reason = `verifier_failed:${check.failures.join('+')}`;
     } catch (err) {
-      if (!p.fallback || !(err instanceof SvcError) || (err.code !== 'backend_timeout' && !(err.code === 'model_route_failed' && err.retryable))) throw err;
+      if (!hasFallback(p) || !(err instanceof SvcError) || (err.code !== 'backend_timeout' && !(err.code === 'model_route_failed' && err.retryable))) throw err;
       reason = `upstream_error:${err.code}`;
     }
-    const second = await this.#callOnce(p, p.fallback, transport);
+    const fallback = neededFallback(p);
+    const second = await this.#callOnce(p, fallback, transport);
     run.addUsage(second.usage);
     const check = this.#verify(p, second.value);
     if (!check.passed) throw verifierFailed(check, true);
-    this.#markFallback(run, p.fallback, reason);
+    this.#markFallback(run, fallback, reason);
     return { ...second, check };
   }
 
@@ -625,14 +637,15 @@ export class AiGateway {
       answer = yield* streamRoute(this, p.route);
     } catch (err) {
       const retryable = err instanceof SvcError && (err.code === 'backend_timeout' || (err.code === 'model_route_failed' && err.retryable));
-      if (!p.fallback || !retryable) throw err;
+      if (!hasFallback(p) || !retryable) throw err;
+      const fallback = neededFallback(p);
       const reason = `upstream_error:${(err as SvcError).code}`;
-      yield fallbackMarker(reason, p.fallback.label);
-      answer = yield* streamRoute(this, p.fallback);
+      yield fallbackMarker(reason, fallback.label);
+      answer = yield* streamRoute(this, fallback);
       run.addUsage(answer.usage);
       const check = this.#verify(p, answer.value);
       if (!check.passed) throw verifierFailed(check, true);
-      this.#markFallback(run, p.fallback, reason);
+      this.#markFallback(run, fallback, reason);
       this.#storeAnswer(ctx, p, { ...answer, check });
       yield* this.#usageFrames(p, usageChunk, run);
       return;
@@ -641,14 +654,15 @@ export class AiGateway {
     let check = this.#verify(p, answer.value);
     if (check.passed) {
       run.servedRoute = p.route;
-    } else if (mode === 'speculative' && p.fallback) {
+    } else if (mode === 'speculative' && hasFallback(p)) {
+      const fallback = neededFallback(p);
       const reason = `verifier_failed:${check.failures.join('+')}`;
-      yield fallbackMarker(reason, p.fallback.label);
-      answer = yield* streamRoute(this, p.fallback);
+      yield fallbackMarker(reason, fallback.label);
+      answer = yield* streamRoute(this, fallback);
       run.addUsage(answer.usage);
       check = this.#verify(p, answer.value);
       if (!check.passed) throw verifierFailed(check, true);
-      this.#markFallback(run, p.fallback, reason);
+      this.#markFallback(run, fallback, reason);
     } else if (mode === 'speculative') {
       throw verifierFailed(check, false);
     }
@@ -740,6 +754,17 @@ export class AiGateway {
       // The original error is what the client needs; the recorder logs its own failures.
     }
   }
+}
+
+/** Whether the request has a fallback to turn to (a usable one, or one it named that turned out unusable). */
+function hasFallback(p: Prepared): boolean {
+  return p.fallback !== undefined || p.fallbackError !== undefined;
+}
+
+/** The fallback at the moment it is needed: an unusable one the request named fails the request now, not earlier. */
+function neededFallback(p: Prepared): RouteDecision {
+  if (p.fallbackError) throw p.fallbackError;
+  return p.fallback!;
 }
 
 function verifierFailed(check: AnswerCheck, afterFallback: boolean): SvcError {

@@ -26,6 +26,8 @@ export interface AiPlanInput {
   run: RequestRun;
   route: RouteDecision;
   fallback: RouteDecision | undefined;
+  /** Set when the fallback the request named cannot serve it: shown as skipped, raised only if needed. */
+  fallbackError?: { message: string } | undefined;
   verification: AnswerVerification;
   exactCache: ReducerGate;
   /** Absent when the API has no such step (context compilation is chat-only; the semantic cache only when asked for). */
@@ -61,7 +63,7 @@ export function buildAiPlan(input: AiPlanInput): AiPlan {
   actions.push(
     input.fallback
       ? { type: 'fallback_route', required: false, risk: 'low', status: 'planned', detail: { route: input.fallback.label } }
-      : { type: 'fallback_route', required: false, risk: 'low', status: 'skipped', reason: 'no fallback model configured' },
+      : { type: 'fallback_route', required: false, risk: 'low', status: 'skipped', reason: input.fallbackError?.message ?? 'no fallback model configured for this API' },
   );
   return {
     plan_id: run.plan_id,

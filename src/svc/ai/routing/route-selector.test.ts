@@ -83,3 +83,10 @@ test('under the rollout pass-through auto takes the large model, unclassified, a
   const named = selectRoute(catalog, 'other-small', 'chat', CLASSIFY, false, { ...off, rolloutPassThrough: true });
   assert.deepEqual([named.label, named.switched_by], ['other/other-small', undefined], 'a named model is what the client asked for');
 });
+
+test("a provider's chat fallback_model does not apply to embeddings; a request-named one that cannot serve them is refused", () => {
+  const off = { modelRouterDisabled: false, baselineProviderOnly: false };
+  const primary = selectRoute(catalog, 'other-embed', 'embeddings', 'text', false, off);
+  assert.equal(selectFallback(catalog, primary, undefined, 'embeddings', off), undefined);
+  assert.throws(() => selectFallback(catalog, primary, 'other-small', 'embeddings', off), (e: SvcError) => e.code === 'model_route_failed' && /fallback model 'other-small'/.test(e.message));
+});

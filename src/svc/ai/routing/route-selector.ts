@@ -130,6 +130,11 @@ export function selectRoute(
  * provider's configured one; undefined when neither exists. Under
  * `route_to_baseline_provider` only a baseline-provider model can be the
  * fallback (the request's when it is one, else the baseline provider's).
+ *
+ * A provider's `fallback_model` is a default for the APIs its model serves:
+ * a chat fallback does not make embeddings fail, it simply does not apply
+ * to them (undefined). Only a fallback the request itself names must serve
+ * the API; the gateway resolves that one lazily, when a fallback is needed.
  */
 export function selectFallback(
   catalog: ModelCatalog,
@@ -146,6 +151,8 @@ export function selectFallback(
   }
   if (id === undefined) return undefined;
   const route = catalog.find(id);
+  const named = requestFallback !== undefined && id === requestFallback;
+  if (!named && (!route || !serves(route.model, capability))) return undefined;
   if (!route || !serves(route.model, capability)) {
     throw new SvcError('model_route_failed', `the fallback model '${id}' is not configured for ${capability}`, { retryable: false, details: { param: 'svc.fallback_model' } });
   }
