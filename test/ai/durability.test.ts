@@ -118,7 +118,7 @@ describe('AI gateway cache writes', () => {
     async get(): Promise<ExactCacheEntry | undefined> {
       return undefined;
     }
-    async put(): Promise<boolean> {
+    async put(): Promise<void> {
       throw new Error('cache table unavailable');
     }
     async delete(): Promise<void> {}

@@ -75,7 +75,7 @@ for (const engine of engines()) {
       assert.ok(bundles.some((b: Any) => b.in_force && b.active?.id));
     });
 
-    test('cache store runs the verifier; an exact lookup returns the value; another tenant is refused', async () => {
+    test('cache store runs the verifier; an exact lookup returns the value; another tenant misses, naming one is refused', async () => {
       const key = `ck_${sha256('grpc-cache-entry')}`;
       const value = { answer: 'forty-two', sources: [1, 2] };
       const stored = (
@@ -87,7 +87,9 @@ for (const engine of engines()) {
       assert.deepEqual(fromStruct(hit.value.structValue), value);
       const miss = (await unary<Any, Any>(s.clients.cache, 'ExactLookup', { key: `ck_${sha256('absent')}` }, withKey(KEYS.acmeReader))).response;
       assert.deepEqual([miss.hit, miss.reason], [false, 'absent']);
-      const cross = await grpcFailure(() => unary(s.clients.cache, 'ExactLookup', { key }, withKey(KEYS.globexWriter)));
+      const other = (await unary<Any, Any>(s.clients.cache, 'ExactLookup', { key }, withKey(KEYS.globexWriter))).response;
+      assert.deepEqual([other.hit, other.reason], [false, 'absent']);
+      const cross = await grpcFailure(() => unary(s.clients.cache, 'ExactLookup', { key, tenant: 'acme' }, withKey(KEYS.globexWriter)));
       assert.equal(cross.code, grpc.status.PERMISSION_DENIED);
       assert.equal(errorBodyFrom(cross).error.code, 'cache_permission_denied');
     });

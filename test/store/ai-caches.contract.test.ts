@@ -28,22 +28,28 @@ for (const engine of engines()) {
     });
 
     test('an exact entry round-trips and is replaced by its own tenant', async () => {
-      assert.equal(await store.cacheEntries.put(entry('ck_1', 'acme', { text: 'one' })), true);
-      assert.deepEqual((await store.cacheEntries.get('ck_1'))?.value, { text: 'one' });
-      assert.equal(await store.cacheEntries.put(entry('ck_1', 'acme', { text: 'two' })), true);
-      assert.deepEqual((await store.cacheEntries.get('ck_1'))?.value, { text: 'two' });
+      await store.cacheEntries.put(entry('ck_1', 'acme', { text: 'one' }));
+      assert.deepEqual((await store.cacheEntries.get('acme', 'ck_1'))?.value, { text: 'one' });
+      await store.cacheEntries.put(entry('ck_1', 'acme', { text: 'two' }));
+      assert.deepEqual((await store.cacheEntries.get('acme', 'ck_1'))?.value, { text: 'two' });
     });
 
-    test('another tenant cannot take over a key: put changes nothing and reports it', async () => {
-      assert.equal(await store.cacheEntries.put(entry('ck_1', 'globex', { text: 'poison' })), false);
-      const kept = await store.cacheEntries.get('ck_1');
-      assert.deepEqual([kept?.tenant, kept?.value], ['acme', { text: 'two' }]);
+    test('keys are per tenant: another tenant storing the same key gets its own entry and never touches the first', async () => {
+      assert.equal(await store.cacheEntries.get('globex', 'ck_1'), undefined);
+      await store.cacheEntries.put(entry('ck_1', 'globex', { text: 'globex own' }));
+      const acme = await store.cacheEntries.get('acme', 'ck_1');
+      const globex = await store.cacheEntries.get('globex', 'ck_1');
+      assert.deepEqual([acme?.tenant, acme?.value], ['acme', { text: 'two' }]);
+      assert.deepEqual([globex?.tenant, globex?.value], ['globex', { text: 'globex own' }]);
+      await store.cacheEntries.delete('globex', 'ck_1');
+      assert.equal(await store.cacheEntries.get('globex', 'ck_1'), undefined);
+      assert.ok(await store.cacheEntries.get('acme', 'ck_1'), 'deleting in one tenant leaves the other');
     });
 
     test('expired exact entries are deleted', async () => {
       await store.cacheEntries.put({ ...entry('ck_old', 'acme', { text: 'x' }), expires_at: '2000-01-01T00:00:00.000Z' });
       assert.equal(await store.cacheEntries.deleteExpired(new Date().toISOString()), 1);
-      assert.equal(await store.cacheEntries.get('ck_old'), undefined);
+      assert.equal(await store.cacheEntries.get('acme', 'ck_old'), undefined);
     });
 
     test('semantic candidates come from one partition only, newest first, vectors exact', async () => {

@@ -59,17 +59,22 @@ test('each verifier type accepts a good value and rejects a bad one', () => {
   assert.equal(runVerifier({ type: 'json_shape', required_keys: ['a'] }, chatValue).verifier, 'json_shape@1');
 });
 
-test('a stored entry is served to its tenant and refused to another tenant with a ledger event', async () => {
+test('keys are per tenant: another tenant misses, stores the same key in its own namespace, and never sees or touches the first', async () => {
   const { exact, ctx, events } = setup();
   await exact.store(ctx('acme'), { key, value: chatValue, verification: { type: 'chat_completion' } });
   const hit = await exact.lookup(ctx('acme'), { key });
   assert.equal(hit.hit, true);
-  await assert.rejects(exact.lookup(ctx('globex'), { key }), (e: SvcError) => e.code === 'cache_permission_denied');
-  await assert.rejects(exact.lookup(ctx('globex'), { key, tenant: 'acme' }), (e: SvcError) => e.code === 'cache_permission_denied');
-  await assert.rejects(exact.store(ctx('globex'), { key, value: chatValue, verification: { type: 'chat_completion' } }), (e: SvcError) => e.code === 'cache_permission_denied');
-  assert.equal(events.filter((e) => e.type === 'cache.cross_tenant.denied').length, 3);
+  assert.deepEqual(await exact.lookup(ctx('globex'), { key }), { hit: false, reason: 'absent' }, 'the same answer as for a key nobody stored');
+  const globexValue = { ...chatValue, id: 'globex-own' };
+  const stored = await exact.store(ctx('globex'), { key, value: globexValue, verification: { type: 'chat_completion' } });
+  assert.deepEqual([stored.key, stored.tenant], [key, 'globex']);
+  const globexHit = await exact.lookup(ctx('globex'), { key });
+  assert.deepEqual(globexHit.hit && globexHit.entry.value, globexValue);
   const stillAcme = await exact.lookup(ctx('acme'), { key });
-  assert.equal(stillAcme.hit && stillAcme.entry.tenant, 'acme');
+  assert.deepEqual(stillAcme.hit && [stillAcme.entry.tenant, stillAcme.entry.value], ['acme', chatValue]);
+  // Naming another tenant is still a refused, audited cross-tenant attempt.
+  await assert.rejects(exact.lookup(ctx('globex'), { key, tenant: 'acme' }), (e: SvcError) => e.code === 'cache_permission_denied');
+  assert.equal(events.filter((e) => e.type === 'cache.cross_tenant.denied').length, 1);
 });
 
 test('a value that fails its verifier is refused and never stored', async () => {

@@ -21,17 +21,16 @@ export class GroupCommittedExactCacheStore implements ExactCacheStore {
     this.#ledger = ledger;
   }
 
-  get(key: string): Promise<ExactCacheEntry | undefined> {
-    return this.#repo.get(key);
+  get(tenant: string, key: string): Promise<ExactCacheEntry | undefined> {
+    return this.#repo.get(tenant, key);
   }
 
-  async put(entry: ExactCacheEntry): Promise<boolean> {
-    const { result } = await this.#ledger.commit({ write: (tx) => new CacheEntryRepository(tx).put(entry), events: [] });
-    return result === true;
+  async put(entry: ExactCacheEntry): Promise<void> {
+    await this.#ledger.commit({ write: (tx) => new CacheEntryRepository(tx).put(entry), events: [] });
   }
 
-  delete(key: string): Promise<void> {
-    return this.#repo.delete(key);
+  delete(tenant: string, key: string): Promise<void> {
+    return this.#repo.delete(tenant, key);
   }
 }
 

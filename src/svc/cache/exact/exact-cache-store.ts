@@ -2,6 +2,10 @@
  * Storage port of the exact cache. Implementations: in memory (tests,
  * benchmarks, single-process dev) and the SQL repository
  * (src/svc/store/repositories/cache-entries.ts).
+ *
+ * Every call names the tenant: a key lives in its tenant's namespace, so the
+ * same `ck_` key stored by two tenants is two independent entries, and no
+ * call can reach, claim or reveal another tenant's entry (issue 10, defect 11).
  */
 
 export interface ExactCacheEntry {
@@ -19,11 +23,8 @@ export interface ExactCacheEntry {
 }
 
 export interface ExactCacheStore {
-  get(key: string): Promise<ExactCacheEntry | undefined>;
-  /**
-   * Inserts or replaces the entry. Returns false, storing nothing, when the
-   * key already belongs to another tenant: keys are never taken over.
-   */
-  put(entry: ExactCacheEntry): Promise<boolean>;
-  delete(key: string): Promise<void>;
+  get(tenant: string, key: string): Promise<ExactCacheEntry | undefined>;
+  /** Inserts or replaces the entry `(entry.tenant, entry.key)`. */
+  put(entry: ExactCacheEntry): Promise<void>;
+  delete(tenant: string, key: string): Promise<void>;
 }

@@ -1,12 +1,14 @@
 /**
  * The exact cache service. Stores only values that pass the server-run
  * verifier; re-runs it on every hit (a tampered or corrupted row is a miss,
- * not an answer). Keys are owned by one tenant: looking up or overwriting
- * another tenant's key is refused with `cache_permission_denied` and
- * recorded in the ledger.
+ * not an answer). Every key lives in its tenant's namespace: the same key
+ * stored by two tenants is two entries, and a lookup only ever sees the
+ * caller's tenant — no answer, error or timing path says whether another
+ * tenant holds a key (issue 10, defect 11). Naming another tenant is still
+ * refused with `cache_permission_denied` and recorded (cache-access.ts).
  */
 import { SvcError } from '../../errors.ts';
-import { authorizeCacheTenant, recordCrossTenantAttempt, tenantHash } from '../cache-access.ts';
+import { authorizeCacheTenant } from '../cache-access.ts';
 import { CACHE_EVENTS, type CacheLedgerSink, type CacheRequestContext } from '../cache-context.ts';
 import { type CacheStoreRequest, DEFAULT_TTL_SECONDS, type ExactLookupRequest } from '../cache-schemas.ts';
 import { runVerifier } from '../verifiers/run-verifier.ts';
@@ -58,20 +60,13 @@ export class ExactCache {
     return this.lookupForTenant(ctx, tenant, request.key);
   }
 
-  /**
-   * Lookup for a tenant the caller already resolved (the AI gateway). Another
-   * tenant's key is refused, never served.
-   */
-  async lookupForTenant(ctx: CacheRequestContext, tenant: string, key: string): Promise<ExactLookupResult> {
-    const entry = await this.#store.get(key);
+  /** Lookup in the namespace of a tenant the caller already resolved (the AI gateway). */
+  async lookupForTenant(_ctx: CacheRequestContext, tenant: string, key: string): Promise<ExactLookupResult> {
+    const entry = await this.#store.get(tenant, key);
     if (!entry) return { hit: false, reason: 'absent' };
-    if (entry.tenant !== tenant) {
-      await recordCrossTenantAttempt(ctx, this.#ledger, tenant, { operation: 'exact_lookup', key, owner_tenant_hash: tenantHash(entry.tenant) });
-      throw new SvcError('cache_permission_denied', 'this cache key belongs to another tenant');
-    }
     const now = this.#now();
     if (Date.parse(entry.expires_at) <= now) {
-      await this.#store.delete(key);
+      await this.#store.delete(tenant, key);
       return { hit: false, reason: 'expired' };
     }
     const check = runVerifier(entry.verification, entry.value);
@@ -106,10 +101,7 @@ export class ExactCache {
       created_at: new Date(now).toISOString(),
       expires_at: new Date(now + ttlSeconds * 1000).toISOString(),
     };
-    if (!(await this.#store.put(entry))) {
-      await recordCrossTenantAttempt(ctx, this.#ledger, tenant, { operation: 'exact_store', key });
-      throw new SvcError('cache_permission_denied', 'this cache key belongs to another tenant');
-    }
+    await this.#store.put(entry);
     if (origin === 'client') {
       await this.#ledger.append({ type: CACHE_EVENTS.stored, tenant, actor: ctx.principal.actor, trace_id: ctx.traceId, payload: { key, verifier: check.verifier, expires_at: entry.expires_at } });
     }

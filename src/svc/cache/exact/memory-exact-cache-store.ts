@@ -5,6 +5,11 @@
  */
 import type { ExactCacheEntry, ExactCacheStore } from './exact-cache-store.ts';
 
+/** Map key: tenant and cache key (a NUL cannot occur in either). */
+function slot(tenant: string, key: string): string {
+  return `${tenant}\u0000${key}`;
+}
+
 export class MemoryExactCacheStore implements ExactCacheStore {
   readonly #entries = new Map<string, ExactCacheEntry>();
   readonly #maxEntries: number;
@@ -13,28 +18,27 @@ export class MemoryExactCacheStore implements ExactCacheStore {
     this.#maxEntries = maxEntries;
   }
 
-  async get(key: string): Promise<ExactCacheEntry | undefined> {
-    const entry = this.#entries.get(key);
+  async get(tenant: string, key: string): Promise<ExactCacheEntry | undefined> {
+    const at = slot(tenant, key);
+    const entry = this.#entries.get(at);
     if (entry) {
-      this.#entries.delete(key);
-      this.#entries.set(key, entry);
+      this.#entries.delete(at);
+      this.#entries.set(at, entry);
     }
     return entry;
   }
 
-  async put(entry: ExactCacheEntry): Promise<boolean> {
-    const existing = this.#entries.get(entry.key);
-    if (existing && existing.tenant !== entry.tenant) return false;
-    this.#entries.delete(entry.key);
-    this.#entries.set(entry.key, structuredClone(entry));
+  async put(entry: ExactCacheEntry): Promise<void> {
+    const at = slot(entry.tenant, entry.key);
+    this.#entries.delete(at);
+    this.#entries.set(at, structuredClone(entry));
     if (this.#entries.size > this.#maxEntries) {
       const oldest = this.#entries.keys().next().value;
       if (oldest !== undefined) this.#entries.delete(oldest);
     }
-    return true;
   }
 
-  async delete(key: string): Promise<void> {
-    this.#entries.delete(key);
+  async delete(tenant: string, key: string): Promise<void> {
+    this.#entries.delete(slot(tenant, key));
   }
 }

@@ -1,4 +1,4 @@
-/** Exact cache entries (the SQL `ExactCacheStore`). A key belongs to the tenant that stored it first. */
+/** Exact cache entries (the SQL `ExactCacheStore`). The primary key is (tenant, key): every tenant has its own key space. */
 import type { ExactCacheEntry, ExactCacheStore } from '../../cache/exact/exact-cache-store.ts';
 import type { Db } from '../db.ts';
 
@@ -19,8 +19,8 @@ export class CacheEntryRepository implements ExactCacheStore {
     this.#db = db;
   }
 
-  async get(key: string): Promise<ExactCacheEntry | undefined> {
-    const r = await this.#db.get<Row>('SELECT key, tenant, value, verification, verifier, origin, created_at, expires_at FROM cache_entries WHERE key = $1', [key]);
+  async get(tenant: string, key: string): Promise<ExactCacheEntry | undefined> {
+    const r = await this.#db.get<Row>('SELECT key, tenant, value, verification, verifier, origin, created_at, expires_at FROM cache_entries WHERE tenant = $1 AND key = $2', [tenant, key]);
     if (!r) return undefined;
     return {
       key: r.key,
@@ -34,21 +34,18 @@ export class CacheEntryRepository implements ExactCacheStore {
     };
   }
 
-  async put(e: ExactCacheEntry): Promise<boolean> {
-    // The WHERE on the update makes "another tenant owns this key" a zero-row change, atomically.
-    const { changes } = await this.#db.run(
+  async put(e: ExactCacheEntry): Promise<void> {
+    await this.#db.run(
       `INSERT INTO cache_entries (key, tenant, value, verification, verifier, origin, created_at, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-       ON CONFLICT (key) DO UPDATE SET value = excluded.value, verification = excluded.verification, verifier = excluded.verifier,
-         origin = excluded.origin, created_at = excluded.created_at, expires_at = excluded.expires_at
-       WHERE cache_entries.tenant = excluded.tenant`,
+       ON CONFLICT (tenant, key) DO UPDATE SET value = excluded.value, verification = excluded.verification, verifier = excluded.verifier,
+         origin = excluded.origin, created_at = excluded.created_at, expires_at = excluded.expires_at`,
       [e.key, e.tenant, JSON.stringify(e.value), JSON.stringify(e.verification), e.verifier, e.origin, e.created_at, e.expires_at],
     );
-    return changes > 0;
   }
 
-  async delete(key: string): Promise<void> {
-    await this.#db.run('DELETE FROM cache_entries WHERE key = $1', [key]);
+  async delete(tenant: string, key: string): Promise<void> {
+    await this.#db.run('DELETE FROM cache_entries WHERE tenant = $1 AND key = $2', [tenant, key]);
   }
 
   /** Removes expired entries; returns how many. */
