@@ -211,13 +211,14 @@ for (const engine of engines()) {
 
     test('GET /v1/manifests/{id} also answers for AI compute manifests, tenant-checked', async () => {
       const id = `mf_${'0'.repeat(25)}a`;
-      const compute = { manifest_id: id, work_unit_id: `wu_${'0'.repeat(25)}a`, tenant: 'acme', kind: 'prompt_request', status: 'completed', cache: 'miss', route: 'small', result: { fallback_used: false }, trace_id: 't', created_at: new Date().toISOString() };
+      const compute = { manifest_id: id, work_unit_id: `wu_${'0'.repeat(25)}a`, tenant: 'acme', kind: 'prompt_request', contract: 'exact_bytes', status: 'completed', cache: 'miss', route: 'small', result: { fallback_used: false }, trace_id: 't', created_at: new Date().toISOString() };
       await s.app.store.aiManifests.insert(compute as never);
       const got = await s.call('GET', `/v1/manifests/${id}`, writer);
       assert.equal(got.status, 200);
       assert.equal(((await got.json()) as any).kind, 'prompt_request');
       assert.equal((await s.call('GET', `/v1/manifests/${id}`, { key: KEYS.globexWriter })).status, 404);
-      assert.equal((await rehydrate(id)).status, 404, 'compute manifests have no bytes to rehydrate');
+      assert.equal((await rehydrate(id)).status, 409, 'compute manifests have no bytes to rehydrate (a conflict, not a missing manifest)');
+      assert.equal((await s.call('POST', `/v1/manifests/${id}/rehydrate`, { key: KEYS.globexWriter, body: {} })).status, 404);
     });
 
     test('a writer may not export', async () => {

@@ -2,7 +2,12 @@
  * Manifests as a service: write (after an exact-bytes execution), read, list,
  * explore, state changes, and rehydration with its failure handling — a
  * missing or corrupt chunk quarantines the manifest, writes an incident to
- * the ledger, raises an alert and surfaces as `rehydration_failed`.
+ * the ledger, raises an alert and surfaces as `rehydration_failed` (bound to
+ * the manifest's work unit and policy bundle).
+ *
+ * AI compute manifests (written by the AI gateway, their own table) are
+ * read, listed and explored here too; they store no bytes, so rehydrating
+ * one is a `conflict` that says what they are for (docs/decisions/016).
  */
 import { newId } from '../../core/ids.ts';
 import { requirePermission } from '../auth/principal.ts';
@@ -20,19 +25,24 @@ import type { OpLog } from '../logs/oplog.ts';
 import type { SvcMetrics } from '../observability/metrics.ts';
 import type { Tracing } from '../observability/tracing.ts';
 import { tenantHash, withSpan } from '../observability/tracing.ts';
+import type { AiComputeManifest } from '../ai/gateway/ports.ts';
+import type { AiManifestAggregateRow, AiManifestListFilter, AiManifestListRow } from '../store/repositories/ai-manifests.ts';
 import type { ManifestRepository } from '../store/repositories/manifests.ts';
+import { type ComputeManifestSummary, computeManifestSummary, mergeById } from './compute-manifest-view.ts';
 import { validate } from '../validation.ts';
 import type { ByteManifest, ManifestState, ManifestSummary, RedactedManifestRow } from './manifest.ts';
 import { MANIFEST_SCHEMA_VERSION, MANIFEST_TRANSITIONS, ManifestListQuery, RehydrateRequest, redactedRow } from './manifest.ts';
 
 /** Where compute manifests of AI work units live (their own table, written by the AI gateway). */
 export interface ComputeManifestSource {
-  get(id: string): Promise<{ tenant: string } | undefined>;
+  get(id: string): Promise<AiComputeManifest | undefined>;
+  list(filter: AiManifestListFilter): Promise<AiManifestListRow[]>;
+  aggregates(tenant: string | undefined): Promise<AiManifestAggregateRow[]>;
 }
 
 export interface ManifestServiceDeps {
   repo: ManifestRepository;
-  /** Lets `GET /v1/manifests/{id}` answer for AI compute manifests too. */
+  /** AI compute manifests: get, list and explore show them next to byte-object manifests. */
   computeManifests?: ComputeManifestSource;
   tracing?: Tracing;
   chunks: ChunkStore;
@@ -56,7 +66,7 @@ export interface ManifestWriteInput {
 }
 
 export interface ManifestListResult {
-  manifests: Array<ManifestSummary | RedactedManifestRow>;
+  manifests: Array<ManifestSummary | ComputeManifestSummary | RedactedManifestRow>;
   next_cursor: string | null;
 }
 
@@ -171,7 +181,10 @@ export class ManifestService {
     const tenant = await this.#deps.tenants.filter(ctx, q.tenant, 'manifests.list.tenant');
     const states: ManifestState[] = q.state ? [q.state] : q.include_tombstoned ? ['active', 'quarantined', 'tombstoned'] : ['active', 'quarantined'];
     const limit = q.limit ?? 100;
-    const rows = await this.#deps.repo.list({ tenant, logicalRef: q.logical_ref, states, after: q.cursor, limit });
+    const byteRows = await this.#deps.repo.list({ tenant, logicalRef: q.logical_ref, states, after: q.cursor, limit });
+    // Compute manifests are always `active`; one page of each kind, merged by id, keeps the cursor exact.
+    const computeRows = states.includes('active') ? await this.#computeSummaries({ tenant, logicalRef: q.logical_ref, after: q.cursor, limit }) : [];
+    const rows = mergeById<ManifestSummary | ComputeManifestSummary>(byteRows, computeRows, limit);
     return {
       manifests: q.redacted ? rows.map(redactedRow) : rows,
       next_cursor: rows.length === limit ? rows[rows.length - 1]!.manifest_id : null,
@@ -182,7 +195,11 @@ export class ManifestService {
   async explore(ctx: RequestContext, requestedTenant: string | undefined): Promise<ExploreResult> {
     requirePermission(ctx.principal, 'work_units:read');
     const tenant = await this.#deps.tenants.filter(ctx, requestedTenant, 'manifests.explore.tenant');
-    const aggregates = await this.#deps.repo.aggregates(tenant);
+    const computeAggregates = (await this.#deps.computeManifests?.aggregates(tenant)) ?? [];
+    const aggregates = [
+      ...(await this.#deps.repo.aggregates(tenant)),
+      ...computeAggregates.map((a) => ({ kind: a.kind, contract: a.contract, state: 'active', count: a.count, bytes_in: 0, bytes_stored: 0 })),
+    ];
     const result: ExploreResult = {
       tenant: tenant ?? null,
       totals: { manifests: 0, bytes_in: 0, bytes_stored: 0 },
@@ -199,8 +216,9 @@ export class ManifestService {
       result.by_contract[a.contract] = (result.by_contract[a.contract] ?? 0) + a.count;
       result.by_state[a.state] = (result.by_state[a.state] ?? 0) + a.count;
     }
-    const latest = await this.#deps.repo.list({ tenant, states: ['active', 'quarantined', 'tombstoned'], limit: EXPLORE_ROWS, newestFirst: true });
-    result.rows = latest.map(redactedRow);
+    const latestBytes = await this.#deps.repo.list({ tenant, states: ['active', 'quarantined', 'tombstoned'], limit: EXPLORE_ROWS, newestFirst: true });
+    const latestCompute = await this.#computeSummaries({ tenant, limit: EXPLORE_ROWS, newestFirst: true });
+    result.rows = mergeById<ManifestSummary | ComputeManifestSummary>(latestBytes, latestCompute, EXPLORE_ROWS, true).map(redactedRow);
     return result;
   }
 
@@ -211,8 +229,13 @@ export class ManifestService {
   async rehydrate(ctx: RequestContext, id: string, rawRequest: unknown = {}): Promise<{ manifest: ByteManifest; rehydration: Rehydration }> {
     requirePermission(ctx.principal, 'work_units:read');
     const request = validate(RehydrateRequest, rawRequest ?? {});
-    const manifest = await this.#visible(ctx, id);
+    const manifest = await this.#visible(ctx, id, { rehydrating: true });
     return { manifest, rehydration: await this.openVerified(ctx, manifest, request.range) };
+  }
+
+  async #computeSummaries(filter: AiManifestListFilter): Promise<ComputeManifestSummary[]> {
+    const rows = (await this.#deps.computeManifests?.list(filter)) ?? [];
+    return rows.map((r) => computeManifestSummary(r.manifest, r.logical_ref));
   }
 
   /** Rehydration of a manifest already authorised by the caller (object gateway get/range). */
@@ -222,18 +245,20 @@ export class ManifestService {
     let opened: Rehydration;
     const open = () => openRehydration(manifest.chunks, { store: this.#deps.chunks, scope, range, expectedSha256: manifest.sha256 });
     const attributes = { manifest_id: manifest.manifest_id, work_unit_id: manifest.work_unit_id, tenant_hash: tenantHash(manifest.tenant), contract: manifest.contract, mode: manifest.mode };
+    // Errors below (chunk store, range checks) do not know the work unit; the client's error body must (issue 10, defect 13).
+    const bound = (err: unknown) => (err instanceof SvcError ? err.withContext({ workUnitId: manifest.work_unit_id, policyBundleId: manifest.policy_bundle_id ?? undefined }) : err);
     try {
       opened = this.#deps.tracing ? await withSpan(this.#deps.tracing.tracer, 'svc.rehydrate', attributes, open) : await open();
     } catch (err) {
       await this.#onFailure(ctx, manifest, err);
-      throw err;
+      throw bound(err);
     }
     const onFailure = (err: unknown) => this.#onFailure(ctx, manifest, err);
     const onWholeSuccess = async () => {
       this.#deps.metrics.rehydrationSeconds.observe((performance.now() - started) / 1000);
       if (!opened.range && manifest.verifier_status !== 'passed') await this.#deps.repo.setVerifierStatus(manifest.manifest_id, 'passed');
     };
-    return { ...opened, stream: watchStream(opened.stream, onWholeSuccess, onFailure) };
+    return { ...opened, stream: watchStream(opened.stream, onWholeSuccess, onFailure, bound) };
   }
 
   /** Tombstones a manifest (object delete allowed by policy); a quarantined one cannot be. */
@@ -303,9 +328,12 @@ export class ManifestService {
     );
   }
 
-  async #visible(ctx: RequestContext, id: string): Promise<ByteManifest> {
+  async #visible(ctx: RequestContext, id: string, options: { rehydrating?: boolean } = {}): Promise<ByteManifest> {
     const manifest = await this.#deps.repo.get(id);
-    if (!manifest || (ctx.principal.tenant !== undefined && manifest.tenant !== ctx.principal.tenant)) {
+    const visible = (m: { tenant: string } | undefined) => m !== undefined && (ctx.principal.tenant === undefined || m.tenant === ctx.principal.tenant);
+    if (!manifest || !visible(manifest)) {
+      const compute = options.rehydrating ? await this.#deps.computeManifests?.get(id) : undefined;
+      if (compute && visible(compute)) throw notRehydratable(compute);
       throw new SvcError('manifest_not_found', `manifest ${id} not found`, { details: { manifest_id: id } });
     }
     return manifest;
@@ -313,11 +341,28 @@ export class ManifestService {
 }
 
 /**
+ * Rehydrating an AI compute manifest: it exists and the caller may read it,
+ * but it holds no bytes — a conflict with what the manifest is, not a
+ * missing one (docs/decisions/016).
+ */
+function notRehydratable(m: AiComputeManifest): SvcError {
+  return new SvcError(
+    'conflict',
+    `manifest ${m.manifest_id} is an AI compute manifest (${m.kind}): it records how a request was answered — route, cache result, verifier, fallback, tokens and the SHA-256 of the answer — but stores no bytes, so it cannot be rehydrated. Read it with GET /v1/manifests/${m.manifest_id}; it is listed by GET /v1/manifests and counted by /v1/manifests/explore.`,
+    {
+      workUnitId: m.work_unit_id,
+      policyBundleId: m.policy_bundle_id,
+      details: { manifest_id: m.manifest_id, manifest_kind: 'compute', kind: m.kind, can: ['get', 'list', 'explore'], cannot: ['rehydrate', 'export', 'tombstone', 'release'] },
+    },
+  );
+}
+
+/**
  * Passes a stream through, calling `onError` (then rethrowing) on failure and
  * `onEnd` after a clean end — before the last piece is released, so that
  * whatever `onEnd` records is visible by the time a client has every byte.
  */
-async function* watchStream(stream: AsyncIterable<Uint8Array>, onEnd: () => Promise<void>, onError: (err: unknown) => Promise<void>): AsyncGenerator<Uint8Array> {
+async function* watchStream(stream: AsyncIterable<Uint8Array>, onEnd: () => Promise<void>, onError: (err: unknown) => Promise<void>, bind: (err: unknown) => unknown): AsyncGenerator<Uint8Array> {
   let held: Uint8Array | undefined;
   try {
     for await (const piece of stream) {
@@ -326,7 +371,7 @@ async function* watchStream(stream: AsyncIterable<Uint8Array>, onEnd: () => Prom
     }
   } catch (err) {
     await onError(err).catch(() => undefined);
-    throw err;
+    throw bind(err);
   }
   await onEnd();
   if (held) yield held;

@@ -102,7 +102,8 @@ export interface RedactedManifestRow {
   created_at: string;
 }
 
-export function redactedRow(m: ManifestSummary): RedactedManifestRow {
+/** Any manifest listed (a byte-object summary or an AI compute manifest summary) as an explorer row. */
+export function redactedRow(m: Pick<RedactedManifestRow, keyof RedactedManifestRow>): RedactedManifestRow {
   return {
     manifest_id: m.manifest_id,
     trace_id: m.trace_id,
