@@ -16,6 +16,7 @@ import type { Db } from '../store/db.ts';
 import { WorkUnitRepository } from '../store/repositories/work-units.ts';
 import { validate } from '../validation.ts';
 import { type StoredPayload, type WorkUnitRecord, WorkUnitCreate } from './work-unit.ts';
+import { DEFAULT_LIST_LIMIT, WorkUnitListQuery, decodeContinuationToken, encodeContinuationToken, normaliseTimestamp } from './work-unit-list.ts';
 
 /** Largest payload accepted inline in a work unit (bytes after base64 decoding). Larger objects use multipart. */
 export const MAX_INLINE_PAYLOAD_BYTES = 8 * 1024 * 1024;
@@ -158,6 +159,26 @@ export class WorkUnitService {
   /** Reports a committed work unit (metrics); called once per work unit. */
   created(prepared: NewWorkUnit): void {
     this.#deps.onCreated?.(prepared.record);
+  }
+
+  /**
+   * A page of work units the caller may see, oldest first. A tenant-bound key
+   * sees its own tenant only (naming another is `tenant_forbidden`, audited);
+   * an unbound one sees the tenant it names, or all.
+   */
+  async list(ctx: RequestContext, rawQuery: unknown): Promise<{ work_units: WorkUnitRecord[]; next_continuation_token: string | null }> {
+    requirePermission(ctx.principal, 'work_units:read');
+    const q = validate(WorkUnitListQuery, rawQuery ?? {});
+    const tenant = await this.#deps.tenants.filter(ctx, q.tenant, 'work_units.list.tenant');
+    const from = q.from === undefined ? undefined : normaliseTimestamp(q.from, 'from');
+    const to = q.to === undefined ? undefined : normaliseTimestamp(q.to, 'to');
+    if (from !== undefined && to !== undefined && from >= to) throw new SvcError('invalid_request', '`from` must be earlier than `to`', { details: { param: 'from' } });
+    const limit = q.limit ?? DEFAULT_LIST_LIMIT;
+    const after = q.continuation_token === undefined ? undefined : decodeContinuationToken(q.continuation_token);
+    // One row more than the page tells whether another page exists (no empty last page).
+    const rows = await this.#deps.workUnits.list({ tenant, kind: q.kind, state: q.state, from, to, after, limit: limit + 1 });
+    const page = rows.slice(0, limit);
+    return { work_units: page, next_continuation_token: rows.length > limit ? encodeContinuationToken(page[page.length - 1]!.id) : null };
   }
 
   /** A work unit the caller may see; another tenant's unit is reported as not found. */

@@ -1,4 +1,4 @@
-/** `svc plan`, `svc work-unit create|get|plan`. */
+/** `svc plan`, `svc work-unit create|get|plan|list` (the group is also `svc work-units`). */
 import type { Command } from 'commander';
 import { type GlobalOptions, clientFor, run } from '../runtime.ts';
 import { collectMeta, workUnitBodyFromFile } from '../work-unit-input.ts';
@@ -22,7 +22,24 @@ export function register(program: Command): void {
       }),
     );
 
-  const wu = program.command('work-unit').description('work units');
+  // `svc work-units list` reads naturally; both spellings name the one group.
+  const wu = program.command('work-unit').alias('work-units').description('work units (also: svc work-units)');
+  wu.command('list')
+    .description('list work units, oldest first (GET /v1/work-units); prints next_continuation_token when more follow')
+    .option('--tenant <tenant>')
+    .option('--kind <kind>', 'e.g. byte_object, prompt_request, cache_store, object_delete')
+    .option('--state <state>', 'created | planned | executed | failed')
+    .option('--from <time>', 'created at or after (ISO 8601, e.g. 2026-11-24T00:00:00Z)')
+    .option('--to <time>', 'created before (ISO 8601)')
+    .option('--limit <n>', 'page size (1-1000, default 100)')
+    .option('--continuation-token <token>', 'next_continuation_token of the previous page')
+    .action((o, cmd: Command) =>
+      run(cmd, async (g) => {
+        const params = { tenant: o.tenant, kind: o.kind, state: o.state, from: o.from, to: o.to, limit: o.limit, continuation_token: o.continuationToken };
+        const entries = Object.entries(params).filter((e): e is [string, string] => typeof e[1] === 'string' && e[1] !== '');
+        return clientFor(g).json('GET', `/v1/work-units${entries.length > 0 ? `?${new URLSearchParams(entries).toString()}` : ''}`);
+      }),
+    );
   wu.command('create')
     .description('create a work unit from a file')
     .requiredOption('--kind <kind>')

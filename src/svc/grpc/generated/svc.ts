@@ -98,6 +98,8 @@ import type { WorkUnitServiceExecuteRequest as _svc_v1_WorkUnitServiceExecuteReq
 import type { WorkUnitServiceExecuteResponse as _svc_v1_WorkUnitServiceExecuteResponse, WorkUnitServiceExecuteResponse__Output as _svc_v1_WorkUnitServiceExecuteResponse__Output } from './svc/v1/WorkUnitServiceExecuteResponse.ts';
 import type { WorkUnitServiceGetRequest as _svc_v1_WorkUnitServiceGetRequest, WorkUnitServiceGetRequest__Output as _svc_v1_WorkUnitServiceGetRequest__Output } from './svc/v1/WorkUnitServiceGetRequest.ts';
 import type { WorkUnitServiceGetResponse as _svc_v1_WorkUnitServiceGetResponse, WorkUnitServiceGetResponse__Output as _svc_v1_WorkUnitServiceGetResponse__Output } from './svc/v1/WorkUnitServiceGetResponse.ts';
+import type { WorkUnitServiceListWorkUnitsRequest as _svc_v1_WorkUnitServiceListWorkUnitsRequest, WorkUnitServiceListWorkUnitsRequest__Output as _svc_v1_WorkUnitServiceListWorkUnitsRequest__Output } from './svc/v1/WorkUnitServiceListWorkUnitsRequest.ts';
+import type { WorkUnitServiceListWorkUnitsResponse as _svc_v1_WorkUnitServiceListWorkUnitsResponse, WorkUnitServiceListWorkUnitsResponse__Output as _svc_v1_WorkUnitServiceListWorkUnitsResponse__Output } from './svc/v1/WorkUnitServiceListWorkUnitsResponse.ts';
 import type { WorkUnitServicePlanInlineRequest as _svc_v1_WorkUnitServicePlanInlineRequest, WorkUnitServicePlanInlineRequest__Output as _svc_v1_WorkUnitServicePlanInlineRequest__Output } from './svc/v1/WorkUnitServicePlanInlineRequest.ts';
 import type { WorkUnitServicePlanInlineResponse as _svc_v1_WorkUnitServicePlanInlineResponse, WorkUnitServicePlanInlineResponse__Output as _svc_v1_WorkUnitServicePlanInlineResponse__Output } from './svc/v1/WorkUnitServicePlanInlineResponse.ts';
 import type { WorkUnitServicePlanRequest as _svc_v1_WorkUnitServicePlanRequest, WorkUnitServicePlanRequest__Output as _svc_v1_WorkUnitServicePlanRequest__Output } from './svc/v1/WorkUnitServicePlanRequest.ts';
@@ -249,6 +251,8 @@ export interface ProtoGrpcType {
       WorkUnitServiceExecuteResponse: MessageTypeDefinition<_svc_v1_WorkUnitServiceExecuteResponse, _svc_v1_WorkUnitServiceExecuteResponse__Output>
       WorkUnitServiceGetRequest: MessageTypeDefinition<_svc_v1_WorkUnitServiceGetRequest, _svc_v1_WorkUnitServiceGetRequest__Output>
       WorkUnitServiceGetResponse: MessageTypeDefinition<_svc_v1_WorkUnitServiceGetResponse, _svc_v1_WorkUnitServiceGetResponse__Output>
+      WorkUnitServiceListWorkUnitsRequest: MessageTypeDefinition<_svc_v1_WorkUnitServiceListWorkUnitsRequest, _svc_v1_WorkUnitServiceListWorkUnitsRequest__Output>
+      WorkUnitServiceListWorkUnitsResponse: MessageTypeDefinition<_svc_v1_WorkUnitServiceListWorkUnitsResponse, _svc_v1_WorkUnitServiceListWorkUnitsResponse__Output>
       WorkUnitServicePlanInlineRequest: MessageTypeDefinition<_svc_v1_WorkUnitServicePlanInlineRequest, _svc_v1_WorkUnitServicePlanInlineRequest__Output>
       WorkUnitServicePlanInlineResponse: MessageTypeDefinition<_svc_v1_WorkUnitServicePlanInlineResponse, _svc_v1_WorkUnitServicePlanInlineResponse__Output>
       WorkUnitServicePlanRequest: MessageTypeDefinition<_svc_v1_WorkUnitServicePlanRequest, _svc_v1_WorkUnitServicePlanRequest__Output>

@@ -4,6 +4,8 @@
  */
 import type { WorkUnitServiceHandlers } from '../generated/svc/v1/WorkUnitService.ts';
 import { toWorkUnitMessage, inlineBody, planOptionsBody, workUnitCreateBody } from '../mapping/work-unit-messages.ts';
+import { workUnitStateCodec } from '../mapping/enums.ts';
+import { optional, restBody } from '../mapping/rest-body.ts';
 import { toExecuteResultMessage, toPlanMessage } from '../mapping/plan-messages.ts';
 import { type GrpcRuntime, unary } from '../rpc-handlers.ts';
 import { toView } from '../../work-units/work-unit.ts';
@@ -33,5 +35,13 @@ export function workUnitService(rt: GrpcRuntime): WorkUnitServiceHandlers {
     ExecuteInline: unary(rt, 'WorkUnitService/ExecuteInline', async (ctx, req) => ({
       result: toExecuteResultMessage(await app.objects.execute.executeInline(ctx, inlineBody(req.work_unit, req.options))),
     }), hot),
+
+    ListWorkUnits: unary(rt, 'WorkUnitService/ListWorkUnits', async (ctx, req) => {
+      const page = await app.workUnits.list(
+        ctx,
+        restBody({ tenant: req.tenant, kind: req.kind, state: workUnitStateCodec.toWord(req.state), from: req.from, to: req.to, limit: req.limit, continuation_token: req.continuation_token }),
+      );
+      return { work_units: page.work_units.map((wu) => toWorkUnitMessage(toView(wu))), next_continuation_token: optional(page.next_continuation_token) };
+    }),
   };
 }

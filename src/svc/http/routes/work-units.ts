@@ -1,9 +1,11 @@
-/** `/v1/work-units`: create, get, plan by id, plan inline. */
+/** `/v1/work-units`: create, list, get, plan by id, plan inline. */
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { SvcApp } from '../../app.ts';
 import { PlanOptions } from '../../plans/plan.ts';
 import { WorkUnitCreate, toView } from '../../work-units/work-unit.ts';
+import { WorkUnitListQuery } from '../../work-units/work-unit-list.ts';
+import { optionalInt } from '../query.ts';
 import { setWorkUnitHeaders } from '../headers.ts';
 import { ctx } from '../request-context.ts';
 import { planHeaders } from './plans.ts';
@@ -18,6 +20,15 @@ export async function workUnitRoutes(server: FastifyInstance, app: SvcApp): Prom
     const wu = await app.workUnits.create(ctx(request), request.body);
     setWorkUnitHeaders(reply, { workUnitId: wu.id, contract: wu.requested_contract });
     return reply.status(201).send(toView(wu));
+  });
+
+  server.get('/v1/work-units', { ...doc, schema: { tags: ['work-units'], summary: 'List work units (filters: tenant, kind, state, from/to creation time; paged by continuation_token)', querystring: WorkUnitListQuery } }, async (request) => {
+    const q = request.query as Record<string, string | undefined>;
+    // Query strings are strings: drop empty values, make `limit` a number; the domain validates the rest.
+    const query: Record<string, unknown> = Object.fromEntries(Object.entries(q).filter(([, v]) => v !== undefined && v !== ''));
+    if (query.limit !== undefined) query.limit = optionalInt(q.limit, 'limit');
+    const page = await app.workUnits.list(ctx(request), query);
+    return { work_units: page.work_units.map(toView), next_continuation_token: page.next_continuation_token };
   });
 
   server.get('/v1/work-units/:id', { ...doc, schema: { tags: ['work-units'], summary: 'Get a work unit', params: IdParams } }, async (request, reply) => {

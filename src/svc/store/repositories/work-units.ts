@@ -1,5 +1,5 @@
 /** Work unit persistence. */
-import type { Db } from '../db.ts';
+import type { Db, SqlValue } from '../db.ts';
 import type { WorkUnitRecord, WorkUnitState } from '../../work-units/work-unit.ts';
 
 interface Row {
@@ -51,6 +51,13 @@ function fromRow(r: Row): WorkUnitRecord {
 
 export interface WorkUnitListQuery {
   tenant?: string | undefined;
+  kind?: string | undefined;
+  state?: string | undefined;
+  /** Created at or after (ISO UTC). */
+  from?: string | undefined;
+  /** Created before (ISO UTC). */
+  to?: string | undefined;
+  /** Ids strictly after this one (ids are time-ordered). */
   after?: string | undefined;
   limit: number;
 }
@@ -80,10 +87,26 @@ export class WorkUnitRepository {
     return row ? fromRow(row) : undefined;
   }
 
+  /** One page in id order; the payload column is not read (list views carry only its size and digest). */
   async list(q: WorkUnitListQuery): Promise<WorkUnitRecord[]> {
+    const params: SqlValue[] = [];
+    const where: string[] = [];
+    const add = (sql: (n: number) => string, v: SqlValue) => {
+      params.push(v);
+      where.push(sql(params.length));
+    };
+    if (q.tenant !== undefined) add((n) => `tenant = $${n}`, q.tenant);
+    if (q.kind !== undefined) add((n) => `kind = $${n}`, q.kind);
+    if (q.state !== undefined) add((n) => `state = $${n}`, q.state);
+    if (q.from !== undefined) add((n) => `created_at >= $${n}`, q.from);
+    if (q.to !== undefined) add((n) => `created_at < $${n}`, q.to);
+    if (q.after !== undefined) add((n) => `id > $${n}`, q.after);
+    params.push(q.limit);
     const rows = await this.#db.all<Row>(
-      `SELECT * FROM work_units WHERE ($1 = '' OR tenant = $1) AND id > $2 ORDER BY id LIMIT $3`,
-      [q.tenant ?? '', q.after ?? '', q.limit],
+      `SELECT id, tenant, kind, logical_ref, requested_contract, state, metadata, payload_kind, NULL AS payload_json, NULL AS payload_bytes,
+         payload_size, payload_sha256, created_by, trace_id, last_plan_id, manifest_id, created_at, updated_at
+       FROM work_units ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id LIMIT $${params.length}`,
+      params,
     );
     return rows.map(fromRow);
   }

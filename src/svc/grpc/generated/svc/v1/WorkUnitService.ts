@@ -11,6 +11,8 @@ import type { WorkUnitServiceExecuteRequest as _svc_v1_WorkUnitServiceExecuteReq
 import type { WorkUnitServiceExecuteResponse as _svc_v1_WorkUnitServiceExecuteResponse, WorkUnitServiceExecuteResponse__Output as _svc_v1_WorkUnitServiceExecuteResponse__Output } from '../../svc/v1/WorkUnitServiceExecuteResponse.ts';
 import type { WorkUnitServiceGetRequest as _svc_v1_WorkUnitServiceGetRequest, WorkUnitServiceGetRequest__Output as _svc_v1_WorkUnitServiceGetRequest__Output } from '../../svc/v1/WorkUnitServiceGetRequest.ts';
 import type { WorkUnitServiceGetResponse as _svc_v1_WorkUnitServiceGetResponse, WorkUnitServiceGetResponse__Output as _svc_v1_WorkUnitServiceGetResponse__Output } from '../../svc/v1/WorkUnitServiceGetResponse.ts';
+import type { WorkUnitServiceListWorkUnitsRequest as _svc_v1_WorkUnitServiceListWorkUnitsRequest, WorkUnitServiceListWorkUnitsRequest__Output as _svc_v1_WorkUnitServiceListWorkUnitsRequest__Output } from '../../svc/v1/WorkUnitServiceListWorkUnitsRequest.ts';
+import type { WorkUnitServiceListWorkUnitsResponse as _svc_v1_WorkUnitServiceListWorkUnitsResponse, WorkUnitServiceListWorkUnitsResponse__Output as _svc_v1_WorkUnitServiceListWorkUnitsResponse__Output } from '../../svc/v1/WorkUnitServiceListWorkUnitsResponse.ts';
 import type { WorkUnitServicePlanInlineRequest as _svc_v1_WorkUnitServicePlanInlineRequest, WorkUnitServicePlanInlineRequest__Output as _svc_v1_WorkUnitServicePlanInlineRequest__Output } from '../../svc/v1/WorkUnitServicePlanInlineRequest.ts';
 import type { WorkUnitServicePlanInlineResponse as _svc_v1_WorkUnitServicePlanInlineResponse, WorkUnitServicePlanInlineResponse__Output as _svc_v1_WorkUnitServicePlanInlineResponse__Output } from '../../svc/v1/WorkUnitServicePlanInlineResponse.ts';
 import type { WorkUnitServicePlanRequest as _svc_v1_WorkUnitServicePlanRequest, WorkUnitServicePlanRequest__Output as _svc_v1_WorkUnitServicePlanRequest__Output } from '../../svc/v1/WorkUnitServicePlanRequest.ts';
@@ -81,6 +83,23 @@ export interface WorkUnitServiceClient extends grpc.Client {
   get(argument: _svc_v1_WorkUnitServiceGetRequest, callback: grpc.requestCallback<_svc_v1_WorkUnitServiceGetResponse__Output>): grpc.ClientUnaryCall;
   
   /**
+   * GET /v1/work-units: a page of work units, oldest first, filtered by
+   * tenant, kind, state and creation time. A tenant-bound key sees only its tenant.
+   */
+  ListWorkUnits(argument: _svc_v1_WorkUnitServiceListWorkUnitsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_WorkUnitServiceListWorkUnitsResponse__Output>): grpc.ClientUnaryCall;
+  ListWorkUnits(argument: _svc_v1_WorkUnitServiceListWorkUnitsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_WorkUnitServiceListWorkUnitsResponse__Output>): grpc.ClientUnaryCall;
+  ListWorkUnits(argument: _svc_v1_WorkUnitServiceListWorkUnitsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_WorkUnitServiceListWorkUnitsResponse__Output>): grpc.ClientUnaryCall;
+  ListWorkUnits(argument: _svc_v1_WorkUnitServiceListWorkUnitsRequest, callback: grpc.requestCallback<_svc_v1_WorkUnitServiceListWorkUnitsResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * GET /v1/work-units: a page of work units, oldest first, filtered by
+   * tenant, kind, state and creation time. A tenant-bound key sees only its tenant.
+   */
+  listWorkUnits(argument: _svc_v1_WorkUnitServiceListWorkUnitsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_WorkUnitServiceListWorkUnitsResponse__Output>): grpc.ClientUnaryCall;
+  listWorkUnits(argument: _svc_v1_WorkUnitServiceListWorkUnitsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_WorkUnitServiceListWorkUnitsResponse__Output>): grpc.ClientUnaryCall;
+  listWorkUnits(argument: _svc_v1_WorkUnitServiceListWorkUnitsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_WorkUnitServiceListWorkUnitsResponse__Output>): grpc.ClientUnaryCall;
+  listWorkUnits(argument: _svc_v1_WorkUnitServiceListWorkUnitsRequest, callback: grpc.requestCallback<_svc_v1_WorkUnitServiceListWorkUnitsResponse__Output>): grpc.ClientUnaryCall;
+  
+  /**
    * POST /v1/work-units/{id}/plan
    */
   Plan(argument: _svc_v1_WorkUnitServicePlanRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_WorkUnitServicePlanResponse__Output>): grpc.ClientUnaryCall;
@@ -137,6 +156,12 @@ export interface WorkUnitServiceHandlers extends grpc.UntypedServiceImplementati
   Get: grpc.handleUnaryCall<_svc_v1_WorkUnitServiceGetRequest__Output, _svc_v1_WorkUnitServiceGetResponse>;
   
   /**
+   * GET /v1/work-units: a page of work units, oldest first, filtered by
+   * tenant, kind, state and creation time. A tenant-bound key sees only its tenant.
+   */
+  ListWorkUnits: grpc.handleUnaryCall<_svc_v1_WorkUnitServiceListWorkUnitsRequest__Output, _svc_v1_WorkUnitServiceListWorkUnitsResponse>;
+  
+  /**
    * POST /v1/work-units/{id}/plan
    */
   Plan: grpc.handleUnaryCall<_svc_v1_WorkUnitServicePlanRequest__Output, _svc_v1_WorkUnitServicePlanResponse>;
@@ -153,6 +178,7 @@ export interface WorkUnitServiceDefinition extends grpc.ServiceDefinition {
   Execute: MethodDefinition<_svc_v1_WorkUnitServiceExecuteRequest, _svc_v1_WorkUnitServiceExecuteResponse, _svc_v1_WorkUnitServiceExecuteRequest__Output, _svc_v1_WorkUnitServiceExecuteResponse__Output>
   ExecuteInline: MethodDefinition<_svc_v1_WorkUnitServiceExecuteInlineRequest, _svc_v1_WorkUnitServiceExecuteInlineResponse, _svc_v1_WorkUnitServiceExecuteInlineRequest__Output, _svc_v1_WorkUnitServiceExecuteInlineResponse__Output>
   Get: MethodDefinition<_svc_v1_WorkUnitServiceGetRequest, _svc_v1_WorkUnitServiceGetResponse, _svc_v1_WorkUnitServiceGetRequest__Output, _svc_v1_WorkUnitServiceGetResponse__Output>
+  ListWorkUnits: MethodDefinition<_svc_v1_WorkUnitServiceListWorkUnitsRequest, _svc_v1_WorkUnitServiceListWorkUnitsResponse, _svc_v1_WorkUnitServiceListWorkUnitsRequest__Output, _svc_v1_WorkUnitServiceListWorkUnitsResponse__Output>
   Plan: MethodDefinition<_svc_v1_WorkUnitServicePlanRequest, _svc_v1_WorkUnitServicePlanResponse, _svc_v1_WorkUnitServicePlanRequest__Output, _svc_v1_WorkUnitServicePlanResponse__Output>
   PlanInline: MethodDefinition<_svc_v1_WorkUnitServicePlanInlineRequest, _svc_v1_WorkUnitServicePlanInlineResponse, _svc_v1_WorkUnitServicePlanInlineRequest__Output, _svc_v1_WorkUnitServicePlanInlineResponse__Output>
 }
