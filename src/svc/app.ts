@@ -15,6 +15,8 @@ import { type OpLog, createOpLog } from './logs/oplog.ts';
 import { type ObjectServices, createObjectServices } from './objects/create-object-services.ts';
 import { LogService } from './logs/service.ts';
 import { type SvcMetrics, createMetrics } from './observability/metrics.ts';
+import { OperationUnits } from './operations/operation-units.ts';
+import { TrackedOperations } from './operations/tracked-operations.ts';
 import { type Tracing, createTracing } from './observability/tracing.ts';
 import { PlanService } from './plans/service.ts';
 import { ApprovalService } from './approvals/approval-service.ts';
@@ -53,6 +55,8 @@ export interface SvcApp {
   readonly rollout: RolloutService;
   /** Exact-bytes path: chunk store, manifests, execute, object gateway, multipart. */
   readonly objects: ObjectServices;
+  /** Mutating calls that run as operation work units (object delete, cache store, approvals, switches, policy publish/reload). */
+  readonly operations: TrackedOperations;
   close(): Promise<void>;
 }
 
@@ -114,6 +118,15 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
   });
   const objects = await createObjectServices({ config, stateDir, store, ledger, log, metrics, tracing, tenants, workUnits, plans, policy: () => policy.engine, approvals, env: options.env ?? process.env });
   const ai = createAiServices({ providersConfig: config.providers, env: options.env ?? process.env, store, ledger, metrics, tracing, policy: () => policy.engine, switchboard, rollout });
+  const operations = new TrackedOperations({
+    units: new OperationUnits(workUnits),
+    exactCache: ai.exactCache,
+    semanticCache: ai.semanticCache,
+    approvals,
+    switchboard,
+    policy,
+    objects: objects.gateway,
+  });
   return {
     config,
     stateDir,
@@ -134,6 +147,7 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     approvals,
     rollout,
     objects,
+    operations,
     async close() {
       await ai.close();
       await ledger.drained();

@@ -12,6 +12,7 @@
 import { EventEmitter } from 'node:events';
 import type { Db } from '../store/db.ts';
 import type { LedgerRepository } from '../store/repositories/ledger.ts';
+import { currentOperation } from '../operations/operation-scope.ts';
 import { type LedgerEvent, type LedgerEventInput, rowToEvent } from './event.ts';
 
 /** Rows written inside the batch transaction; `tx` is only valid until the promise settles. */
@@ -59,6 +60,15 @@ export class LedgerAppender {
   }
 
   #enqueue(inputs: readonly LedgerEventInput[], write: RecordWriter<unknown> | undefined): Promise<{ result: unknown; events: LedgerEvent[] }> {
+    // Events written while a mutating call runs as an operation work unit name it (src/svc/operations).
+    const operation = currentOperation();
+    if (operation !== undefined) {
+      inputs = inputs.map((i) => {
+        if (i.work_unit_id != null) return i;
+        operation.stamped = true;
+        return { ...i, work_unit_id: operation.workUnitId };
+      });
+    }
     return new Promise((resolve, reject) => {
       this.#queue.push({ inputs, write, resolve, reject });
       this.#flushing ??= this.#drain();

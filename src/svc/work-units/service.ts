@@ -115,6 +115,28 @@ export class WorkUnitService {
     return this.persist(prepared);
   }
 
+  /**
+   * Records a mutating call that ran as an operation work unit (object delete,
+   * cache store, approvals, switches, policy publish/reload): state
+   * `executed`, no payload, its `work_unit.created` event. `id` was allocated
+   * before the call so the call's own ledger events name it
+   * (src/svc/operations). The caller has resolved `tenant`.
+   */
+  async recordOperation(
+    ctx: RequestContext,
+    id: string,
+    fields: { tenant: string; kind: string; logical_ref: string; metadata: Record<string, string>; manifest_id?: string | null },
+    state: 'executed' | 'failed' = 'executed',
+  ): Promise<WorkUnitRecord> {
+    const prepared = this.#build(
+      ctx,
+      { tenant: fields.tenant, kind: fields.kind, logical_ref: fields.logical_ref, requested_contract: 'exact_bytes', metadata: fields.metadata, payload: { kind: 'none' }, payload_size: 0, payload_sha256: null },
+      { operation: true },
+    );
+    const record: WorkUnitRecord = { ...prepared.record, id, state, manifest_id: fields.manifest_id ?? null };
+    return this.persist({ record, event: { ...prepared.event, work_unit_id: id } });
+  }
+
   /** A new work unit record (state `created`) and its `work_unit.created` event. */
   #build(
     ctx: RequestContext,

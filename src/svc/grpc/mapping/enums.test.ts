@@ -4,6 +4,7 @@ import type { WorkUnitState } from '../../work-units/work-unit.ts';
 import { CONTRACTS, MODES, WORK_UNIT_KINDS } from '../../work-units/work-unit.ts';
 import type { AiWorkUnitKind } from '../../ai/gateway/ports.ts';
 import type { PlanAction } from '../../plans/plan.ts';
+import { OPERATION_KINDS } from '../../operations/operation-units.ts';
 import { type EnumCodec, actionClassCodec, contractCodec, modeCodec, riskCodec, workUnitKindCodec, workUnitStateCodec } from './enums.ts';
 
 // Completeness of the type-only word sets is enforced by `satisfies Record<…, true>`.
@@ -22,7 +23,7 @@ function coversEveryWord(codec: EnumCodec<string>, words: readonly string[]): vo
 
 describe('protobuf enums ⇄ domain words', () => {
   test('every work unit kind, contract, mode, state, risk and action class of the domain has an enum value', () => {
-    coversEveryWord(workUnitKindCodec, [...WORK_UNIT_KINDS, ...AI_KINDS]);
+    coversEveryWord(workUnitKindCodec, [...WORK_UNIT_KINDS, ...AI_KINDS, ...OPERATION_KINDS]);
     coversEveryWord(contractCodec, CONTRACTS);
     coversEveryWord(modeCodec, MODES);
     coversEveryWord(workUnitStateCodec, STATES);

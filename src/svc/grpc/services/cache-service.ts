@@ -4,7 +4,7 @@
  * REST ones; the server runs the verifier, and the messages have no field a
  * client could use to claim it passed.
  */
-import { CacheStoreRequest, ExactLookupRequest } from '../../cache/cache-schemas.ts';
+import { ExactLookupRequest } from '../../cache/cache-schemas.ts';
 import { validate } from '../../validation.ts';
 import type { CacheServiceHandlers } from '../generated/svc/v1/CacheService.ts';
 import { restBody } from '../mapping/rest-body.ts';
@@ -16,12 +16,9 @@ export function cacheService(rt: GrpcRuntime): CacheServiceHandlers {
   const hot = { guarded: true };
   return {
     Store: unary(rt, 'CacheService/Store', async (ctx, req) => {
-      const body = validate(
-        CacheStoreRequest,
-        restBody({ key: req.key, tenant: req.tenant, value: fromOptionalValue(req.value), verification: fromOptionalStruct(req.verification), ttl_seconds: req.ttl_seconds }),
-      );
-      const r = await exactCache.store(ctx, body);
-      return { stored: r.stored, key: r.key, tenant: r.tenant, verifier: r.verifier, expires_at: r.expires_at };
+      const body = restBody({ key: req.key, tenant: req.tenant, value: fromOptionalValue(req.value), verification: fromOptionalStruct(req.verification), ttl_seconds: req.ttl_seconds });
+      const r = await rt.app.operations.cacheStore(ctx, body);
+      return { stored: r.stored, key: r.key, tenant: r.tenant, verifier: r.verifier, expires_at: r.expires_at, work_unit_id: r.work_unit_id };
     }, hot),
 
     ExactLookup: unary(rt, 'CacheService/ExactLookup', async (ctx, req) => {

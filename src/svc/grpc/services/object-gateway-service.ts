@@ -64,6 +64,6 @@ export function objectGatewayService(rt: GrpcRuntime): ObjectGatewayServiceHandl
       return { ...r, objects: r.objects.map(objectInfoMessage), next_continuation_token: optional(r.next_continuation_token) };
     }, hot),
 
-    Delete: unary(rt, 'ObjectGatewayService/Delete', async (ctx, req) => gateway.delete(ctx, restBody({ tenant: req.tenant, bucket: req.bucket, key: req.key })), hot),
+    Delete: unary(rt, 'ObjectGatewayService/Delete', async (ctx, req) => rt.app.operations.objectDelete(ctx, restBody({ tenant: req.tenant, bucket: req.bucket, key: req.key })), hot),
   };
 }

@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import type { SvcApp } from '../../app.ts';
 import { checkReadiness } from '../../readiness.ts';
 import { SwitchChange } from '../../rollout/switches.ts';
+import { setWorkUnitHeaders } from '../headers.ts';
 import { ctx } from '../request-context.ts';
 
 export async function adminRoutes(server: FastifyInstance, app: SvcApp): Promise<void> {
@@ -17,7 +18,11 @@ export async function adminRoutes(server: FastifyInstance, app: SvcApp): Promise
     return { switches: r.switches, guardrail: r.guardrail };
   });
 
-  server.post('/v1/admin/switches', { ...doc, schema: { tags: ['admin'], summary: 'Change one rollback switch (admin:switches); audited', body: SwitchChange } }, async (request) => app.rollout.switchboard.apply(ctx(request), request.body));
+  server.post('/v1/admin/switches', { ...doc, schema: { tags: ['admin'], summary: 'Change one rollback switch (admin:switches); audited', body: SwitchChange } }, async (request, reply) => {
+    const result = await app.operations.switchChange(ctx(request), request.body);
+    setWorkUnitHeaders(reply, { workUnitId: result.work_unit_id });
+    return result;
+  });
 
   server.get('/v1/admin/readiness', { schema: { tags: ['admin'], summary: 'Readiness checks plus rollout state' } }, async (request) => {
     const rollout = app.rollout.readinessFor(ctx(request));

@@ -8,6 +8,7 @@ import type { SvcApp } from '../../app.ts';
 import { APPROVAL_HEADER, CreateApprovalRequest, RedeemApprovalRequest } from '../../approvals/approval-record.ts';
 import { validate } from '../../validation.ts';
 import { optionalInt } from '../query.ts';
+import { setWorkUnitHeaders } from '../headers.ts';
 import { ctx } from '../request-context.ts';
 
 const IdParams = Type.Object({ id: Type.String({ pattern: '^apr_[0-9a-hjkmnp-tv-z]{26}$' }) });
@@ -30,7 +31,8 @@ export async function approvalRoutes(server: FastifyInstance, app: SvcApp): Prom
   });
 
   server.post('/v1/approvals', { ...doc, schema: { tags: ['approvals'], summary: 'Issue a signed approval (approver role); the token is returned once', body: CreateApprovalRequest } }, async (request, reply) => {
-    const issued = await app.approvals.create(ctx(request), request.body);
+    const issued = await app.operations.approvalIssue(ctx(request), request.body);
+    setWorkUnitHeaders(reply, { workUnitId: issued.work_unit_id });
     return reply.status(201).send(issued);
   });
 
@@ -44,9 +46,11 @@ export async function approvalRoutes(server: FastifyInstance, app: SvcApp): Prom
     return { approval: await app.approvals.get(ctx(request), id) };
   });
 
-  server.post('/v1/approvals/:id/revoke', { ...doc, schema: { tags: ['approvals'], summary: 'Revoke an approval', params: IdParams } }, async (request) => {
+  server.post('/v1/approvals/:id/revoke', { ...doc, schema: { tags: ['approvals'], summary: 'Revoke an approval', params: IdParams } }, async (request, reply) => {
     const { id } = validate(IdParams, request.params);
-    return { approval: await app.approvals.revoke(ctx(request), id) };
+    const revoked = await app.operations.approvalRevoke(ctx(request), id);
+    setWorkUnitHeaders(reply, { workUnitId: revoked.work_unit_id });
+    return revoked;
   });
 
   server.post('/v1/approvals/redeem', { ...doc, schema: { tags: ['approvals'], summary: 'Check (and consume, if single-use) the approval in X-SVC-Approval for a scope', body: RedeemApprovalRequest } }, async (request) => {

@@ -9,6 +9,7 @@ import Type from 'typebox';
 import type { SvcApp } from '../../app.ts';
 import { CacheStoreRequest, ExactLookupRequest, SemanticLookupRequest, SemanticStoreRequest } from '../../cache/cache-schemas.ts';
 import { validate } from '../../validation.ts';
+import { setWorkUnitHeaders } from '../headers.ts';
 import { ctx } from '../request-context.ts';
 
 const SemanticClearRequest = Type.Object(
@@ -18,8 +19,10 @@ const SemanticClearRequest = Type.Object(
 
 export async function cacheRoutes(server: FastifyInstance, app: SvcApp): Promise<void> {
   const tags = ['cache'];
-  server.post('/v1/cache/store', { schema: { body: CacheStoreRequest, tags }, attachValidation: true }, async (request) => {
-    return app.ai.exactCache.store(ctx(request), validate(CacheStoreRequest, request.body));
+  server.post('/v1/cache/store', { schema: { body: CacheStoreRequest, tags }, attachValidation: true }, async (request, reply) => {
+    const result = await app.operations.cacheStore(ctx(request), request.body);
+    setWorkUnitHeaders(reply, { workUnitId: result.work_unit_id });
+    return result;
   });
 
   server.post('/v1/cache/exact/lookup', { schema: { body: ExactLookupRequest, tags }, attachValidation: true }, async (request, reply) => {
@@ -37,11 +40,15 @@ export async function cacheRoutes(server: FastifyInstance, app: SvcApp): Promise
     return result;
   });
 
-  server.post('/v1/cache/semantic/store', { schema: { body: SemanticStoreRequest, tags }, attachValidation: true }, async (request) => {
-    return app.ai.semanticCache.store(ctx(request), validate(SemanticStoreRequest, request.body));
+  server.post('/v1/cache/semantic/store', { schema: { body: SemanticStoreRequest, tags }, attachValidation: true }, async (request, reply) => {
+    const result = await app.operations.semanticStore(ctx(request), request.body);
+    setWorkUnitHeaders(reply, { workUnitId: result.work_unit_id });
+    return result;
   });
 
-  server.post('/v1/cache/semantic/clear', { schema: { body: SemanticClearRequest, tags }, attachValidation: true }, async (request) => {
-    return app.ai.semanticCache.clear(ctx(request), validate(SemanticClearRequest, request.body ?? {}));
+  server.post('/v1/cache/semantic/clear', { schema: { body: SemanticClearRequest, tags }, attachValidation: true }, async (request, reply) => {
+    const result = await app.operations.semanticClear(ctx(request), validate(SemanticClearRequest, request.body ?? {}));
+    setWorkUnitHeaders(reply, { workUnitId: result.work_unit_id });
+    return result;
   });
 }

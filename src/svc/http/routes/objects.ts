@@ -46,7 +46,11 @@ export async function objectRoutes(server: FastifyInstance, app: SvcApp): Promis
 
   server.post('/v1/s3/objects/list', { ...doc, schema: { tags, summary: 'List objects by prefix (max_keys default 1000, continuation token)', body: ListObjectsRequest } }, async (request) => gateway.list(ctx(request), request.body));
 
-  server.post('/v1/s3/objects/delete', { ...doc, schema: { tags, summary: 'Delete (tombstone) an object; denied unless policy allows', body: ObjectRefRequest } }, async (request) => gateway.delete(ctx(request), request.body));
+  server.post('/v1/s3/objects/delete', { ...doc, schema: { tags, summary: 'Delete (tombstone) an object; denied unless policy allows', body: ObjectRefRequest } }, async (request, reply) => {
+    const result = await app.operations.objectDelete(ctx(request), request.body);
+    setWorkUnitHeaders(reply, { workUnitId: result.work_unit_id, manifestId: result.manifest_id, policyBundleId: result.policy_bundle_id });
+    return result;
+  });
 
   server.post('/v1/s3/multipart/create', { ...doc, schema: { tags, summary: 'Start a multipart upload', body: CreateMultipartRequest } }, async (request, reply) => reply.status(201).send(await multipart.create(ctx(request), request.body)));
 

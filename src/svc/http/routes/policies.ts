@@ -5,7 +5,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { SvcApp } from '../../app.ts';
-import { SvcError } from '../../errors.ts';
 import { bundleToDocument } from '../../policy/bundle.ts';
 import { EvaluateRequest, PolicyTextRequest } from '../../policy/policy-requests.ts';
 import { validate } from '../../validation.ts';
@@ -44,21 +43,15 @@ export async function policyRoutes(server: FastifyInstance, app: SvcApp): Promis
   server.post('/v1/policies/bundles/:name/publish', { ...doc, schema: { tags: ['policies'], summary: 'Publish a bundle (requires policy:publish)', params: NameParams, body: PolicyTextRequest } }, async (request, reply) => {
     const { name } = validate(NameParams, request.params);
     const body = validate(PolicyTextRequest, request.body);
-    const result = await app.policy.publish(ctx(request), name, body.document);
-    setWorkUnitHeaders(reply, { policyBundleId: result.bundle.id });
+    const result = await app.operations.policyPublish(ctx(request), name, body.document);
+    setWorkUnitHeaders(reply, { policyBundleId: result.bundle.id, workUnitId: result.work_unit_id });
     return reply.status(result.created ? 201 : 200).send(result);
   });
 
   server.post('/v1/policies/bundles/:name/reload', { ...doc, schema: { tags: ['policies'], summary: 'Validate the active bundle on disk and put it in force; a bad bundle keeps the old one', params: NameParams } }, async (request, reply) => {
     const { name } = validate(NameParams, request.params);
-    const result = await app.policy.reload(ctx(request), name);
-    if (!result.reloaded) {
-      throw new SvcError('invalid_request', `bundle '${name}' on disk is invalid; the bundle in force was kept`, {
-        policyBundleId: result.kept.id,
-        details: { errors: result.errors, kept: result.kept },
-      });
-    }
-    setWorkUnitHeaders(reply, { policyBundleId: result.bundle.id });
+    const result = await app.operations.policyReload(ctx(request), name);
+    setWorkUnitHeaders(reply, { policyBundleId: result.bundle.id, workUnitId: result.work_unit_id });
     return result;
   });
 }

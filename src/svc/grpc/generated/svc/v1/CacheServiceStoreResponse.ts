@@ -11,6 +11,10 @@ export interface CacheServiceStoreResponse {
    */
   'verifier'?: (string);
   'expires_at'?: (string);
+  /**
+   * The work unit this store ran as (design rule 1).
+   */
+  'work_unit_id'?: (string);
 }
 
 export interface CacheServiceStoreResponse__Output {
@@ -22,4 +26,8 @@ export interface CacheServiceStoreResponse__Output {
    */
   'verifier'?: (string);
   'expires_at'?: (string);
+  /**
+   * The work unit this store ran as (design rule 1).
+   */
+  'work_unit_id'?: (string);
 }

@@ -8,6 +8,10 @@ export interface ObjectGatewayServiceDeleteResponse {
   'state'?: (string);
   'manifest_id'?: (string);
   'policy_bundle_id'?: (string);
+  /**
+   * The work unit this delete ran as (design rule 1).
+   */
+  'work_unit_id'?: (string);
 }
 
 export interface ObjectGatewayServiceDeleteResponse__Output {
@@ -16,4 +20,8 @@ export interface ObjectGatewayServiceDeleteResponse__Output {
   'state'?: (string);
   'manifest_id'?: (string);
   'policy_bundle_id'?: (string);
+  /**
+   * The work unit this delete ran as (design rule 1).
+   */
+  'work_unit_id'?: (string);
 }
