@@ -22,6 +22,8 @@ import { PlanService } from './plans/service.ts';
 import { ApprovalService } from './approvals/approval-service.ts';
 import { loadOrCreateSigningKey } from './approvals/signing-key.ts';
 import { PolicyService } from './policy/policy-service.ts';
+import { estimateConstants } from './reports/estimate-constants.ts';
+import { ReportService } from './reports/report-service.ts';
 import { DEFAULT_ROLLOUT_CONFIG } from './rollout/canary.ts';
 import { alertingGuardrailListener } from './rollout/guardrail-alerts.ts';
 import { RolloutService } from './rollout/rollout-service.ts';
@@ -57,6 +59,8 @@ export interface SvcApp {
   readonly objects: ObjectServices;
   /** Mutating calls that run as operation work units (object delete, cache store, approvals, switches, policy publish/reload). */
   readonly operations: TrackedOperations;
+  /** Dashboard and other reports, computed from manifests and ledger rows (docs/reports.md). */
+  readonly reports: ReportService;
   close(): Promise<void>;
 }
 
@@ -148,6 +152,12 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     rollout,
     objects,
     operations,
+    reports: new ReportService({
+      rows: store.reportRows,
+      tenants,
+      constants: estimateConstants(config.reports?.estimates),
+      defaultWindowDays: config.reports?.default_window_days ?? 30,
+    }),
     async close() {
       await ai.close();
       await ledger.drained();

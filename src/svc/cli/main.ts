@@ -9,6 +9,7 @@ import { register as registerGateway } from './commands/gateway.ts';
 import { register as registerLedger } from './commands/ledger.ts';
 import { register as registerManifest } from './commands/manifest.ts';
 import { register as registerPolicy } from './commands/policy.ts';
+import { register as registerReport } from './commands/report.ts';
 import { register as registerServe } from './commands/serve.ts';
 import { register as registerWorkUnit } from './commands/work-unit.ts';
 
@@ -25,5 +26,6 @@ registerManifest(program);
 registerLedger(program);
 registerPolicy(program);
 registerGateway(program);
+registerReport(program);
 
 await program.parseAsync(process.argv);

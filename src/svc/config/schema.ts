@@ -8,6 +8,7 @@
 import { Type, type Static } from 'typebox';
 import { RolloutConfig } from '../rollout/canary.ts';
 import { GuardrailConfig } from '../rollout/slo-guardrail.ts';
+import { ReportsConfig } from '../reports/estimate-constants.ts';
 
 export const ServerConfig = Type.Object(
   {
@@ -96,6 +97,8 @@ export const SvcConfig = Type.Object(
     guardrail: Type.Optional(Type.Partial(GuardrailConfig)),
     /** AI providers; the AI gateway validates each entry against its own schema (docs/ai-gateway.md). */
     providers: Type.Array(Type.Unknown(), { default: [] }),
+    /** Report window default and the constants of estimated savings (docs/reports.md). */
+    reports: Type.Optional(ReportsConfig),
   },
   { additionalProperties: false },
 );

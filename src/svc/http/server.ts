@@ -25,6 +25,7 @@ import { logRoutes } from './routes/logs.ts';
 import { metricsRoutes } from './routes/metrics.ts';
 import { planRoutes } from './routes/plans.ts';
 import { policyRoutes } from './routes/policies.ts';
+import { reportRoutes } from './routes/reports.ts';
 import { workUnitRoutes } from './routes/work-units.ts';
 
 const PUBLIC_PATHS = new Set(['/healthz', '/readyz', '/openapi.json']);
@@ -100,5 +101,6 @@ export async function buildServer(app: SvcApp): Promise<FastifyInstance> {
   await server.register(async (s) => manifestRoutes(s, app));
   await server.register(async (s) => objectRoutes(s, app));
   await server.register(async (s) => conformanceRoutes(s, app));
+  await server.register(async (s) => reportRoutes(s, app));
   return server;
 }

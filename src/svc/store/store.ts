@@ -14,6 +14,7 @@ import { ManifestRepository } from './repositories/manifests.ts';
 import { ObjectRepository } from './repositories/objects.ts';
 import { UploadRepository } from './repositories/uploads.ts';
 import { PlanRepository } from './repositories/plans.ts';
+import { ReportRowsRepository } from './repositories/report-rows.ts';
 import { SemanticCacheRepository } from './repositories/semantic-cache.ts';
 import { SqlSwitchStore } from './repositories/switches.ts';
 import { WorkUnitRepository } from './repositories/work-units.ts';
@@ -31,6 +32,8 @@ export interface Store {
   readonly cacheEntries: CacheEntryRepository;
   readonly semanticCache: SemanticCacheRepository;
   readonly aiManifests: AiManifestRepository;
+  /** Read-only rows the reports are computed from (src/svc/reports). */
+  readonly reportRows: ReportRowsRepository;
   close(): Promise<void>;
 }
 
@@ -48,6 +51,7 @@ export function storeOver(db: Db): Store {
     cacheEntries: new CacheEntryRepository(db),
     semanticCache: new SemanticCacheRepository(db),
     aiManifests: new AiManifestRepository(db),
+    reportRows: new ReportRowsRepository(db),
     close: () => db.close(),
   };
 }
