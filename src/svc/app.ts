@@ -22,6 +22,7 @@ import { PlanService } from './plans/service.ts';
 import { ApprovalService } from './approvals/approval-service.ts';
 import { loadOrCreateSigningKey } from './approvals/signing-key.ts';
 import { PolicyService } from './policy/policy-service.ts';
+import { PlatformService } from './platforms/platform-service.ts';
 import { estimateConstants } from './reports/estimate-constants.ts';
 import { ReportService } from './reports/report-service.ts';
 import { DEFAULT_ROLLOUT_CONFIG } from './rollout/canary.ts';
@@ -61,6 +62,8 @@ export interface SvcApp {
   readonly operations: TrackedOperations;
   /** Dashboard and other reports, computed from manifests and ledger rows (docs/reports.md). */
   readonly reports: ReportService;
+  /** Deployment targets, their readiness and the capability matrix (docs/platforms.md). */
+  readonly platforms: PlatformService;
   close(): Promise<void>;
 }
 
@@ -158,6 +161,7 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
       constants: estimateConstants(config.reports?.estimates),
       defaultWindowDays: config.reports?.default_window_days ?? 30,
     }),
+    platforms: new PlatformService({ config, env: options.env ?? process.env, pgSchema: options.pgSchema }),
     async close() {
       await ai.close();
       await ledger.drained();

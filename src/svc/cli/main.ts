@@ -10,6 +10,7 @@ import { register as registerLedger } from './commands/ledger.ts';
 import { register as registerManifest } from './commands/manifest.ts';
 import { register as registerPolicy } from './commands/policy.ts';
 import { register as registerReport } from './commands/report.ts';
+import { register as registerPlatform } from './commands/platform.ts';
 import { register as registerServe } from './commands/serve.ts';
 import { register as registerWorkUnit } from './commands/work-unit.ts';
 
@@ -27,5 +28,6 @@ registerLedger(program);
 registerPolicy(program);
 registerGateway(program);
 registerReport(program);
+registerPlatform(program);
 
 await program.parseAsync(process.argv);

@@ -26,6 +26,7 @@ import { metricsRoutes } from './routes/metrics.ts';
 import { planRoutes } from './routes/plans.ts';
 import { policyRoutes } from './routes/policies.ts';
 import { reportRoutes } from './routes/reports.ts';
+import { platformRoutes } from './routes/platforms.ts';
 import { workUnitRoutes } from './routes/work-units.ts';
 
 const PUBLIC_PATHS = new Set(['/healthz', '/readyz', '/openapi.json']);
@@ -102,5 +103,6 @@ export async function buildServer(app: SvcApp): Promise<FastifyInstance> {
   await server.register(async (s) => objectRoutes(s, app));
   await server.register(async (s) => conformanceRoutes(s, app));
   await server.register(async (s) => reportRoutes(s, app));
+  await server.register(async (s) => platformRoutes(s, app));
   return server;
 }
