@@ -5,6 +5,7 @@
  */
 import path from 'node:path';
 import { type AiServices, createAiServices } from './ai/compose/create-ai-services.ts';
+import { StoredUnitExecutor } from './ai/gateway/stored-unit-executor.ts';
 import { type Credentials, loadCredentials } from './auth/credentials.ts';
 import { TenantGuard } from './auth/tenant-guard.ts';
 import type { LoadedConfig } from './config/load.ts';
@@ -123,8 +124,23 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     defaultMode: config.default_mode,
     onPlanned: (s) => metrics.planSeconds.observe(s),
   });
-  const objects = await createObjectServices({ config, stateDir, store, ledger, log, metrics, tracing, tenants, workUnits, plans, policy: () => policy.engine, approvals, env: options.env ?? process.env });
   const ai = createAiServices({ providersConfig: config.providers, env: options.env ?? process.env, store, ledger, metrics, tracing, policy: () => policy.engine, switchboard, rollout });
+  const objects = await createObjectServices({
+    config,
+    stateDir,
+    store,
+    ledger,
+    log,
+    metrics,
+    tracing,
+    tenants,
+    workUnits,
+    plans,
+    policy: () => policy.engine,
+    approvals,
+    aiUnits: new StoredUnitExecutor(ai.gateway),
+    env: options.env ?? process.env,
+  });
   const operations = new TrackedOperations({
     units: new OperationUnits(workUnits),
     exactCache: ai.exactCache,

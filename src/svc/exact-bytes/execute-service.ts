@@ -1,6 +1,13 @@
 /**
- * Execution of byte_object work units (`POST /v1/work-units/{id}/execute`,
- * `POST /v1/work-units/execute`, `svc execute`, `svc work-unit execute`).
+ * Execution of work units (`POST /v1/work-units/{id}/execute`,
+ * `POST /v1/work-units/execute`, gRPC `Execute`/`ExecuteInline`, `svc
+ * execute`, `svc work-unit execute`) — the one domain entry point of every
+ * surface, for every kind:
+ *
+ * - byte_object: the exact executor (below);
+ * - prompt_request, completion_request, embedding_request: the AI gateway,
+ *   which records plan, compute manifest and events against the stored
+ *   unit (src/svc/ai/gateway/stored-unit-executor.ts).
  *
  * Execute by id uses the work unit's latest plan when there is one and the
  * request names no plan options; otherwise it plans first (which persists the
@@ -18,12 +25,24 @@ import type { Plan } from '../plans/plan.ts';
 import type { PlanService } from '../plans/service.ts';
 import type { WorkUnitService } from '../work-units/service.ts';
 import type { WorkUnitRecord } from '../work-units/work-unit.ts';
+import { type AiExecuteResult, isAiWorkUnitKind } from '../ai/gateway/stored-unit-executor.ts';
+import { splitInline } from '../plans/service.ts';
 import type { ExactExecutor, ExecuteResult } from './exact-executor.ts';
+
+/** Executes stored AI work units (the AI gateway's `StoredUnitExecutor`). */
+export interface AiUnitExecutor {
+  execute(ctx: RequestContext, wu: WorkUnitRecord, options: unknown): Promise<AiExecuteResult>;
+}
+
+/** What an AI work unit's execution returns (shape: stored-unit-executor.ts). */
+export type { AiExecuteResult };
 
 export interface ExecuteServiceDeps {
   workUnits: WorkUnitService;
   plans: PlanService;
   executor: ExactExecutor;
+  /** Without one, AI work units cannot be executed (`unavailable`). */
+  ai?: AiUnitExecutor | undefined;
 }
 
 /** One in-memory payload as a stream (the executor always reads streams). */
@@ -41,27 +60,38 @@ export class ExecuteService {
     this.#deps = deps;
   }
 
-  async executeById(ctx: RequestContext, workUnitId: string, options: unknown = {}): Promise<ExecuteResult> {
+  async executeById(ctx: RequestContext, workUnitId: string, options: unknown = {}): Promise<ExecuteResult | AiExecuteResult> {
     requirePermission(ctx.principal, 'work_units:write');
     const wu = await this.#deps.workUnits.get(ctx, workUnitId);
     this.#assertExecutable(wu);
+    if (isAiWorkUnitKind(wu.kind)) return this.#ai(wu).execute(ctx, wu, options ?? {});
     const plan = wu.last_plan_id && !hasPlanOptions(options) ? await this.#deps.plans.get(ctx, wu.last_plan_id) : await this.#deps.plans.planById(ctx, wu.id, options ?? {});
     return this.#run(ctx, wu, plan);
   }
 
-  async executeInline(ctx: RequestContext, body: unknown): Promise<ExecuteResult> {
+  async executeInline(ctx: RequestContext, body: unknown): Promise<ExecuteResult | AiExecuteResult> {
     requirePermission(ctx.principal, 'work_units:write');
-    if (typeof body === 'object' && body !== null && (body as { kind?: unknown }).kind !== 'byte_object') {
-      throw new SvcError('invalid_work_unit', 'inline execute runs byte_object work units; AI requests go through the AI gateway');
+    const kind = typeof body === 'object' && body !== null ? (body as { kind?: unknown }).kind : undefined;
+    if (typeof kind === 'string' && isAiWorkUnitKind(kind)) {
+      // Stored first (so the request is traceable even if the upstream fails), then run through the gateway.
+      const { options, workUnitBody } = splitInline(body);
+      const ai = this.#ai();
+      const wu = await this.#deps.workUnits.create(ctx, workUnitBody);
+      return ai.execute(ctx, wu, options);
     }
     const plan = await this.#deps.plans.planInline(ctx, body);
     const wu = await this.#deps.workUnits.get(ctx, plan.work_unit_id);
     return this.#run(ctx, wu, plan);
   }
 
+  #ai(wu?: WorkUnitRecord): AiUnitExecutor {
+    if (!this.#deps.ai) throw new SvcError('unavailable', 'this server has no AI gateway to execute AI work units', wu ? { workUnitId: wu.id } : {});
+    return this.#deps.ai;
+  }
+
   #assertExecutable(wu: WorkUnitRecord): void {
-    if (wu.kind !== 'byte_object') {
-      throw new SvcError('invalid_work_unit', `work unit ${wu.id} is a ${wu.kind}; execute runs byte_object work units (AI requests go through the AI gateway)`, { workUnitId: wu.id });
+    if (wu.kind !== 'byte_object' && !isAiWorkUnitKind(wu.kind)) {
+      throw new SvcError('invalid_work_unit', `work unit ${wu.id} is a ${wu.kind}; execute runs byte_object and AI request work units`, { workUnitId: wu.id });
     }
     if (wu.state === 'executed') throw new SvcError('conflict', `work unit ${wu.id} was already executed`, { workUnitId: wu.id, details: { manifest_id: wu.manifest_id } });
   }

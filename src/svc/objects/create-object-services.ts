@@ -11,7 +11,7 @@ import { type ChunkBackend, createChunkStore } from '../chunk-store/create-chunk
 import type { FsChunkStore } from '../chunk-store/fs-chunk-store.ts';
 import { VerifiedChunkCache } from '../chunk-store/verified-chunk-cache.ts';
 import { ExactExecutor, type ExactExecutorDeps } from '../exact-bytes/exact-executor.ts';
-import { ExecuteService } from '../exact-bytes/execute-service.ts';
+import { type AiUnitExecutor, ExecuteService } from '../exact-bytes/execute-service.ts';
 import type { LedgerAppender } from '../ledger/appender.ts';
 import type { OpLog } from '../logs/oplog.ts';
 import { ManifestExporter } from '../manifests/manifest-export.ts';
@@ -59,6 +59,8 @@ export interface ObjectServicesDeps {
   plans: PlanService;
   policy: () => PolicyEvaluator;
   approvals: ExactExecutorDeps['approvals'];
+  /** Executes stored AI work units (the AI gateway), for the one execute entry point. */
+  aiUnits?: AiUnitExecutor;
   /** The environment svc runs with (AWS credentials for the S3 chunk backend); default `process.env`. */
   env?: Record<string, string | undefined>;
 }
@@ -112,7 +114,7 @@ export async function createObjectServices(deps: ObjectServicesDeps): Promise<Ob
     },
     manifests,
     exporter: new ManifestExporter({ manifests: store.manifests, ledgerRepo: store.ledger, ledger: deps.ledger, chunks, tenants: deps.tenants }),
-    execute: new ExecuteService({ workUnits: deps.workUnits, plans: deps.plans, executor }),
+    execute: new ExecuteService({ workUnits: deps.workUnits, plans: deps.plans, executor, ai: deps.aiUnits }),
     executor,
     gateway,
     multipart: new MultipartService({

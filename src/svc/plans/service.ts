@@ -137,7 +137,7 @@ export class PlanService {
  * An inline body is a work unit create body, optionally with plan options
  * `mode`, `namespace`, `transforms` alongside (they are not stored on the work unit).
  */
-function splitInline(body: unknown): { options: PlanOptions; workUnitBody: Record<string, unknown> } {
+export function splitInline(body: unknown): { options: PlanOptions; workUnitBody: Record<string, unknown> } {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new SvcError('invalid_work_unit', 'the request body must be a JSON object');
   const { mode, namespace, transforms, ...rest } = body as Record<string, unknown>;
   const options = validate(PlanOptions, Object.fromEntries(Object.entries({ mode, namespace, transforms }).filter(([, v]) => v !== undefined)));

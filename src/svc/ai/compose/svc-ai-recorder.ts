@@ -91,7 +91,9 @@ export class SvcAiRecorder implements AiRecorder {
     const common = { tenant: m.tenant, actor: ctx.principal.actor, work_unit_id: m.work_unit_id, policy_bundle_id: m.policy_bundle_id, trace_id: m.trace_id };
     await this.#ledger.commit({
       write: async (tx) => {
-        await new WorkUnitRepository(tx).insert(wu);
+        // A stored unit being executed exists already: it moves to executed/failed and points at its plan and manifest.
+        if (s.stored) await new WorkUnitRepository(tx).update(wu.id, { state: wu.state, last_plan_id: s.plan.plan_id, manifest_id: m.manifest_id });
+        else await new WorkUnitRepository(tx).insert(wu);
         await new PlanRepository(tx).insert(plan, actor);
         await new AiManifestRepository(tx).insert(m);
       },

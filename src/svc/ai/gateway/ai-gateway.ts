@@ -47,7 +47,7 @@ import { type AnyAiRequest, type ApiProfile, chatProfile, completionProfile, emb
 import { type AnswerCheck, type AnswerVerification, verifyAnswer } from './answer-verification.ts';
 import { buildAiPlan, type ReducerGate } from './ai-plan.ts';
 import { rolloutRecord, UNRESTRICTED_ROLLOUT } from './ai-rollout.ts';
-import { type AiRequestContext, type AiRecorder, type AiRollout, type AiSpans, type AiTelemetry, noSpans, noTelemetry, STORED_WORK_UNIT_KIND } from './ports.ts';
+import { type AiRequestContext, type AiRecorder, type AiRollout, type AiSpans, type AiTelemetry, type StoredAiWorkUnit, noSpans, noTelemetry, STORED_WORK_UNIT_KIND } from './ports.ts';
 import { gateReducer } from './reducer-gates.ts';
 import { RequestRun } from './request-run.ts';
 
@@ -88,6 +88,13 @@ export interface AiGatewayDeps {
 export interface AiCallOptions {
   /** Add the `svc` object to the response body (the request had an `svc` extension or `X-SVC-Metadata: true`). */
   wantsMetadata: boolean;
+  /**
+   * Execute this stored work unit (`POST /v1/work-units/{id}/execute`)
+   * instead of creating one: its id, tenant and logical reference are used,
+   * and it is updated when the request is recorded. The caller has checked
+   * that the principal may see and execute it.
+   */
+  workUnit?: StoredAiWorkUnit;
 }
 
 /** What headers and the `svc` object report. Fields settle as the request runs; streams finish them at the end. */
@@ -106,6 +113,8 @@ export interface AiResponseMeta {
   fallback_reason: string | null;
   verifier: string | null;
   tokens_avoided: number;
+  /** SHA-256 of the canonical answer served (the compute manifest's `result.output_sha256`); null until there is one. */
+  output_sha256: string | null;
 }
 
 export type AiResult = { kind: 'json'; body: unknown; meta: AiResponseMeta } | { kind: 'stream'; frames: AsyncIterable<SseFrame>; meta: AiResponseMeta };
@@ -169,10 +178,12 @@ export class AiGateway {
   async #handle(profile: ApiProfile, ctx: AiRequestContext, request: AnyAiRequest, options: AiCallOptions): Promise<AiResult> {
     requirePermission(ctx.principal, 'work_units:write');
     const ext: SvcExtension = request.svc ?? {};
-    const tenant = await this.#tenant(ctx, ext.tenant);
+    const stored = options.workUnit;
+    const tenant = stored ? stored.tenant : await this.#tenant(ctx, ext.tenant);
     const bundle = this.#d.policy.activeBundle();
     const streamRequested = profile.streamable && (request as { stream?: boolean | null }).stream === true;
-    const run = new RequestRun({ kind: profile.kind, tenant, traceId: ctx.traceId, actor: ctx.principal.actor, policyBundleId: bundle.id, requestedModel: request.model, streamRequested });
+    const run = new RequestRun({ kind: profile.kind, tenant, traceId: ctx.traceId, actor: ctx.principal.actor, policyBundleId: bundle.id, requestedModel: request.model, streamRequested, workUnitId: stored?.id });
+    run.stored = stored;
     run.contract = ext.contract ?? EXACT_BYTES_CONTRACT;
     run.mode = ext.mode ?? 'enforce';
     this.#d.telemetry.count('svc_work_units_total', 1, { kind: profile.kind });
@@ -280,12 +291,13 @@ export class AiGateway {
       risk: ext.risk ?? 'low',
     });
     const begun = this.#d.recorder.begin(ctx, {
+      ...(run.stored ? { stored: true } : {}),
       work_unit_id: run.work_unit_id,
       manifest_id: run.manifest_id,
       tenant: run.tenant,
       namespace: ext.namespace ?? null,
       kind: profile.kind,
-      logical_ref: `ai://${profile.keyRoute}/${encodeURIComponent(request.model)}`,
+      logical_ref: run.stored?.logical_ref ?? `ai://${profile.keyRoute}/${encodeURIComponent(request.model)}`,
       contract: run.contract,
       mode: run.mode,
       policy_bundle: this.#d.policy.activeBundle(),
@@ -697,6 +709,7 @@ export class AiGateway {
       fallback_reason: run.fallbackReason,
       verifier: run.verifier,
       tokens_avoided: run.tokensAvoided,
+      output_sha256: run.outputSha256,
     };
   }
 
@@ -819,12 +832,13 @@ function semanticQueryFor(profile: ApiProfile, request: AnyAiRequest, ext: SvcEx
 
 function minimalStart(run: RequestRun, bundle: ReturnType<PolicyEvaluator['activeBundle']>) {
   return {
+    ...(run.stored ? { stored: true } : {}),
     work_unit_id: run.work_unit_id,
     manifest_id: run.manifest_id,
     tenant: run.tenant,
     namespace: null,
     kind: run.kind,
-    logical_ref: `ai://${run.kind}/${encodeURIComponent(run.requestedModel)}`,
+    logical_ref: run.stored?.logical_ref ?? `ai://${run.kind}/${encodeURIComponent(run.requestedModel)}`,
     contract: run.contract,
     mode: run.mode,
     policy_bundle: bundle,

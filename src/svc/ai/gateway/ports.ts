@@ -65,8 +65,22 @@ export interface AiPlan {
   rollout: AiRolloutRecord | null;
 }
 
+/**
+ * A stored work unit (`prompt_request`, `completion_request`,
+ * `embedding_request`) the gateway executes instead of creating one: its
+ * id, tenant and logical reference are kept, and the recorder updates it
+ * rather than inserting a new one.
+ */
+export interface StoredAiWorkUnit {
+  id: string;
+  tenant: string;
+  logical_ref: string;
+}
+
 /** Written before the upstream call: the work unit and its persisted plan (`plan.created`). */
 export interface AiWorkUnitStart {
+  /** True when the work unit already exists (a stored unit being executed): update it, do not insert. */
+  stored?: boolean;
   work_unit_id: string;
   manifest_id: string;
   tenant: string;

@@ -8,10 +8,10 @@ import { canonicalSha256 } from '../../../core/hashing.ts';
 import { newId } from '../../../core/ids.ts';
 import type { RouteDecision } from '../routing/route-selector.ts';
 import type { Usage } from '../schemas/openai-shapes.ts';
-import type { AiCacheStatus, AiComputeManifest, AiPlan, AiRolloutRecord, AiWorkUnitKind } from './ports.ts';
+import type { AiCacheStatus, AiComputeManifest, AiPlan, AiRolloutRecord, AiWorkUnitKind, StoredAiWorkUnit } from './ports.ts';
 
 export class RequestRun {
-  readonly work_unit_id = newId('wu');
+  readonly work_unit_id: string;
   readonly manifest_id = newId('mf');
   readonly plan_id = newId('pl');
   readonly startedAt = performance.now();
@@ -25,6 +25,8 @@ export class RequestRun {
 
   contract: AiPlan['contract'] = 'exact_bytes';
   mode: AiPlan['mode'] = 'enforce';
+  /** The stored work unit being executed, when the request is one (`POST /v1/work-units/{id}/execute`). */
+  stored: StoredAiWorkUnit | undefined;
   /** The rollout decision the request runs under (set before routing). */
   rollout: AiRolloutRecord | null = null;
   route: RouteDecision | undefined;
@@ -53,7 +55,9 @@ export class RequestRun {
   /** Cache stores of the answer, started before the records are committed and awaited with them (never rejects). */
   cacheWrites: Promise<void> | undefined;
 
-  constructor(init: { kind: AiWorkUnitKind; tenant: string; traceId: string; actor: string; policyBundleId: string; requestedModel: string; streamRequested: boolean }) {
+  constructor(init: { kind: AiWorkUnitKind; tenant: string; traceId: string; actor: string; policyBundleId: string; requestedModel: string; streamRequested: boolean; workUnitId?: string | undefined }) {
+    // A stored work unit being executed keeps its id; a gateway request gets a new one.
+    this.work_unit_id = init.workUnitId ?? newId('wu');
     this.kind = init.kind;
     this.tenant = init.tenant;
     this.traceId = init.traceId;

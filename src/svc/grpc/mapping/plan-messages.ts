@@ -2,9 +2,11 @@
 import type { ExecuteResult as ExecuteResultMessage } from '../generated/svc/v1/ExecuteResult.ts';
 import type { Plan as PlanMessage } from '../generated/svc/v1/Plan.ts';
 import type { ExecuteResult } from '../../exact-bytes/exact-executor.ts';
+import type { AiExecuteResult } from '../../exact-bytes/execute-service.ts';
 import type { Plan } from '../../plans/plan.ts';
 import { actionClassCodec, contractCodec, modeCodec, riskCodec, workUnitKindCodec } from './enums.ts';
 import { optional } from './rest-body.ts';
+import { toStruct } from './struct.ts';
 
 export function toPlanMessage(plan: Plan): PlanMessage {
   return {
@@ -30,7 +32,21 @@ export function toPlanMessage(plan: Plan): PlanMessage {
   };
 }
 
-export function toExecuteResultMessage(r: ExecuteResult): ExecuteResultMessage {
+export function toExecuteResultMessage(r: ExecuteResult | AiExecuteResult): ExecuteResultMessage {
+  if ('cache' in r.details) {
+    const ai = r as AiExecuteResult;
+    return {
+      work_unit_id: ai.work_unit_id,
+      manifest_id: ai.manifest_id,
+      accepted: ai.accepted,
+      mode: modeCodec.fromWord(ai.mode),
+      contract: contractCodec.fromWord(ai.contract),
+      plan_id: ai.plan_id,
+      policy_bundle_id: ai.policy_bundle_id,
+      output: { sha256: ai.output.sha256, response: toStruct(ai.output.response as Record<string, unknown>) },
+      details: { ...ai.details, route: optional(ai.details.route), verifier: optional(ai.details.verifier) },
+    };
+  }
   return {
     work_unit_id: r.work_unit_id,
     manifest_id: r.manifest_id,

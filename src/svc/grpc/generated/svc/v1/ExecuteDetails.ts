@@ -14,6 +14,31 @@ export interface ExecuteDetails {
    * What enforce mode would have stored (equals bytes_stored in enforce).
    */
   'would_store_bytes'?: (number | string | Long);
+  /**
+   * AI work units: the cache result (miss, exact_hit, semantic_hit, …).
+   */
+  'cache'?: (string);
+  /**
+   * AI work units: the route that served the answer (<provider>/<model>).
+   */
+  'route'?: (string);
+  /**
+   * AI work units: whether the fallback route served the answer.
+   */
+  'fallback_used'?: (boolean);
+  /**
+   * AI work units: name@version of the verifier that ran.
+   */
+  'verifier'?: (string);
+  /**
+   * AI work units: tokens the provider did not have to process (cache hit).
+   */
+  'tokens_avoided'?: (number | string | Long);
+  '_cache'?: "cache";
+  '_route'?: "route";
+  '_fallback_used'?: "fallback_used";
+  '_verifier'?: "verifier";
+  '_tokens_avoided'?: "tokens_avoided";
 }
 
 export interface ExecuteDetails__Output {
@@ -27,4 +52,24 @@ export interface ExecuteDetails__Output {
    * What enforce mode would have stored (equals bytes_stored in enforce).
    */
   'would_store_bytes'?: (number);
+  /**
+   * AI work units: the cache result (miss, exact_hit, semantic_hit, …).
+   */
+  'cache'?: (string);
+  /**
+   * AI work units: the route that served the answer (<provider>/<model>).
+   */
+  'route'?: (string);
+  /**
+   * AI work units: whether the fallback route served the answer.
+   */
+  'fallback_used'?: (boolean);
+  /**
+   * AI work units: name@version of the verifier that ran.
+   */
+  'verifier'?: (string);
+  /**
+   * AI work units: tokens the provider did not have to process (cache hit).
+   */
+  'tokens_avoided'?: (number);
 }

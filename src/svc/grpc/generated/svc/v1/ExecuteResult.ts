@@ -7,7 +7,7 @@ import type { ExecuteOutput as _svc_v1_ExecuteOutput, ExecuteOutput__Output as _
 import type { ExecuteDetails as _svc_v1_ExecuteDetails, ExecuteDetails__Output as _svc_v1_ExecuteDetails__Output } from '../../svc/v1/ExecuteDetails.ts';
 
 /**
- * The outcome of an exact-bytes execution (REST execute result).
+ * The outcome of an execution (REST execute result): exact bytes, or an AI work unit through the gateway.
  */
 export interface ExecuteResult {
   'work_unit_id'?: (string);
@@ -22,7 +22,7 @@ export interface ExecuteResult {
 }
 
 /**
- * The outcome of an exact-bytes execution (REST execute result).
+ * The outcome of an execution (REST execute result): exact bytes, or an AI work unit through the gateway.
  */
 export interface ExecuteResult__Output {
   'work_unit_id'?: (string);
