@@ -149,6 +149,7 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     switchboard,
     policy,
     objects: objects.gateway,
+    exporter: objects.exporter,
   });
   return {
     config,

@@ -64,13 +64,20 @@ for (const engine of engines()) {
       assert.equal(clear.json.removed, 1);
     });
 
-    test('approvals issue and revoke', async () => {
+    test('approvals issue, redeem and revoke', async () => {
       const created = (await (await s.http.call('POST', '/v1/work-units', { key: KEYS.acmeWriter, body: { kind: 'byte_object', logical_ref: 's3://ops/approved', payload: { _svc_encoding: 'base64', data: 'AA==' } } })).json()) as Json;
       const issued = await mutate('/v1/approvals', KEYS.approver, { tenant: 'acme', contract: 'semantic', work_unit_id: created.work_unit_id }, 'approval_issue', 'acme', 201);
       assert.ok(issued.json.token && issued.json.approval.id);
       assert.equal(issued.json.approval.work_unit_id, created.work_unit_id, 'the approved work unit is still the one asked for');
       const wu = (await (await s.http.call('GET', `/v1/work-units/${issued.json.work_unit_id}`)).json()) as Json;
       assert.equal(JSON.stringify(wu).includes(issued.json.token), false, 'the token is never stored in the work unit');
+      const redeemed = await s.http.call('POST', '/v1/approvals/redeem', { key: KEYS.acmeWriter, body: { contract: 'semantic', work_unit_id: created.work_unit_id }, headers: { 'X-SVC-Approval': issued.json.token } });
+      const redeemedBody = (await redeemed.json()) as Json;
+      assert.equal(redeemed.status, 200, JSON.stringify(redeemedBody));
+      assert.equal(redeemedBody.approved, true);
+      assert.equal(redeemed.headers.get('x-svc-work-unit-id'), redeemedBody.work_unit_id);
+      const redeemUnit = (await (await s.http.call('GET', `/v1/work-units/${redeemedBody.work_unit_id}`)).json()) as Json;
+      assert.deepEqual([redeemUnit.kind, redeemUnit.state], ['approval_redeem', 'executed']);
       await mutate(`/v1/approvals/${issued.json.approval.id}/revoke`, KEYS.approver, {}, 'approval_revoke', 'acme');
     });
 
@@ -95,6 +102,12 @@ for (const engine of engines()) {
       const listed = (await (await s.http.call('GET', '/v1/work-units?tenant=acme&kind=object_delete')).json()) as Json;
       assert.deepEqual(listed.work_units.map((w: Json) => w.work_unit_id), [del.json.work_unit_id, grpcDel.work_unit_id]);
       assert.deepEqual(listed.work_units.map((w: Json) => w.logical_ref), ['s3://scratch/a.txt', 's3://scratch/b.txt']);
+    });
+
+    test('manifest import (an export read back: every manifest skipped) is a work unit too', async () => {
+      const doc = await (await s.http.call('POST', '/v1/manifests/export', { key: ADMIN_KEY, body: { tenant: 'acme' } })).json();
+      const imported = await mutate('/v1/manifests/import', ADMIN_KEY, doc, 'manifest_import', 'default');
+      assert.equal(imported.json.manifests_imported, 0);
     });
 
     test('gRPC CacheService.Store returns the work unit id, a stored unit of kind cache_store', async () => {

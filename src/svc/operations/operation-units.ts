@@ -28,9 +28,11 @@ export const OPERATION_KINDS = [
   'semantic_cache_clear',
   'approval_issue',
   'approval_revoke',
+  'approval_redeem',
   'switch_change',
   'policy_publish',
   'policy_reload',
+  'manifest_import',
 ] as const;
 export type OperationKind = (typeof OPERATION_KINDS)[number];
 

@@ -11,6 +11,7 @@ import type { SemanticCache } from '../cache/semantic/semantic-cache.ts';
 import { resolveTenant } from '../auth/principal.ts';
 import type { RequestContext } from '../context.ts';
 import { SvcError } from '../errors.ts';
+import type { ManifestExporter } from '../manifests/manifest-export.ts';
 import type { ObjectGateway } from '../objects/object-gateway.ts';
 import type { PolicyService } from '../policy/policy-service.ts';
 import type { Switchboard } from '../rollout/switchboard.ts';
@@ -25,6 +26,7 @@ export interface TrackedOperationsDeps {
   switchboard: Switchboard;
   policy: PolicyService;
   objects: ObjectGateway;
+  exporter: ManifestExporter;
 }
 
 export class TrackedOperations {
@@ -89,6 +91,15 @@ export class TrackedOperations {
     }));
   }
 
+  /** `POST /v1/approvals/redeem`: checks the presented approval for a scope and consumes it if single-use. */
+  approvalRedeem(ctx: RequestContext, body: unknown, token: string | undefined) {
+    return this.#d.units.run(ctx, 'approval_redeem', async () => ({ approved: true as const, approval: await this.#d.approvals.redeem(ctx, body, token) }), (r) => ({
+      tenant: r.approval.tenant,
+      logical_ref: `svc://approvals/${r.approval.id}`,
+      metadata: { approval_id: r.approval.id, single_use: String(r.approval.single_use) },
+    }));
+  }
+
   /** `POST /v1/admin/switches`. */
   switchChange(ctx: RequestContext, body: unknown) {
     return this.#d.units.run(ctx, 'switch_change', () => this.#d.switchboard.apply(ctx, body), (r) => {
@@ -104,6 +115,15 @@ export class TrackedOperations {
       tenant: resolveTenant(ctx.principal, undefined),
       logical_ref: `svc://policies/bundles/${name}`,
       metadata: { bundle_id: r.bundle.id, version: String(r.bundle.version), created: String(r.created) },
+    }));
+  }
+
+  /** `POST /v1/manifests/import`: manifests (and chunks) of an export document. */
+  manifestImport(ctx: RequestContext, body: unknown) {
+    return this.#d.units.run(ctx, 'manifest_import', () => this.#d.exporter.import(ctx, body), (r) => ({
+      tenant: resolveTenant(ctx.principal, undefined),
+      logical_ref: 'svc://manifests/import',
+      metadata: { manifests_imported: String(r.manifests_imported), manifests_skipped: String(r.manifests_skipped), chunks_written: String(r.chunks_written) },
     }));
   }
 

@@ -53,8 +53,9 @@ export async function approvalRoutes(server: FastifyInstance, app: SvcApp): Prom
     return revoked;
   });
 
-  server.post('/v1/approvals/redeem', { ...doc, schema: { tags: ['approvals'], summary: 'Check (and consume, if single-use) the approval in X-SVC-Approval for a scope', body: RedeemApprovalRequest } }, async (request) => {
-    const approval = await app.approvals.redeem(ctx(request), request.body, headerValue(request.headers[APPROVAL_HEADER]));
-    return { approved: true, approval };
+  server.post('/v1/approvals/redeem', { ...doc, schema: { tags: ['approvals'], summary: 'Check (and consume, if single-use) the approval in X-SVC-Approval for a scope', body: RedeemApprovalRequest } }, async (request, reply) => {
+    const redeemed = await app.operations.approvalRedeem(ctx(request), request.body, headerValue(request.headers[APPROVAL_HEADER]));
+    setWorkUnitHeaders(reply, { workUnitId: redeemed.work_unit_id });
+    return redeemed;
   });
 }

@@ -74,7 +74,9 @@ export async function manifestRoutes(server: FastifyInstance, app: SvcApp): Prom
     return app.objects.exporter.export(ctx(request), request.body ?? {});
   });
 
-  server.post('/v1/manifests/import', { bodyLimit: IMPORT_BODY_LIMIT, schema: { tags: ['manifests'], summary: 'Import an export (manifests and chunks); existing manifests are skipped' } }, async (request) => {
-    return app.objects.exporter.import(ctx(request), request.body);
+  server.post('/v1/manifests/import', { bodyLimit: IMPORT_BODY_LIMIT, schema: { tags: ['manifests'], summary: 'Import an export (manifests and chunks); existing manifests are skipped' } }, async (request, reply) => {
+    const report = await app.operations.manifestImport(ctx(request), request.body);
+    setWorkUnitHeaders(reply, { workUnitId: report.work_unit_id });
+    return report;
   });
 }
