@@ -1,0 +1,26 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { SvcError } from '../errors.ts';
+import { decodeContinuationToken, encodeContinuationToken, normaliseTimestamp } from './work-unit-list.ts';
+
+const ID = 'wu_01jaaaaaaaaaaaaaaaaaaaaaaa';
+
+test('a continuation token round-trips the last id and is opaque', () => {
+  const token = encodeContinuationToken(ID);
+  assert.match(token, /^[A-Za-z0-9_-]+$/);
+  assert.equal(token.includes(ID), false);
+  assert.equal(decodeContinuationToken(token), ID);
+});
+
+test('tokens this service did not issue are invalid_request, never an empty page', () => {
+  const bad = ['garbage', 'a b', Buffer.from('wul1:not-an-id').toString('base64url'), Buffer.from(`other:${ID}`).toString('base64url'), '%%%'];
+  for (const token of bad) {
+    assert.throws(() => decodeContinuationToken(token), (e: SvcError) => e.code === 'invalid_request' && e.details?.['param'] === 'continuation_token', token);
+  }
+});
+
+test('timestamps with a zone are normalised to UTC ISO for comparison with created_at', () => {
+  assert.equal(normaliseTimestamp('2026-11-24T13:00:00+01:00', 'from'), '2026-11-24T12:00:00.000Z');
+  assert.equal(normaliseTimestamp('2026-11-24T12:00Z', 'to'), '2026-11-24T12:00:00.000Z');
+  assert.throws(() => normaliseTimestamp('2026-13-45T99:00:00Z', 'from'), (e: SvcError) => e.code === 'invalid_request');
+});
