@@ -1,13 +1,13 @@
 /** Operation work units on a real (SQLite) store: recorded on success, on a failure only when events name them. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { makePrincipal } from '../auth/principal.ts';
-import { TenantGuard } from '../auth/tenant-guard.ts';
-import { SvcError } from '../errors.ts';
-import { LedgerAppender } from '../ledger/appender.ts';
-import { WorkUnitService } from '../work-units/service.ts';
-import { useStore } from '../../../test/helpers/store-fixture.ts';
-import { OperationUnits } from './operation-units.ts';
+import { makePrincipal } from '../../src/svc/auth/principal.ts';
+import { TenantGuard } from '../../src/svc/auth/tenant-guard.ts';
+import { SvcError } from '../../src/svc/errors.ts';
+import { LedgerAppender } from '../../src/svc/ledger/appender.ts';
+import { WorkUnitService } from '../../src/svc/work-units/service.ts';
+import { useStore } from '../helpers/store-fixture.ts';
+import { OperationUnits } from '../../src/svc/operations/operation-units.ts';
 
 describe('OperationUnits', () => {
   const fixture = useStore('sqlite');
