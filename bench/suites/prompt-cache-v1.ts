@@ -101,15 +101,18 @@ export default async function run(): Promise<BenchReport> {
       if (hit) f.hits++;
       perFamily.set(c.family, f);
     }
-    // Direct cross-tenant lookups of a known key: must be refused, never served.
+    // Direct cross-tenant lookups of a known key, in globex's own namespace (keys are per tenant:
+    // docs/decisions/015) and naming acme outright: never served; naming acme is refused.
     let crossTenantDenied = 0;
     const attempts = 10;
     for (let i = 0; i < attempts; i++) {
       const key = exactCacheKey({ tenant: 'acme', route: 'bench', model: 'x', request: { i } });
       await h.exactCache.store(h.ctx('acme'), { key, value: { text: `answer ${i}` }, verification: { type: 'non_empty_text' } });
+      const own = await h.exactCache.lookup(h.ctx('globex'), { key });
+      if (own.hit) crossTenantHits++;
       try {
-        const r = await h.exactCache.lookup(h.ctx('globex'), { key });
-        if (r.hit) crossTenantHits++;
+        const named = await h.exactCache.lookup(h.ctx('globex'), { key, tenant: 'acme' });
+        if (named.hit) crossTenantHits++;
       } catch (err) {
         if (err instanceof SvcError && err.code === 'cache_permission_denied') crossTenantDenied++;
       }
