@@ -24,6 +24,7 @@ import { CorpusIndex } from './retrieval/corpus-index.ts';
 import { EvidenceSearch } from './retrieval/evidence-search.ts';
 import { allocate } from './royalty/allocation.ts';
 import type { AttributeInput, AttributionEngine, AttributionEngineOptions } from './types.ts';
+import { normalizeAnswerText } from './text/normalize.ts';
 import { validateAttributeInput } from './validate-input.ts';
 import { WarrantReader } from './warrant/warrant-profile.ts';
 
@@ -42,7 +43,8 @@ export function createAttributionEngine(corpus: Corpus, options: AttributionEngi
 
   const attribute = (input: AttributeInput): AttributionResponse => {
     const revenue = validateAttributeInput(input);
-    const answer = input.output ?? buildDemoAnswer(index, input.prompt);
+    // Every rule reads the normal form, and it is also what is displayed (docs/decisions/105).
+    const answer = normalizeAnswerText(input.output ?? buildDemoAnswer(index, input.prompt));
     const origin = input.context.provider ? 'provider' : input.output !== undefined ? 'caller' : 'demo';
     const units = claimUnits(answer);
     const warrants = new WarrantReader();

@@ -4,7 +4,8 @@
  */
 import { findCitationMarkers, type CitationMarker } from '../engine/text/citation-markers.ts';
 import { findLinkUris } from '../engine/text/links.ts';
-import { MODEL_RELIANCE_PATTERNS, TEMPORAL_MARKERS } from '../engine/warrant/lexicon.ts';
+import { TEMPORAL_MARKERS } from '../engine/warrant/lexicon.ts';
+import { MODEL_RELIANCE_PATTERNS } from './model-reliance-phrases.ts';
 
 export interface AnswerScan {
   citationMarkers: CitationMarker[];
@@ -22,6 +23,6 @@ export function scanAnswer(answerText: string): AnswerScan {
     citationMarkers: findCitationMarkers(answerText),
     linkUris: findLinkUris(answerText),
     temporalMarkers: uniqueLower([...answerText.matchAll(new RegExp(TEMPORAL_MARKERS.source, 'gi'))].map((m) => m[0])),
-    modelRelianceMarkers: uniqueLower(MODEL_RELIANCE_PATTERNS.flatMap((re) => [...answerText.matchAll(new RegExp(re.source, 'gi'))].map((m) => m[0]))),
+    modelRelianceMarkers: uniqueLower(MODEL_RELIANCE_PATTERNS.flatMap((re) => [...answerText.matchAll(re)].map((m) => m[0]))),
   };
 }

@@ -37,6 +37,7 @@ export const AUDIT_ERROR_RULES = {
   temporal_claim_without_freshness: 8,
   claim_units_mismatch: 9,
   no_claim_units: 9,
+  answer_not_normalized: 9,
   model_reliance_claim: 10,
   claim_evidence_row_missing: 11,
   claim_evidence_row_not_rendered: 11,

@@ -5,6 +5,7 @@
  * citations and are skipped, as are brackets that hold anything else
  * (`[note]`) and the text part of Markdown links (`[text](url)`).
  */
+import { foldDigits } from './normalize.ts';
 
 export interface CitationMarker {
   /** The marker exactly as written, e.g. `[Source: 2]`. */
@@ -25,7 +26,9 @@ function isYear(part: string): boolean {
 }
 
 /** Parses the inside of a bracket; undefined when it is not a citation. */
-function parseInner(inner: string): { labels: string[]; expandable: boolean; allYears: boolean } | undefined {
+function parseInner(rawInner: string): { labels: string[]; expandable: boolean; allYears: boolean } | undefined {
+  // Digits of any script count ("[٩]" is marker 9): the answer is NFKC already, this folds the rest.
+  const inner = foldDigits(rawInner);
   const parts = inner.split(/[,;]/).map((p) => p.trim());
   if (parts.some((p) => p === '')) return undefined;
   const labels: string[] = [];
@@ -91,7 +94,7 @@ export function stripCitationMarkers(text: string): string {
 }
 
 /** Bracketed four-digit years (`[2021]`): not citations, and not claim content either. */
-const BRACKETED_YEAR = /\[\s*\d{4}(?:\s*[,;]\s*\d{4})*\s*\]/g;
+const BRACKETED_YEAR = /\[\s*\p{Nd}{4}(?:\s*[,;]\s*\p{Nd}{4})*\s*\]/gu;
 
 /** Text without citation markers and bracketed years: what a claim actually asserts. */
 export function stripCitationNoise(text: string): string {

@@ -6,7 +6,7 @@
  */
 import type { WarrantProfile } from '../../schemas/attribution-response.ts';
 import {
-  APPROXIMATE, BOUNDED, CAUSAL, CERTAIN, CORRELATIONAL, GENERAL, PARTICULAR, POSSIBLE, PROBABLE, TEMPORAL_MARKERS, UNIVERSAL,
+  APPROXIMATE, BOUNDED, CAUSAL, CERTAIN, CORRELATIONAL, CORRELATIONAL_PHRASE, EFFECT_VERB, GENERAL, PARTICULAR, POSSIBLE, PROBABLE, TEMPORAL_MARKERS, UNIVERSAL,
 } from './lexicon.ts';
 import { numberMentions, type NumberMentions } from './numbers.ts';
 import { stripCitationNoise } from '../text/citation-markers.ts';
@@ -33,7 +33,7 @@ export function readWarrant(rawText: string): WarrantReading {
   const nums = numberMentions(text);
   return {
     profile: {
-      relation: CAUSAL.test(t) ? 'causal' : CORRELATIONAL.test(t) ? 'correlational' : 'descriptive',
+      relation: relation(t),
       modality: CERTAIN.test(t) ? 'certain' : POSSIBLE.test(t) ? 'possible' : PROBABLE.test(t) ? 'probable' : 'asserted',
       scope: UNIVERSAL.test(t) ? 'universal' : GENERAL.test(t) ? 'general' : PARTICULAR.test(t) ? 'particular' : 'unspecified',
       temporal: TEMPORAL_MARKER.test(t) ? 'present_relative' : nums.years.length > 0 ? 'dated' : 'atemporal',
@@ -41,6 +41,18 @@ export function readWarrant(rawText: string): WarrantReading {
     },
     numbers: nums,
   };
+}
+
+/**
+ * Causal when a causal cue stands outside every correlational phrase:
+ * "are associated with lower temperatures" is correlational, "lower
+ * temperatures" as a verb phrase ("trees lower temperatures") is causal.
+ */
+function relation(t: string): WarrantProfile['relation'] {
+  const correlational = CORRELATIONAL.test(t);
+  const rest = correlational ? t.replace(CORRELATIONAL_PHRASE, ' ') : t;
+  if (CAUSAL.test(rest) || EFFECT_VERB.test(rest)) return 'causal';
+  return correlational ? 'correlational' : 'descriptive';
 }
 
 export function warrantProfile(rawText: string): WarrantProfile {

@@ -2,6 +2,7 @@
  * Rules that read the answer text: 1 (citation markers), 2 (links),
  * 8 (temporal wording), 9 (claim units) and 10 (model reliance).
  */
+import { isNormalizedAnswerText } from '../../engine/text/normalize.ts';
 import type { Findings, RuleContext } from './rule-context.ts';
 import type { RowFacts } from './source-row-checks.ts';
 
@@ -75,6 +76,11 @@ export function claimCoverageRule(ctx: RuleContext, f: Findings) {
   const uncovered = unitHashes.filter((h) => !rowHashes.includes(h));
   const extra = rowHashes.filter((h) => !unitHashes.includes(h));
   const sameSequence = rowHashes.length === unitHashes.length && rowHashes.every((h, i) => h === unitHashes[i]);
+  // The engine attributes the normal form of an answer (NFKC, no bidi or zero-width controls); a text
+  // that is not in it was not what the rules read, or hides something from the reader.
+  if (ctx.answer && !isNormalizedAnswerText(ctx.answer.text)) {
+    f.add('answer_not_normalized', 'the answer text holds invisible controls or is not in Unicode normal form NFKC');
+  }
   if (ctx.answer && units.length === 0) f.add('no_claim_units', 'the answer has no claim units to attribute');
   if (ctx.answer && !sameSequence) {
     f.add('claim_units_mismatch', `answer claim units and footer claim rows differ (${uncovered.length} uncovered, ${extra.length} extra)`);
