@@ -10,9 +10,7 @@ import { textHash } from '../../footer/footer-hashes.ts';
 import { claimPreview, type ClaimUnit } from '../claims/claim-units.ts';
 import type { ClaimEvidence, EvidenceSearch, EvidenceWindow } from '../retrieval/evidence-search.ts';
 import { confidenceLabel, PARTIAL_SUPPORT_FLOOR, supportStatus } from '../support-labels.ts';
-import { stripCitationNoise } from '../text/citation-markers.ts';
-import { stripLinks } from '../text/links.ts';
-import { contentTokens } from '../text/tokenizer.ts';
+import { readClaim } from '../support/claim-reading.ts';
 import { forceFlags, mismatchFlags, type WarrantReader } from '../warrant/warrant-profile.ts';
 
 export interface LabelledSource {
@@ -39,7 +37,7 @@ export interface AnalysedClaims {
 /** `warrants` reads claim and evidence texts; the caller hands the same reader to the display rules. */
 export function analyseClaims(units: readonly ClaimUnit[], search: EvidenceSearch, minSupportScore: number, warrants: WarrantReader): AnalysedClaims {
   const claims: ClaimAnalysis[] = units.map((unit) => {
-    const evidence = search.search(unit.text, contentTokens(stripLinks(stripCitationNoise(unit.text))));
+    const evidence = search.search(readClaim(unit.text));
     const used = evidence.primary && evidence.primary.support >= PARTIAL_SUPPORT_FLOOR ? evidence.primary : undefined;
     return { unit, evidence, used };
   });

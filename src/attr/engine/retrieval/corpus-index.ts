@@ -53,9 +53,11 @@ export class CorpusIndex {
   readonly #termIds = new Map<string, number>();
   readonly #terms = new Map<string, IndexedTerm>();
   readonly #unknownTerm: IndexedTerm;
+  readonly #titleTerms: ReadonlySet<string>[];
 
   constructor(corpus: Corpus) {
     const chunks: IndexedChunk[] = [];
+    this.#titleTerms = corpus.sources.map((s) => new Set(contentTokens(s.title)));
     const docs: string[][] = [];
     const sentenceTerms: number[] = [];
     const termStarts: number[] = [];
@@ -90,6 +92,11 @@ export class CorpusIndex {
     for (const [term, postings] of this.#bm25.terms()) this.#terms.set(term, { id: this.#termIds.get(term) ?? -1, idf: postings.idf, postings });
     for (const [term, id] of this.#termIds) if (!this.#terms.has(term)) this.#terms.set(term, { id, idf: this.#bm25.idf(term), postings: undefined });
     this.#unknownTerm = { id: -1, idf: this.#bm25.unseenIdf, postings: undefined };
+  }
+
+  /** Content tokens of a source's title (names a page is about are often only in its title). */
+  titleTerms(sourceIndex: number): ReadonlySet<string> {
+    return this.#titleTerms[sourceIndex]!;
   }
 
   /** A term's id, IDF and postings in one lookup. */

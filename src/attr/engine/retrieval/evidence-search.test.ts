@@ -5,6 +5,7 @@ import { sealCorpusText } from '../../corpus/seal-corpus.ts';
 import { contentTokens } from '../text/tokenizer.ts';
 import { CorpusIndex } from './corpus-index.ts';
 import { EvidenceSearch, round4 } from './evidence-search.ts';
+import { readClaim } from '../support/claim-reading.ts';
 
 function index(chunks: Record<string, string[]>): CorpusIndex {
   const lines = Object.entries(chunks).map(([id, texts]) =>
@@ -39,7 +40,7 @@ test('the evidence window is the sentence with the highest IDF-weighted recall o
     ...FILLER,
   });
   const claim = 'Western honeybees forage within 3 kilometres of their hive.';
-  const found = new EvidenceSearch(idx, 8).search(claim, contentTokens(claim));
+  const found = new EvidenceSearch(idx, 8).search(readClaim(claim));
   assert.equal(found.primary?.text, 'Western honeybees forage within 3 kilometres of the hive.');
   assert.equal(found.primary?.support, round4(recall(idx, claim, found.primary!.text)));
   assert.equal(found.primary?.textMatch, round4(jaccard(claim, found.primary!.text)));
@@ -48,7 +49,7 @@ test('the evidence window is the sentence with the highest IDF-weighted recall o
 test('two adjacent sentences form the window when together they add enough support, and text match covers both', () => {
   const idx = index({ tea: ['Black tea is brewed from oxidised leaves. A cup holds about 47 milligrams of caffeine. Green tea is not oxidised.'], ...FILLER });
   const claim = 'Brewed black tea from oxidised leaves holds about 47 milligrams of caffeine.';
-  const found = new EvidenceSearch(idx, 8).search(claim, contentTokens(claim));
+  const found = new EvidenceSearch(idx, 8).search(readClaim(claim));
   const pair = 'Black tea is brewed from oxidised leaves. A cup holds about 47 milligrams of caffeine.';
   assert.equal(found.primary?.text, pair);
   assert.equal(found.primary?.support, round4(recall(idx, claim, pair)));
@@ -62,7 +63,7 @@ test('a sentence about the same thing with the opposite polarity is a conflict, 
     ...FILLER,
   });
   const claim = 'Bleached corals can recover when water temperatures fall.';
-  const found = new EvidenceSearch(idx, 8).search(claim, contentTokens(claim));
+  const found = new EvidenceSearch(idx, 8).search(readClaim(claim));
   assert.equal(found.primary?.chunk.source.source_id, 'pro');
   assert.deepEqual(found.conflicts.get('contra'), { kind: 'negation', chunkId: 'c1' });
   assert.equal(found.bestBySource.has('contra'), false);
@@ -71,10 +72,10 @@ test('a sentence about the same thing with the opposite polarity is a conflict, 
 test('a claim whose words no sentence holds finds no evidence, and later searches are unaffected', () => {
   const idx = index({ bees: ['Western honeybees forage within 3 kilometres of the hive.'], ...FILLER });
   const search = new EvidenceSearch(idx, 8);
-  const none = search.search('Zebras gallop.', contentTokens('Zebras gallop.'));
+  const none = search.search(readClaim('Zebras gallop.'));
   assert.equal(none.primary, undefined);
   const claim = 'Honeybees forage near the hive.';
-  assert.equal(search.search(claim, contentTokens(claim)).primary?.support, round4(recall(idx, claim, 'Western honeybees forage within 3 kilometres of the hive.')));
+  assert.equal(search.search(readClaim(claim)).primary?.support, round4(recall(idx, claim, 'Western honeybees forage within 3 kilometres of the hive.')));
 });
 
 test('claims with more than 32 distinct terms score like short ones (term masks span several words)', () => {
@@ -85,7 +86,7 @@ test('claims with more than 32 distinct terms score like short ones (term masks 
     ...FILLER,
   });
   const claim = `${long.join(' ')}.`;
-  const found = new EvidenceSearch(idx, 8).search(claim, contentTokens(claim));
+  const found = new EvidenceSearch(idx, 8).search(readClaim(claim));
   assert.ok(found.primary);
   assert.equal(found.primary.support, round4(recall(idx, claim, found.primary.text)));
   assert.equal(found.primary.textMatch, round4(jaccard(claim, found.primary.text)));

@@ -7,8 +7,10 @@
  * about the same thing) are never chosen as support; they are reported as
  * source disagreement instead.
  */
-import { stripCitationNoise } from '../text/citation-markers.ts';
-import { stripLinks } from '../text/links.ts';
+import { PARTIAL_SUPPORT_FLOOR } from '../support-labels.ts';
+import { PASSIVE, type ClaimReading } from '../support/claim-reading.ts';
+import { judgeSupport, type WindowSentence } from '../support/support-judge.ts';
+import { tokenSpans } from '../text/tokenizer.ts';
 import { NEGATION } from '../warrant/lexicon.ts';
 import { numberMentions } from '../warrant/numbers.ts';
 import type { CorpusRecord } from '../../corpus/corpus-record.ts';
@@ -21,6 +23,10 @@ export interface EvidenceWindow {
   text: string;
   support: number;
   textMatch: number;
+  /** Weighted recall of the claim's tokens in the window, before the support checks. */
+  recall: number;
+  /** Support checks the window failed (support-judge.ts), empty when it passed them or was not judged. */
+  checks: string[];
 }
 
 export type ConflictKind = 'negation' | 'numeric';
@@ -37,9 +43,12 @@ export interface ClaimEvidence {
 
 /** Relatedness a sentence needs (on non-numeric tokens) before it can contradict a claim. */
 const CONFLICT_RELATEDNESS = 0.7;
-/** A second sentence joins the window only if it adds at least this much support. */
-const PAIR_GAIN = 0.1;
-const MAX_WINDOW_CHARS = 600;
+/** Each sentence beyond the first must add at least this much recall to join the window. */
+export const EXTRA_SENTENCE_GAIN = 0.1;
+/** A window is built from at most this many chosen sentences… */
+export const MAX_WINDOW_SENTENCES = 4;
+/** …and spans at most this many characters from the first to the last. */
+export const MAX_WINDOW_CHARS = 1500;
 
 function polarity(text: string): number {
   return (text.toLowerCase().match(NEGATION)?.length ?? 0) % 2;
@@ -61,14 +70,14 @@ export class EvidenceSearch {
     this.#slotOfTerm = new Int32Array(index.termCount).fill(-1);
   }
 
-  search(claimText: string, claimTokens: readonly string[]): ClaimEvidence {
-    const unique = [...new Set(claimTokens)];
+  search(claim: ClaimReading): ClaimEvidence {
+    const unique = claim.terms;
     const terms = unique.map((t) => this.#index.lookup(t));
     try {
       terms.forEach((t, slot) => {
         if (t.id >= 0) this.#slotOfTerm[t.id] = slot;
       });
-      return this.#search(claimText, unique, terms);
+      return this.#search(claim, unique, terms);
     } finally {
       for (const t of terms) if (t.id >= 0) this.#slotOfTerm[t.id] = -1;
     }
@@ -82,7 +91,8 @@ export class EvidenceSearch {
    * claim order, so every score is the same floating-point sum as a plain
    * loop over the claim's terms.
    */
-  #search(claimText: string, unique: readonly string[], indexed: readonly IndexedTerm[]): ClaimEvidence {
+  #search(claim: ClaimReading, unique: readonly string[], indexed: readonly IndexedTerm[]): ClaimEvidence {
+    const claimText = claim.text;
     const n = unique.length;
     // Weights and their sums, added up in claim order.
     const uniqueWeights = indexed.map((t) => t.idf);
@@ -91,7 +101,7 @@ export class EvidenceSearch {
     const wordTokenCount = isWord.filter(Boolean).length;
     const wordWeight = uniqueWeights.filter((_, i) => isWord[i]).reduce((s, w) => s + w, 0);
     const claimPolarity = polarity(claimText);
-    const claimNumbers = numberMentions(stripLinks(stripCitationNoise(claimText))).values;
+    const claimNumbers = numberMentions(claimText).values;
 
     let primary: EvidenceWindow | undefined;
     const bestBySource = new Map<string, EvidenceWindow>();
@@ -107,13 +117,28 @@ export class EvidenceSearch {
       if (word) wordMask[i >>> 5]! |= 1 << (i & 31);
     });
     let masks = new Uint32Array(0);
-    /** IDF-weighted recall of the claim's terms (or only its word terms) in sentence `a` (or `a` ∪ `b`). */
+    const union = new Uint32Array(words);
+    const scratch = new Uint32Array(words);
+    /** IDF-weighted recall of the claim's terms in a mask. */
+    const recallOf = (m: Uint32Array): number => {
+      if (totalWeight === 0) return 0;
+      let hit = 0;
+      for (let w = 0; w < words; w++) {
+        for (let bits = m[w]!; bits !== 0; ) {
+          const low = bits & -bits;
+          hit += uniqueWeights[(w << 5) + 31 - Math.clz32(low)]!;
+          bits ^= low;
+        }
+      }
+      return hit / totalWeight;
+    };
+    /** IDF-weighted recall of the claim's terms (or only its word terms) in sentence `a` (or `a` ∪ `b`; b = -2: the `union` mask). */
     const recall = (a: number, b: number, wordsOnly: boolean): number => {
       const total = wordsOnly ? wordWeight : totalWeight;
       if (total === 0) return 0;
       let hit = 0;
       for (let w = 0; w < words; w++) {
-        let m = masks[a * words + w]! | (b >= 0 ? masks[b * words + w]! : 0);
+        let m = b === -2 ? union[w]! : masks[a * words + w]! | (b >= 0 ? masks[b * words + w]! : 0);
         if (wordsOnly) m &= wordMask[w]!;
         while (m !== 0) {
           const low = m & -m;
@@ -123,15 +148,29 @@ export class EvidenceSearch {
       }
       return hit / total;
     };
-    /** Token Jaccard of the claim with sentence `a` (or `a` ∪ `b`, whose own union has `windowSize` terms). */
-    const jaccard = (a: number, b: number, windowSize: number): number => {
+    /** Token Jaccard of the claim with sentences `a..z` of the chunk (whose own union has `windowSize` terms). */
+    const jaccard = (a: number, z: number, windowSize: number): number => {
       let inter = 0;
       for (let w = 0; w < words; w++) {
-        for (let m = masks[a * words + w]! | (b >= 0 ? masks[b * words + w]! : 0); m !== 0; m &= m - 1) inter++;
+        let bits = 0;
+        for (let j = a; j <= z; j++) bits |= masks[j * words + w]!;
+        for (let m = bits; m !== 0; m &= m - 1) inter++;
       }
-      const union = n + windowSize - inter;
-      return union === 0 ? 0 : inter / union;
+      const all = n + windowSize - inter;
+      return all === 0 ? 0 : inter / all;
     };
+    const readings = new Map<number, WindowSentence>();
+    const sentenceReading = (chunk: IndexedChunk, j: number): WindowSentence => {
+      const key = chunk.firstSentence + j;
+      let r = readings.get(key);
+      if (r === undefined) {
+        const text = chunk.sentences[j]!.text;
+        r = { spans: tokenSpans(text), negated: polarity(text) === 1, passive: PASSIVE.test(text) };
+        readings.set(key, r);
+      }
+      return r;
+    };
+    const weight = (term: string) => this.#index.lookup(term).idf;
 
     const { sentenceTermStart: termStart, sentenceStart: starts, sentenceEnd: ends } = this.#index;
     for (const chunk of this.#index.candidatesFor(indexed, this.#depth)) {
@@ -160,9 +199,12 @@ export class EvidenceSearch {
         }
         sentenceConflicts.push(conflict);
       }
-      // Choose the window by support first; text match is computed once, for the chosen window.
+      // Choose the window: start from the sentence with the highest recall, then add (greedily) the sentence
+      // of the same chunk that adds the most, while it adds at least EXTRA_SENTENCE_GAIN, the window keeps
+      // within MAX_WINDOW_CHARS and MAX_WINDOW_SENTENCES chosen sentences, and holds no conflicting sentence.
+      // The window is the span from the first to the last chosen sentence; recall is that of the whole span.
       let bestStart = -1;
-      let bestPair = false;
+      let bestEnd = -1;
       let bestSupport = -1;
       let bestLength = Infinity;
       for (let i = 0; i < count; i++) {
@@ -174,38 +216,72 @@ export class EvidenceSearch {
           }
           continue;
         }
-        const s = first + i;
-        let support = recall(i, -1, false);
-        let pair = false;
-        let length = ends[s]! - starts[s]!;
-        if (i + 1 < count && !sentenceConflicts[i + 1] && ends[s + 1]! - starts[s]! <= MAX_WINDOW_CHARS) {
-          const merged = recall(i, i + 1, false);
-          if (merged >= support + PAIR_GAIN) {
-            support = merged;
-            pair = true;
-            length = ends[s + 1]! - starts[s]!;
-          }
-        }
-        // Higher support wins; on equal support the shorter window does (the tighter evidence span).
+        const support = recall(i, -1, false);
+        const length = ends[first + i]! - starts[first + i]!;
+        // Higher recall wins; on equal recall the shorter sentence does (the tighter evidence span).
         if (support > bestSupport || (support === bestSupport && length < bestLength)) {
           bestStart = i;
-          bestPair = pair;
+          bestEnd = i;
           bestSupport = support;
           bestLength = length;
         }
       }
+      if (bestStart >= 0) {
+        union.fill(0);
+        for (let w = 0; w < words; w++) union[w] = masks[bestStart * words + w]!;
+        for (let chosen = 1; chosen < MAX_WINDOW_SENTENCES; chosen++) {
+          let pick = -1;
+          let pickSupport = bestSupport + EXTRA_SENTENCE_GAIN;
+          for (let j = 0; j < count; j++) {
+            if (j >= bestStart && j <= bestEnd) continue;
+            const lo = Math.min(j, bestStart);
+            const hi = Math.max(j, bestEnd);
+            if (ends[first + hi]! - starts[first + lo]! > MAX_WINDOW_CHARS) continue;
+            let clean = true;
+            for (let k = lo; k <= hi && clean; k++) if (sentenceConflicts[k]) clean = false;
+            if (!clean) continue;
+            for (let w = 0; w < words; w++) scratch[w] = union[w]!;
+            for (let k = lo; k <= hi; k++) for (let w = 0; w < words; w++) scratch[w]! |= masks[k * words + w]!;
+            const s = recallOf(scratch);
+            if (s > pickSupport || (s === pickSupport && pick >= 0 && Math.abs(j - bestStart) < Math.abs(pick - bestStart))) {
+              pick = j;
+              pickSupport = s;
+            }
+          }
+          if (pick < 0) break;
+          bestStart = Math.min(pick, bestStart);
+          bestEnd = Math.max(pick, bestEnd);
+          for (let k = bestStart; k <= bestEnd; k++) for (let w = 0; w < words; w++) union[w]! |= masks[k * words + w]!;
+          bestSupport = pickSupport;
+        }
+      }
       if (bestStart < 0) continue;
       const a = first + bestStart;
-      const z = bestPair ? a + 1 : a;
+      const z = first + bestEnd;
+      let support = bestSupport;
+      let checks: string[] = [];
+      // The fine checks only ever lower a score, so windows that cannot reach the partial floor skip them.
+      if (support >= PARTIAL_SUPPORT_FLOOR) {
+        const sentences: WindowSentence[] = [];
+        const windowTerms = new Set<string>();
+        for (let j = bestStart; j <= bestEnd; j++) {
+          const r = sentenceReading(chunk, j);
+          sentences.push(r);
+          for (const sp of r.spans) windowTerms.add(sp.term);
+        }
+        const verdict = judgeSupport(claim, weight, { terms: windowTerms, sentences, titleTerms: this.#index.titleTerms(chunk.sourceIndex) });
+        support = verdict.score;
+        checks = verdict.flags;
+      }
       const best: EvidenceWindow = {
         chunk,
         start: starts[a]!,
         end: ends[z]!,
         text: chunk.text.slice(starts[a]!, ends[z]!),
-        support: round4(bestSupport),
-        textMatch: round4(
-          bestPair ? jaccard(bestStart, bestStart + 1, unionSize(terms, termStart, a, z)) : jaccard(bestStart, -1, termStart[a + 1]! - termStart[a]!),
-        ),
+        support: round4(support),
+        textMatch: round4(jaccard(bestStart, bestEnd, unionSize(terms, termStart, a, z))),
+        recall: round4(bestSupport),
+        checks,
       };
       const prev = bestBySource.get(chunk.source.source_id);
       if (!prev || best.support > prev.support) bestBySource.set(chunk.source.source_id, best);
@@ -215,20 +291,10 @@ export class EvidenceSearch {
   }
 }
 
-/** Number of distinct terms in sentences `a` and `b` together (each one's ids are ascending). */
-function unionSize(terms: Int32Array, termStart: Int32Array, a: number, b: number): number {
-  let i = termStart[a]!;
-  let j = termStart[b]!;
-  const iEnd = termStart[a + 1]!;
-  const jEnd = termStart[b + 1]!;
-  let common = 0;
-  while (i < iEnd && j < jEnd) {
-    if (terms[i]! === terms[j]!) {
-      common++;
-      i++;
-      j++;
-    } else if (terms[i]! < terms[j]!) i++;
-    else j++;
-  }
-  return iEnd - termStart[a]! + (jEnd - termStart[b]!) - common;
+/** Number of distinct terms in sentences `a..z` together. */
+function unionSize(terms: Int32Array, termStart: Int32Array, a: number, z: number): number {
+  if (a === z) return termStart[a + 1]! - termStart[a]!;
+  const seen = new Set<number>();
+  for (let k = termStart[a]!; k < termStart[z + 1]!; k++) seen.add(terms[k]!);
+  return seen.size;
 }

@@ -1,9 +1,14 @@
 /**
- * Tokens for retrieval and overlap scoring: lower-cased words and numbers
- * (thousands separators removed, decimals kept whole), stop words dropped,
- * and a light suffix stemmer so "boils"/"boiling"/"boiled" meet. Both claims
- * and corpus chunks go through this one function, which is what matters.
+ * Tokens for retrieval and support scoring: NFKC-normalised, lower-cased
+ * words and numbers (digits of any script folded to ASCII, thousands
+ * separators removed, decimals kept whole, number words "two"…"ninety" as
+ * digits), stop words dropped, and words reduced to their Porter stem
+ * (the `stemmer` package: "forages"/"foraging"/"foraged" → "forag",
+ * "relational"/"relate" → "relat"). Claims and corpus chunks go through
+ * this one function, which is what matters.
  */
+import { stemmer } from 'stemmer';
+import { foldDigits } from './normalize.ts';
 
 /** Words too common to carry evidence; never tokens. */
 export const STOP_WORDS: ReadonlySet<string> = new Set(
@@ -12,8 +17,16 @@ export const STOP_WORDS: ReadonlySet<string> = new Set(
     'me my of on or our she so than that the their them then there these they this those to too us was we were what ' +
     'when where which while who whom why with you your also about can could may might must shall should will would ' +
     'very just more most such each other some any all both only own same over under again further once here out up ' +
-    'down off above below between through during before after am let one two per via'
+    'down off above below between through during before after am let one per via him hers itself themselves himself herself'
   ).split(' '),
+);
+
+/** Number words as the digits they stand for ("five years" meets "5 years"). "one" is a stop word (too often a pronoun). */
+export const NUMBER_WORDS: ReadonlyMap<string, string> = new Map(
+  'two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty'
+    .split(' ')
+    .map((w, i) => [w, String(i + 2)] as [string, string])
+    .concat('thirty forty fifty sixty seventy eighty ninety'.split(' ').map((w, i) => [w, String((i + 3) * 10)] as [string, string])),
 );
 
 const TOKEN = /[\p{L}\p{N}]+(?:[.,'’][\p{L}\p{N}]+)*/gu;
@@ -24,20 +37,21 @@ const RIGHT_QUOTE = 0x2019;
 /** Characters joining the parts of a token ("3.5", "1,000", "don't"), dropped from word tokens. */
 const JOINERS = /['’.,]/g;
 const HAS_JOINER = /['’.,]/;
+const NON_ASCII = /[^\x00-\x7F]/;
 
-/**
- * Light suffix stemmer: "ies" → "y", "sses" → "ss", a plural "s" (not after
- * s, u or i), then "ing" or "ed". Numbers are left alone.
- */
+const stems = new Map<string, string>();
+const STEM_CACHE_LIMIT = 200_000;
+
+/** Porter stem of a lower-case word (memoised: the corpus repeats words a lot); numbers are left alone. */
 export function stem(word: string): string {
   if (isAsciiDigit(word.charCodeAt(0))) return word;
-  let w = word;
-  if (w.length > 4 && w.endsWith('ies')) w = `${w.slice(0, -3)}y`;
-  else if (w.length > 4 && w.endsWith('sses')) w = w.slice(0, -2);
-  else if (w.length > 3 && w.endsWith('s') && !w.endsWith('ss') && !w.endsWith('us') && !w.endsWith('is')) w = w.slice(0, -1);
-  if (w.length > 5 && w.endsWith('ing')) w = w.slice(0, -3);
-  else if (w.length > 4 && w.endsWith('ed')) w = w.slice(0, -2);
-  return w;
+  let s = stems.get(word);
+  if (s === undefined) {
+    s = stemmer(word);
+    if (stems.size >= STEM_CACHE_LIMIT) stems.clear();
+    stems.set(word, s);
+  }
+  return s;
 }
 
 /** Normalises a numeric token: "1,000" → "1000", "3.50" stays "3.50". */
@@ -45,21 +59,55 @@ function normaliseNumber(token: string): string {
   return /^\d{1,3}(,\d{3})+(\.\d+)?$/.test(token) ? token.replace(/,/g, '') : token;
 }
 
-/** Content tokens of `text`, in order (duplicates kept). Character tests stand in for per-token regexes. */
-export function contentTokens(text: string): string[] {
-  const out: string[] = [];
-  for (const m of text.toLowerCase().matchAll(TOKEN)) {
-    let t = m[0];
+/** One content token with where it stands in the text and whether it was written with a capital. */
+export interface TokenSpan {
+  term: string;
+  start: number;
+  end: number;
+  capitalized: boolean;
+  number: boolean;
+}
+
+/**
+ * Visits the content tokens of `text` in order. Offsets refer to the text
+ * after NFKC and digit folding (the same as the input for ASCII text).
+ */
+function eachToken(raw: string, visit: (term: string, start: number, end: number, original: string, number: boolean) => void): void {
+  const text = NON_ASCII.test(raw) ? foldDigits(raw.normalize('NFKC')) : raw;
+  for (const m of text.matchAll(TOKEN)) {
+    const original = m[0];
+    let t = original.toLowerCase();
     // A possessive "'s" / "’s" is not part of the word.
     const n = t.length;
     if (n >= 2 && t.charCodeAt(n - 1) === 0x73 && (t.charCodeAt(n - 2) === APOSTROPHE || t.charCodeAt(n - 2) === RIGHT_QUOTE)) t = t.slice(0, -2);
     if (isAsciiDigit(t.charCodeAt(0))) {
-      out.push(normaliseNumber(t));
+      visit(normaliseNumber(t), m.index, m.index + original.length, original, true);
       continue;
     }
     if (HAS_JOINER.test(t)) t = t.replace(JOINERS, '');
+    const digits = NUMBER_WORDS.get(t);
+    if (digits !== undefined) {
+      visit(digits, m.index, m.index + original.length, original, true);
+      continue;
+    }
     if (t.length < 2 || STOP_WORDS.has(t)) continue;
-    out.push(stem(t));
+    visit(stem(t), m.index, m.index + original.length, original, false);
   }
+}
+
+/** Content tokens of `text`, in order (duplicates kept). */
+export function contentTokens(text: string): string[] {
+  const out: string[] = [];
+  eachToken(text, (term) => out.push(term));
+  return out;
+}
+
+/** Content tokens with offsets, capitalisation and number flag (for claim analysis). */
+export function tokenSpans(text: string): TokenSpan[] {
+  const out: TokenSpan[] = [];
+  eachToken(text, (term, start, end, original, number) => {
+    const first = original.codePointAt(0)!;
+    out.push({ term, start, end, capitalized: !number && /\p{Lu}/u.test(String.fromCodePoint(first)), number });
+  });
   return out;
 }

@@ -1,0 +1,106 @@
+/**
+ * What support scoring needs to know about a claim, read once per claim:
+ * its content tokens in order, its fragments (clauses: every one needs its
+ * own support), the tokens that name something (entities: capitalised
+ * words), its quantities (a number with the word it counts), its polarity
+ * per fragment, and whether it is worded in the passive voice (where
+ * argument order legitimately flips).
+ */
+import { stripCitationNoise } from '../text/citation-markers.ts';
+import { stripLinks } from '../text/links.ts';
+import { tokenSpans, type TokenSpan } from '../text/tokenizer.ts';
+import { NEGATION } from '../warrant/lexicon.ts';
+
+export interface ClaimFragment {
+  /** Distinct content tokens of the fragment, in order. */
+  terms: string[];
+  /** Odd number of negation cues. */
+  negated: boolean;
+}
+
+export interface Quantity {
+  value: string;
+  /** The content token right after the number ("3 kilometres" → "kilometr"), if any. */
+  unit: string | undefined;
+}
+
+/** Months and weekdays are capitalised but are dates, not names: numbers and the tokens themselves carry them. */
+const CALENDAR_WORDS = new Set(
+  tokenSpans('January February March April May June July August September October November December Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec Monday Tuesday Wednesday Thursday Friday Saturday Sunday').map((s) => s.term),
+);
+
+export interface ClaimReading {
+  /** The claim without citation markers and links. */
+  text: string;
+  spans: TokenSpan[];
+  /** Distinct content tokens in order of first appearance. */
+  terms: string[];
+  fragments: ClaimFragment[];
+  /** Tokens written with a capital (names, places, titles; the first word too, usually the subject), months and weekdays aside. */
+  entities: Set<string>;
+  quantities: Quantity[];
+  /** Numbers, each with the other ways evidence may write it ("2018–19" ends in 2019 as well as 19). */
+  numbers: Array<{ term: string; alternatives: string[] }>;
+  passive: boolean;
+}
+
+/**
+ * Clause boundaries: semicolons, colons, dashes, and a comma or "and"/"but"
+ * that opens a new clause (a pronoun, relative word or conjunction follows).
+ * Splitting is what makes "…, and they also produce gold" need support of
+ * its own instead of riding on the first clause's.
+ */
+const CLAUSE_BREAK =
+  /;|:(?!\d)|\s[–—-]\s|,?\s+(?:and|but|yet|while|whereas|although|though)\s+(?=(?:he|she|it|they|we|i|you|its|their|his|her|this|these|those|there|then|also|later|now|so)\b)|,\s+(?:and|but|yet|while|whereas|although|though|which|who|whom|whose|where|when)\b|,\s+(?=(?:he|she|it|they|this|these)\s)/giu;
+
+export const PASSIVE = /\b(?:is|are|was|were|be|been|being|get|gets|got|gotten)\s+(?:\p{L}+ly\s+)?\p{L}+(?:ed|en|wn|ung|uck|ilt|ade|ld|nt|id|ot)\b[^.;]*?\bby\b/iu;
+
+function polarity(text: string): boolean {
+  return ((text.toLowerCase().match(NEGATION)?.length ?? 0) & 1) === 1;
+}
+
+export function readClaim(raw: string): ClaimReading {
+  const text = stripLinks(stripCitationNoise(raw));
+  const spans = tokenSpans(text);
+  const terms = [...new Set(spans.map((s) => s.term))];
+  const fragments: ClaimFragment[] = [];
+  let from = 0;
+  const cut = (to: number) => {
+    const piece = text.slice(from, to);
+    const pieceTerms = [...new Set(spans.filter((s) => s.start >= from && s.end <= to).map((s) => s.term))];
+    if (pieceTerms.length > 0) fragments.push({ terms: pieceTerms, negated: polarity(piece) });
+    from = to;
+  };
+  for (const m of text.matchAll(CLAUSE_BREAK)) cut(m.index);
+  cut(text.length);
+  // A leading one-word fragment ("For the latter, she …", "By 2018, he …") is an adverbial of the next clause.
+  while (fragments.length > 1 && fragments[0]!.terms.length < 2) {
+    const [lead, next] = fragments.splice(0, 2) as [ClaimFragment, ClaimFragment];
+    fragments.unshift({ terms: [...new Set([...lead.terms, ...next.terms])], negated: lead.negated !== next.negated });
+  }
+  const entities = new Set<string>();
+  spans.forEach((s) => {
+    if (!s.capitalized) return;
+    // A capitalised content word names something, the claim's first word included: it is usually the
+    // subject ("Eastern bumblebees …" must not ride on evidence about western honeybees). Months and
+    // weekdays are dates, checked as such.
+    if (!CALENDAR_WORDS.has(s.term)) entities.add(s.term);
+  });
+  const quantities: Quantity[] = [];
+  spans.forEach((s, i) => {
+    if (!s.number || /^(1[5-9]|20)\d\d$/.test(s.term)) return;
+    const next = spans[i + 1];
+    const adjacent = next !== undefined && !next.number && /^[\s-]*$/.test(text.slice(s.end, next.start));
+    quantities.push({ value: s.term, unit: adjacent ? next.term : undefined });
+  });
+  const numbers = spans.filter((s) => s.number).map((s, _, all) => {
+    const alternatives: string[] = [];
+    const prev = all[all.indexOf(s) - 1];
+    // "2018–19", "1914-18": the second part of a year range is a year too.
+    if (prev && /^\d{4}$/.test(prev.term) && /^\d{2}$/.test(s.term) && /^\s*[-–—/]\s*$/.test(text.slice(prev.end, s.start))) {
+      alternatives.push(prev.term.slice(0, 2) + s.term);
+    }
+    return { term: s.term, alternatives };
+  });
+  return { text, spans, terms, fragments, entities, quantities, numbers, passive: PASSIVE.test(text) };
+}
