@@ -6,6 +6,7 @@ import { contentTokens } from '../text/tokenizer.ts';
 import { CorpusIndex } from './corpus-index.ts';
 import { EvidenceSearch, round4 } from './evidence-search.ts';
 import { readClaim } from '../support/claim-reading.ts';
+import { calibratedScore } from '../support/support-judge.ts';
 
 function index(chunks: Record<string, string[]>): CorpusIndex {
   const lines = Object.entries(chunks).map(([id, texts]) =>
@@ -34,7 +35,7 @@ function jaccard(claim: string, window: string): number {
 
 const FILLER = { f1: ['Rivers carry sediment to the sea.'], f2: ['Mountains erode over millions of years.'], f3: ['Clouds form from water vapour.'] };
 
-test('the evidence window is the sentence with the highest IDF-weighted recall of the claim', () => {
+test('the evidence window is the sentence with the highest IDF-weighted recall of the claim, and its support the calibrated recall', () => {
   const idx = index({
     bees: ['Honeybees visit flowers for nectar. Western honeybees forage within 3 kilometres of the hive. Wasps hunt insects.'],
     ...FILLER,
@@ -42,17 +43,19 @@ test('the evidence window is the sentence with the highest IDF-weighted recall o
   const claim = 'Western honeybees forage within 3 kilometres of their hive.';
   const found = new EvidenceSearch(idx, 8).search(readClaim(claim));
   assert.equal(found.primary?.text, 'Western honeybees forage within 3 kilometres of the hive.');
-  assert.equal(found.primary?.support, round4(recall(idx, claim, found.primary!.text)));
+  assert.deepEqual(found.primary?.checks, []);
+  assert.equal(found.primary?.support, round4(calibratedScore(found.primary!.recall)));
+  assert.equal(found.primary?.recall, round4(recall(idx, claim, found.primary!.text)));
   assert.equal(found.primary?.textMatch, round4(jaccard(claim, found.primary!.text)));
 });
 
-test('two adjacent sentences form the window when together they add enough support, and text match covers both', () => {
+test('two sentences form the window when together they add enough recall, and text match covers both', () => {
   const idx = index({ tea: ['Black tea is brewed from oxidised leaves. A cup holds about 47 milligrams of caffeine. Green tea is not oxidised.'], ...FILLER });
   const claim = 'Brewed black tea from oxidised leaves holds about 47 milligrams of caffeine.';
   const found = new EvidenceSearch(idx, 8).search(readClaim(claim));
   const pair = 'Black tea is brewed from oxidised leaves. A cup holds about 47 milligrams of caffeine.';
   assert.equal(found.primary?.text, pair);
-  assert.equal(found.primary?.support, round4(recall(idx, claim, pair)));
+  assert.equal(found.primary?.recall, round4(recall(idx, claim, pair)));
   assert.equal(found.primary?.textMatch, round4(jaccard(claim, pair)));
 });
 
@@ -75,7 +78,7 @@ test('a claim whose words no sentence holds finds no evidence, and later searche
   const none = search.search(readClaim('Zebras gallop.'));
   assert.equal(none.primary, undefined);
   const claim = 'Honeybees forage near the hive.';
-  assert.equal(search.search(readClaim(claim)).primary?.support, round4(recall(idx, claim, 'Western honeybees forage within 3 kilometres of the hive.')));
+  assert.equal(search.search(readClaim(claim)).primary?.recall, round4(recall(idx, claim, 'Western honeybees forage within 3 kilometres of the hive.')));
 });
 
 test('claims with more than 32 distinct terms score like short ones (term masks span several words)', () => {
@@ -88,8 +91,8 @@ test('claims with more than 32 distinct terms score like short ones (term masks 
   const claim = `${long.join(' ')}.`;
   const found = new EvidenceSearch(idx, 8).search(readClaim(claim));
   assert.ok(found.primary);
-  assert.equal(found.primary.support, round4(recall(idx, claim, found.primary.text)));
+  assert.equal(found.primary.recall, round4(recall(idx, claim, found.primary.text)));
   assert.equal(found.primary.textMatch, round4(jaccard(claim, found.primary.text)));
-  for (const w of found.bestBySource.values()) assert.equal(w.support, round4(recall(idx, claim, w.text)));
+  for (const w of found.bestBySource.values()) assert.equal(w.recall, round4(recall(idx, claim, w.text)));
   assert.equal(found.bestBySource.size, 2);
 });

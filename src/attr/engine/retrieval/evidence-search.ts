@@ -8,8 +8,8 @@
  * source disagreement instead.
  */
 import { PARTIAL_SUPPORT_FLOOR } from '../support-labels.ts';
-import { PASSIVE, type ClaimReading } from '../support/claim-reading.ts';
-import { judgeSupport, type WindowSentence } from '../support/support-judge.ts';
+import { negatedTerms, PASSIVE, type ClaimReading } from '../support/claim-reading.ts';
+import { calibratedScore, judgeSupport, type WindowSentence } from '../support/support-judge.ts';
 import { tokenSpans } from '../text/tokenizer.ts';
 import { NEGATION } from '../warrant/lexicon.ts';
 import { numberMentions } from '../warrant/numbers.ts';
@@ -165,7 +165,8 @@ export class EvidenceSearch {
       let r = readings.get(key);
       if (r === undefined) {
         const text = chunk.sentences[j]!.text;
-        r = { spans: tokenSpans(text), negated: polarity(text) === 1, passive: PASSIVE.test(text) };
+        const spans = tokenSpans(text);
+        r = { lower: text.toLowerCase(), spans, negatedTerms: negatedTerms(text, spans), passive: PASSIVE.test(text) };
         readings.set(key, r);
       }
       return r;
@@ -258,9 +259,9 @@ export class EvidenceSearch {
       if (bestStart < 0) continue;
       const a = first + bestStart;
       const z = first + bestEnd;
-      let support = bestSupport;
+      let support = calibratedScore(bestSupport);
       let checks: string[] = [];
-      // The fine checks only ever lower a score, so windows that cannot reach the partial floor skip them.
+      // The checks only ever lower a score, so windows that cannot reach the partial floor skip them.
       if (support >= PARTIAL_SUPPORT_FLOOR) {
         const sentences: WindowSentence[] = [];
         const windowTerms = new Set<string>();

@@ -14,9 +14,29 @@ import { NEGATION } from '../warrant/lexicon.ts';
 export interface ClaimFragment {
   /** Distinct content tokens of the fragment, in order. */
   terms: string[];
-  /** Odd number of negation cues. */
-  negated: boolean;
+  /** The fragment's content tokens in order, repeats kept (for order and substitution checks). */
+  spans: TokenSpan[];
+  /** Content tokens a negation cue applies to ("cannot recover" → "recov"). */
+  negatedTerms: Set<string>;
 }
+
+/** How far (in characters) after a negation cue its word may stand: "not dead", "do not really forage". */
+const NEGATION_REACH = 24;
+
+/** The first content token after each negation cue, within NEGATION_REACH characters. */
+export function negatedTerms(text: string, spans: readonly TokenSpan[]): Set<string> {
+  const out = new Set<string>();
+  const lower = text.toLowerCase();
+  if (!NEGATION_CUE.test(lower)) return out;
+  for (const m of lower.matchAll(NEGATION)) {
+    const end = m.index + m[0].length;
+    const next = spans.find((s) => s.start >= end);
+    if (next && next.start - end <= NEGATION_REACH) out.add(next.term);
+    else out.add('');
+  }
+  return out;
+}
+const NEGATION_CUE = new RegExp(NEGATION.source);
 
 export interface Quantity {
   value: string;
@@ -39,6 +59,10 @@ export interface ClaimReading {
   /** Tokens written with a capital (names, places, titles; the first word too, usually the subject), months and weekdays aside. */
   entities: Set<string>;
   quantities: Quantity[];
+  /** Words the evidence must hold because a comparison names them: "more caffeine than black tea" → "black". */
+  compared: string[];
+  /** Years tied to a relation word ("after 2019", "since 1998"): the evidence must tie them the same way. */
+  yearRelations: Array<{ relation: string; year: string }>;
   /** Numbers, each with the other ways evidence may write it ("2018–19" ends in 2019 as well as 19). */
   numbers: Array<{ term: string; alternatives: string[] }>;
   passive: boolean;
@@ -53,11 +77,11 @@ export interface ClaimReading {
 const CLAUSE_BREAK =
   /;|:(?!\d)|\s[–—-]\s|,?\s+(?:and|but|yet|while|whereas|although|though)\s+(?=(?:he|she|it|they|we|i|you|its|their|his|her|this|these|those|there|then|also|later|now|so)\b)|,\s+(?:and|but|yet|while|whereas|although|though|which|who|whom|whose|where|when)\b|,\s+(?=(?:he|she|it|they|this|these)\s)/giu;
 
-export const PASSIVE = /\b(?:is|are|was|were|be|been|being|get|gets|got|gotten)\s+(?:\p{L}+ly\s+)?\p{L}+(?:ed|en|wn|ung|uck|ilt|ade|ld|nt|id|ot)\b[^.;]*?\bby\b/iu;
+const COMPARISON = /\b(?:than|versus|vs\.?|compared (?:to|with)|relative to|unlike)\s/giu;
+/** A relation word before a year, at most two words apart ("after 2019", "before the 1998", "since early 2004"). */
+export const YEAR_RELATION = /\b(before|after|since|until|till|by|from|through|circa|around)\s+(?:\S+\s+){0,2}?((?:1[5-9]|20)\d\d)\b/g;
 
-function polarity(text: string): boolean {
-  return ((text.toLowerCase().match(NEGATION)?.length ?? 0) & 1) === 1;
-}
+export const PASSIVE = /\b(?:is|are|was|were|be|been|being|get|gets|got|gotten)\s+(?:\p{L}+ly\s+)?\p{L}+(?:ed|en|wn|ung|uck|ilt|ade|ld|nt|id|ot)\b[^.;]*?\bby\b/iu;
 
 export function readClaim(raw: string): ClaimReading {
   const text = stripLinks(stripCitationNoise(raw));
@@ -66,9 +90,9 @@ export function readClaim(raw: string): ClaimReading {
   const fragments: ClaimFragment[] = [];
   let from = 0;
   const cut = (to: number) => {
-    const piece = text.slice(from, to);
-    const pieceTerms = [...new Set(spans.filter((s) => s.start >= from && s.end <= to).map((s) => s.term))];
-    if (pieceTerms.length > 0) fragments.push({ terms: pieceTerms, negated: polarity(piece) });
+    const pieceSpans = spans.filter((s) => s.start >= from && s.end <= to);
+    const pieceTerms = [...new Set(pieceSpans.map((s) => s.term))];
+    if (pieceTerms.length > 0) fragments.push({ terms: pieceTerms, spans: pieceSpans, negatedTerms: negatedTerms(text.slice(from, to), pieceSpans.map((s) => ({ ...s, start: s.start - from, end: s.end - from }))) });
     from = to;
   };
   for (const m of text.matchAll(CLAUSE_BREAK)) cut(m.index);
@@ -76,7 +100,7 @@ export function readClaim(raw: string): ClaimReading {
   // A leading one-word fragment ("For the latter, she …", "By 2018, he …") is an adverbial of the next clause.
   while (fragments.length > 1 && fragments[0]!.terms.length < 2) {
     const [lead, next] = fragments.splice(0, 2) as [ClaimFragment, ClaimFragment];
-    fragments.unshift({ terms: [...new Set([...lead.terms, ...next.terms])], negated: lead.negated !== next.negated });
+    fragments.unshift({ terms: [...new Set([...lead.terms, ...next.terms])], spans: [...lead.spans, ...next.spans], negatedTerms: new Set([...lead.negatedTerms, ...next.negatedTerms]) });
   }
   const entities = new Set<string>();
   spans.forEach((s) => {
@@ -102,5 +126,11 @@ export function readClaim(raw: string): ClaimReading {
     }
     return { term: s.term, alternatives };
   });
-  return { text, spans, terms, fragments, entities, quantities, numbers, passive: PASSIVE.test(text) };
+  const compared: string[] = [];
+  for (const m of text.matchAll(COMPARISON)) {
+    const next = spans.find((s) => s.start >= m.index + m[0].length);
+    if (next) compared.push(next.term);
+  }
+  const yearRelations = [...text.toLowerCase().matchAll(YEAR_RELATION)].map((m) => ({ relation: m[1]!, year: m[2]! }));
+  return { text, spans, terms, fragments, entities, quantities, compared, yearRelations, numbers, passive: PASSIVE.test(text) };
 }

@@ -10,17 +10,33 @@
  *   the source title (an entity swap: "Eastern bumblebees …");
  * - `number_missing` / `quantity_mismatch`: a figure or year is absent, or
  *   present but counting something else ("5 years" vs "5 films");
- * - `negation_mismatch`: the sentence that covers a clause has the other
- *   polarity;
+ * - `negation_mismatch`: the sentence that covers a clause negates other
+ *   words than the clause does ("are dead and cannot recover" against "are
+ *   not dead and can recover");
  * - `role_order`: the clause's words stand in the evidence in a clearly
  *   different order (arguments swapped: "Their hive forages … of western
- *   honeybees"), unless exactly one side is passive, where order flips.
+ *   honeybees"), unless exactly one side is passive, where order flips;
+ * - `comparison_missing`: what the claim compares with ("than coffee") is
+ *   not in the window;
+ * - `date_relation_mismatch`: a year tied to "after", "since", "before"…
+ *   is not tied the same way in the window ("after 2019" against "between
+ *   2000 and 2019");
+ * - `word_substituted`: a claim word the window lacks stands where the
+ *   sentence has another word between the same neighbours ("brewed green
+ *   tea" against "brewed black tea", "500 billion neurons" against "500
+ *   million neurons", "colder than" against "warmer than").
  *
  * Every constant is calibrated on the WiCE dev split; docs/attr-grounding.md
  * gives each one with the figures behind it.
  */
 import type { TokenSpan } from '../text/tokenizer.ts';
-import type { ClaimReading } from './claim-reading.ts';
+import { APPROXIMATE, BOUNDED, CAUSAL, CERTAIN, EFFECT_VERB, GENERAL, PARTICULAR, POSSIBLE, PROBABLE, UNIVERSAL } from '../warrant/lexicon.ts';
+import { YEAR_RELATION, type ClaimReading } from './claim-reading.ts';
+
+/** One word of relation, modality, scope or numeric force (the warrant lexicon's words). */
+const FORCE_WORD = new RegExp(
+  `^(?:${[CAUSAL, EFFECT_VERB, CERTAIN, PROBABLE, POSSIBLE, UNIVERSAL, GENERAL, PARTICULAR, APPROXIMATE, BOUNDED].map((r) => `(?:${r.source})`).join('|')})$`,
+);
 
 /** A clause whose own weighted recall is below this is not supported. */
 export const FRAGMENT_MIN_RECALL = 0.5;
@@ -32,18 +48,46 @@ export const ROLE_MIN_MATCHED = 3;
 export const ROLE_MIN_COVERAGE = 0.8;
 /** The sentence covering a clause must hold this share of its words before its polarity is compared. */
 export const NEGATION_MIN_COVERAGE = 0.6;
+/** …and this share before a word in the claim that stands where the sentence has another counts as substituted. */
+export const SUBSTITUTION_MIN_COVERAGE = 0.6;
+/** Pairs of neighbouring claim words that must be broken apart in the sentence for an argument swap. */
+export const ROLE_MIN_BROKEN = 2;
+/** …as a share of all neighbouring pairs. */
+export const ROLE_BROKEN_SHARE = 0;
+/** Content tokens within which two claim neighbours must follow each other in the sentence. */
+export const NEIGHBOUR_REACH = 3;
+/** At most this many other words may stand between the neighbours of a substituted word. */
+export const SUBSTITUTION_GAP = 2;
 /** Letters a name and its variant must share (see hasVariant). */
 export const ENTITY_PREFIX = 5;
 /** Tokens after a number within which its unit must follow in the evidence. */
 export const QUANTITY_REACH = 3;
-/** Score ceiling for a window that fails a hard check: below the partial floor's top, never `supported`. */
+/** Recall at which a window that passes every check is supported (calibrated on the WiCE dev split). */
+export const SUPPORTED_RECALL = 0.6;
+/** The support score the default acceptance policy requires (DEFAULT_ACCEPTANCE_POLICY.min_support_score). */
+const SUPPORTED_SCORE = 0.65;
+/** Score ceiling for a window that fails a hard check: `partially_supported` at best, never `supported`. */
 export const FAILED_CHECK_CAP = 0.5;
 /** Score ceiling for a window that leaves a clause unsupported. */
 export const FRAGMENT_CAP = 0.6;
 
+/**
+ * The support score of a window from its recall: piecewise linear, so that
+ * recall SUPPORTED_RECALL lands exactly on the acceptance policy's 0.65 and
+ * 0 and 1 stay where they are. Monotone: a better window never scores less.
+ */
+export function calibratedScore(recall: number): number {
+  return recall >= SUPPORTED_RECALL
+    ? SUPPORTED_SCORE + ((1 - SUPPORTED_SCORE) * (recall - SUPPORTED_RECALL)) / (1 - SUPPORTED_RECALL)
+    : (SUPPORTED_SCORE * recall) / SUPPORTED_RECALL;
+}
+
 export interface WindowSentence {
+  /** Lower-cased sentence text. */
+  lower: string;
   spans: readonly TokenSpan[];
-  negated: boolean;
+  /** Content tokens a negation cue applies to (claim-reading.ts `negatedTerms`). */
+  negatedTerms: ReadonlySet<string>;
   passive: boolean;
 }
 
@@ -56,7 +100,7 @@ export interface WindowReading {
 export interface SupportVerdict {
   /** Weighted recall of the claim's tokens in the window. */
   recall: number;
-  /** The support score: `recall`, capped when a check fails. */
+  /** The support score: `calibratedScore(recall)`, capped when a check fails. */
   score: number;
   flags: string[];
 }
@@ -94,7 +138,18 @@ export function judgeSupport(claim: ClaimReading, weight: (term: string) => numb
     }
   }
 
+  if (claim.compared.some((t) => !has.has(t))) flags.push('comparison_missing');
+  for (const r of claim.yearRelations) {
+    if (!window.sentences.some((s) => yearTied(s.lower, r.relation, r.year))) {
+      flags.push('date_relation_mismatch');
+      break;
+    }
+  }
+
   let fragmentFailed = false;
+  const flag = (name: string) => {
+    if (!flags.includes(name)) flags.push(name);
+  };
   for (const f of claim.fragments) {
     let fTotal = 0;
     let fHit = 0;
@@ -106,16 +161,18 @@ export function judgeSupport(claim: ClaimReading, weight: (term: string) => numb
     if (fTotal > 0 && fHit / fTotal < FRAGMENT_MIN_RECALL) fragmentFailed = true;
     const best = bestSentence(window.sentences, f.terms);
     if (best === undefined) continue;
-    // Polarity and order are only compared with a sentence that is plainly about the clause.
+    // Polarity, order and substitutions are only judged against a sentence plainly about the clause.
     const about = best.matched / f.terms.length;
-    if (about >= NEGATION_MIN_COVERAGE && best.sentence.negated !== f.negated && !flags.includes('negation_mismatch')) flags.push('negation_mismatch');
-    if (about >= ROLE_MIN_COVERAGE && claim.passive === best.sentence.passive && swapped(f.terms, best.sentence.spans) && !flags.includes('role_order')) {
-      flags.push('role_order');
+    const sentence = best.sentence;
+    if (about >= NEGATION_MIN_COVERAGE && !sameNegation(f.negatedTerms, sentence.negatedTerms, f.terms)) flag('negation_mismatch');
+    if (about >= ROLE_MIN_COVERAGE && claim.passive === sentence.passive && (swapped(f.terms, sentence.spans) || brokenNeighbours(f.spans, sentence.spans))) {
+      flag('role_order');
     }
+    if (about >= SUBSTITUTION_MIN_COVERAGE && substituted(claim.text, f.spans, sentence.spans, has, new Set(claim.terms))) flag('word_substituted');
   }
   if (fragmentFailed) flags.push('fragment_unsupported');
 
-  let score = recall;
+  let score = calibratedScore(recall);
   if (flags.some((f) => f !== 'fragment_unsupported')) score = Math.min(score, FAILED_CHECK_CAP);
   else if (fragmentFailed) score = Math.min(score, FRAGMENT_CAP);
   return { recall, score, flags };
@@ -178,4 +235,84 @@ function swapped(terms: readonly string[], spans: readonly TokenSpan[]): boolean
   let inverted = 0;
   for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) if (positions[i]! > positions[j]!) inverted++;
   return inverted / ((n * (n - 1)) / 2) > ROLE_CROSSING_MAX;
+}
+
+/** The clause and the sentence negate the same claim words. */
+function sameNegation(claimNegated: ReadonlySet<string>, sentenceNegated: ReadonlySet<string>, claimTerms: readonly string[]): boolean {
+  for (const t of claimNegated) if (!sentenceNegated.has(t)) return false;
+  for (const t of sentenceNegated) if (claimTerms.includes(t) && !claimNegated.has(t)) return false;
+  return true;
+}
+
+/** Positions of each term in the sentence's token sequence. */
+function positions(spans: readonly TokenSpan[]): Map<string, number[]> {
+  const at = new Map<string, number[]>();
+  spans.forEach((s, i) => {
+    const list = at.get(s.term);
+    if (list) list.push(i);
+    else at.set(s.term, [i]);
+  });
+  return at;
+}
+
+/**
+ * Neighbouring claim words (consecutive among those the sentence holds)
+ * that the sentence never has in that order within NEIGHBOUR_REACH tokens.
+ * Swapping two arguments breaks the pairs around both of them; moving a
+ * date or a clause breaks one.
+ */
+function brokenNeighbours(claim: readonly TokenSpan[], sentence: readonly TokenSpan[]): boolean {
+  const at = positions(sentence);
+  const seq = claim.filter((s) => at.has(s.term)).map((s) => s.term);
+  let pairs = 0;
+  let broken = 0;
+  for (let i = 0; i + 1 < seq.length; i++) {
+    const x = seq[i]!;
+    const y = seq[i + 1]!;
+    if (x === y) continue;
+    pairs++;
+    const ys = at.get(y)!;
+    if (!at.get(x)!.some((p) => ys.some((q) => q > p && q - p <= NEIGHBOUR_REACH))) broken++;
+  }
+  return broken >= ROLE_MIN_BROKEN && broken / Math.max(1, pairs) >= ROLE_BROKEN_SHARE;
+}
+
+/**
+ * A claim word missing from the window whose neighbours in the claim stand
+ * in the sentence with one or two other words (none of them claim words)
+ * between them: the sentence says something else in that place.
+ */
+function substituted(claimText: string, claim: readonly TokenSpan[], sentence: readonly TokenSpan[], window: ReadonlySet<string>, claimTerms: ReadonlySet<string>): boolean {
+  const at = positions(sentence);
+  for (let i = 0; i < claim.length; i++) {
+    const m = claim[i]!;
+    if (window.has(m.term)) continue;
+    // Words of force ("causes", "always", "may", "about") are rule 4's to judge, against the evidence's own force.
+    if (FORCE_WORD.test(claimText.slice(m.start, m.end).toLowerCase())) continue;
+    // At either end of the clause the sentence's own first or last word stands in for the missing neighbour.
+    const a = i === 0 ? [-1] : at.get(claim[i - 1]!.term);
+    const b = i + 1 === claim.length ? [sentence.length] : at.get(claim[i + 1]!.term);
+    if (!a || !b || (i === 0 && i + 1 === claim.length)) continue;
+    for (const p of a) {
+      for (const q of b) {
+        const gap = q - p - 1;
+        if (gap < 1) continue;
+        // Inside the clause the replacement is one or two words; at an end, the word next to the neighbour.
+        const from = p + 1;
+        const to = i === 0 ? q : i + 1 === claim.length ? p + 2 : q;
+        if (i !== 0 && i + 1 !== claim.length && gap > SUBSTITUTION_GAP) continue;
+        if (i === 0 && gap > SUBSTITUTION_GAP) continue;
+        let foreign = true;
+        for (let k = i === 0 ? q - 1 : from; k < to; k++) if (claimTerms.has(sentence[k]!.term)) foreign = false;
+        if (foreign) return true;
+      }
+    }
+  }
+  return false;
+}
+
+/** The sentence ties `year` with the same relation word ("after 2019"), at most two words apart. */
+function yearTied(lower: string, relation: string, year: string): boolean {
+  for (const m of lower.matchAll(YEAR_RELATION)) if (m[1] === relation && m[2] === year) return true;
+  return false;
 }

@@ -16,7 +16,7 @@ export const STOP_WORDS: ReadonlySet<string> = new Set(
     'a an and are as at be been being but by did do does for from had has have he her his how i if in into is it its ' +
     'me my of on or our she so than that the their them then there these they this those to too us was we were what ' +
     'when where which while who whom why with you your also about can could may might must shall should will would ' +
-    'very just more most such each other some any all both only own same over under again further once here out up ' +
+    'very just such each other some any all both only own same over under again further once here out up ' +
     'down off above below between through during before after am let one per via him hers itself themselves himself herself'
   ).split(' '),
 );
