@@ -3,9 +3,28 @@
  * another tenant is refused and the attempt is written to the ledger.
  */
 import type { LedgerAppender } from '../ledger/appender.ts';
+import type { AuditEvent } from '../ledger/sink.ts';
 import type { RequestContext } from '../context.ts';
 import { SvcError } from '../errors.ts';
 import { resolveTenant } from './principal.ts';
+
+/** The one ledger event type for a refused cross-tenant attempt, on every surface. */
+export const TENANT_DENIED_EVENT = 'auth.tenant_denied';
+
+/**
+ * The one `auth.tenant_denied` event (REST, gRPC, CLI and the AI gateway
+ * alike): the principal's own tenant and actor, the tenant it asked for and
+ * where. Only a tenant-bound principal can be refused, so `tenant` is its own.
+ */
+export function tenantDeniedEvent(ctx: Pick<RequestContext, 'principal' | 'traceId'>, requested: string | undefined | null, where: string): AuditEvent {
+  return {
+    type: TENANT_DENIED_EVENT,
+    tenant: ctx.principal.tenant ?? 'default',
+    actor: ctx.principal.actor,
+    trace_id: ctx.traceId,
+    payload: { requested_tenant: requested ?? null, where },
+  };
+}
 
 export class TenantGuard {
   readonly #ledger: LedgerAppender;
@@ -19,13 +38,7 @@ export class TenantGuard {
       return resolveTenant(ctx.principal, requested);
     } catch (err) {
       if (err instanceof SvcError && err.code === 'tenant_forbidden') {
-        await this.#ledger.append({
-          type: 'auth.tenant_denied',
-          tenant: ctx.principal.tenant ?? null,
-          actor: ctx.principal.actor,
-          trace_id: ctx.traceId,
-          payload: { requested_tenant: requested ?? null, where },
-        });
+        await this.#ledger.append(tenantDeniedEvent(ctx, requested, where));
       }
       throw err;
     }

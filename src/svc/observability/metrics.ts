@@ -3,11 +3,12 @@
  * (not the global one) so tests and several apps in one process stay apart.
  * Capabilities increment them through `SvcMetrics`; `/metrics` renders them.
  */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectProcessMetrics } from './process-metrics.ts';
 
 export function createMetrics() {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'svc_process_' });
+  collectProcessMetrics(registry);
   const counter = (name: string, help: string, labelNames: string[] = []) => new Counter({ name, help, labelNames, registers: [registry] });
   const histogram = (name: string, help: string, buckets: number[], labelNames: string[] = []) => new Histogram({ name, help, buckets, labelNames, registers: [registry] });
   const fast = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];

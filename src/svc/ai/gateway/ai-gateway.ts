@@ -24,6 +24,7 @@
  */
 import { canonicalSha256 } from '../../../core/hashing.ts';
 import { requirePermission, resolveTenant } from '../../auth/principal.ts';
+import { tenantDeniedEvent } from '../../auth/tenant-guard.ts';
 import { type CacheLedgerSink } from '../../cache/cache-context.ts';
 import { DEFAULT_TTL_SECONDS } from '../../cache/cache-schemas.ts';
 import { type ExactCache } from '../../cache/exact/exact-cache.ts';
@@ -210,7 +211,7 @@ export class AiGateway {
       return resolveTenant(ctx.principal, requested);
     } catch (err) {
       if (err instanceof SvcError && err.code === 'tenant_forbidden') {
-        await this.#d.ledger.append({ type: 'auth.tenant.denied', tenant: ctx.principal.tenant ?? 'default', actor: ctx.principal.actor, trace_id: ctx.traceId, payload: { surface: 'ai_gateway' } });
+        await this.#d.ledger.append(tenantDeniedEvent(ctx, requested, 'svc.tenant'));
       }
       throw err;
     }
