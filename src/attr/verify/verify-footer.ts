@@ -62,6 +62,10 @@ export function verifySourceFooter(input: unknown, opts: { displayText?: string 
   const eventBindingValid = facts.every((x) => x.handleValid) && footer.rendered_text.split('\n').includes(eventLine);
 
   const answerText = opts.displayText === undefined ? undefined : answerFromDisplayText(opts.displayText, footer.rendered_text);
+  // A copied text that is not exactly answer + separator + footer cannot have its answer re-checked, so it
+  // cannot pass: otherwise one missing newline would skip every answer rule (issue 18, item 7).
+  const displayTextExact = opts.displayText === undefined || answerText !== undefined;
+  if (!displayTextExact) integrity.push(auditError('display_text_mismatch', 'display text is not exactly the answer, the separator and the rendered footer', 'display_text'));
   const outcome = evaluateDisplayRules({
     footer,
     policy: effectivePolicy(footer.acceptance_policy),
@@ -81,7 +85,7 @@ export function verifySourceFooter(input: unknown, opts: { displayText?: string 
   if (!statusConsistent) integrity.push(auditError('status_inconsistent', "the footer's status does not follow from the rules re-run on it"));
 
   const spanErrors = outcome.errors.filter((e) => e.code === 'evidence_span_hash_mismatch');
-  const holdsFooter = opts.displayText === undefined ? null : outcome.errors.every((e) => e.rule !== 15);
+  const holdsFooter = opts.displayText === undefined ? null : displayTextExact && outcome.errors.every((e) => e.rule !== 15);
   const intact = rowHashesValid && footerHashValid && renderedValid && eventBindingValid && spanErrors.length === 0;
   const passed = intact && statusConsistent && footer.status === 'ready' && ruleFindings.length === 0 && holdsFooter !== false;
   const ruleResults = outcome.acceptance.rule_results;
