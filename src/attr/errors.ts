@@ -9,6 +9,10 @@
 export const ATTR_ERROR_TABLE = {
   // Request validation.
   invalid_request: { http: 400, retryable: false },
+  // Text that is not well-formed UTF-16 (a lone surrogate): it has no UTF-8 form to hash or show.
+  invalid_unicode: { http: 400, retryable: false },
+  // A JSON key that could poison prototypes (`__proto__`, `constructor.prototype`).
+  forbidden_json_key: { http: 400, retryable: false },
   invalid_gross_revenue: { http: 400, retryable: false },
   negative_revenue: { http: 400, retryable: false },
   // Size limits (prompt, output, request, provider output).

@@ -40,6 +40,17 @@ function utf8Bytes(text: string): number {
   return Buffer.byteLength(text, 'utf8');
 }
 
+/**
+ * A lone surrogate has no UTF-8 form: hashing would silently turn it into
+ * U+FFFD and the engine could not ground it. Refused as the client's error,
+ * before any work (issue 18, item 6).
+ */
+function wellFormed(field: string, text: string): void {
+  if (!text.isWellFormed()) {
+    throw new AttrError('invalid_unicode', `${field} contains a lone surrogate (not well-formed Unicode)`, { details: { field } });
+  }
+}
+
 export class AttributionService {
   readonly #deps: AttributionServiceDeps;
   readonly #now: () => Date;
@@ -54,6 +65,8 @@ export class AttributionService {
     const engine = this.#admit();
     const base = this.#baseRecord('attribute', requestId, request.prompt, request.gross_revenue);
     return this.#refuseOnError(base, async () => {
+      wellFormed('prompt', request.prompt);
+      if (request.output !== undefined) wellFormed('output', request.output);
       this.#limit('prompt', request.prompt, this.#deps.config.limits.max_prompt_bytes);
       if (request.output !== undefined) this.#limit('output', request.output, this.#deps.config.limits.max_output_bytes);
       const response = engine.attribute({
@@ -73,6 +86,7 @@ export class AttributionService {
     const prompt = promptOf(request.messages);
     const base = this.#baseRecord('provider_attribute', requestId, prompt, request.gross_revenue);
     return this.#refuseOnError(base, async () => {
+      request.messages.forEach((m, i) => wellFormed(`messages[${i}].content`, m.content));
       if (request.messages.length > limits.max_messages) {
         throw new AttrError('payload_too_large', `at most ${limits.max_messages} messages are accepted`, { details: { field: 'messages', limit: limits.max_messages } });
       }
@@ -142,7 +156,7 @@ export class AttributionService {
       prompt_sha256: sha256Hex(prompt),
       answer_sha256: null,
       // Only a well-formed amount is kept; anything else is client text and is not logged.
-      gross_revenue: /^-?\d{1,21}(\.\d{1,18})?$/.test(grossRevenue) ? grossRevenue : null,
+      gross_revenue: /^-?(0|[1-9][0-9]{0,20})(\.[0-9]{1,18})?$/.test(grossRevenue) ? grossRevenue : null,
       provider: null,
     };
   }
@@ -168,14 +182,19 @@ export class AttributionService {
     return response;
   }
 
-  /** Runs `work`; a fail-closed refusal is logged (outcome `refused`) before the error propagates. */
+  /**
+   * Runs `work`; every refusal — a fail-closed AttrError or an unexpected
+   * failure (`internal`) — is logged (outcome `refused`) before the error
+   * propagates. Only an audit log that cannot record is not re-logged.
+   */
   async #refuseOnError(base: AuditRecord, work: () => Promise<AttributionResponse>): Promise<AttributionResponse> {
     try {
       return await work();
     } catch (err) {
-      if (err instanceof AttrError && err.code !== 'internal') {
+      const code = AttrError.from(err).code;
+      if (code !== 'audit_unavailable') {
         this.#deps.metrics.attribution(base.route, 'refused');
-        await this.#append({ ...base, outcome: 'refused', error_code: err.code }).catch(() => undefined);
+        await this.#append({ ...base, outcome: 'refused', error_code: code }).catch(() => undefined);
       }
       throw err;
     }

@@ -10,6 +10,7 @@ import type { AttributionService } from './attribution-service.ts';
 import type { BearerAuthenticator } from './bearer-auth.ts';
 import { toAttrError } from './http-errors.ts';
 import { protectedRouteGuard } from './protected-route-guard.ts';
+import { installJsonBodyParsing } from './json-body-parser.ts';
 import { newRequestId } from './request-id.ts';
 import { AttributeRequestSchema, ErrorBodySchema, ProviderAttributeRequestSchema, type AttributeRequest, type ProviderAttributeRequest } from './request-schemas.ts';
 import { REQUEST_ID_HEADER, SECURITY_HEADERS } from './security-headers.ts';
@@ -52,8 +53,8 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<FastifyInst
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: false } },
   });
 
-  // JSON only: without this, fastify would accept text/plain bodies and fail them later as schema errors.
-  app.removeContentTypeParser('text/plain');
+  // JSON only (text/plain bodies would fail later as schema errors); precise codes for poisoning keys; no Content-Encoding.
+  installJsonBodyParsing(app);
 
   await app.register(swagger, {
     openapi: {
