@@ -4,12 +4,13 @@
  *   attr-service-config create --template default --corpus <path> --audit-log-path <path> --artifact-dir <path> --output <path> [--force]
  *   attr-service-config validate --config <path>
  *
- * `create` writes the config and then validates it, printing the report;
+ * `create` creates the output's directory when missing, writes the config and then validates it, printing the report;
  * `validate` prints the attr-service-config-verification/v1 report. Exit 0
  * when valid, 1 when not, 2 on usage errors.
  */
 import { Command, InvalidArgumentError } from 'commander';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { CONFIG_TEMPLATES, configFromTemplate, type ConfigTemplate } from './config-template.ts';
 import { verifyConfigFile } from './verify-config.ts';
 
@@ -33,6 +34,8 @@ export async function runConfigCli(argv: string[]): Promise<number> {
     .action(async (o: { template: ConfigTemplate; corpus: string; auditLogPath: string; artifactDir: string; output: string; force?: boolean }) => {
       const document = configFromTemplate(o.template, { corpusPath: o.corpus, auditLogPath: o.auditLogPath, artifactDir: o.artifactDir, outputPath: o.output });
       try {
+        // A missing parent directory is created (docs/decisions/133-config-create-output-dir.md).
+        await mkdir(path.dirname(path.resolve(o.output)), { recursive: true });
         await writeFile(o.output, `${JSON.stringify(document, null, 2)}\n`, { flag: o.force ? 'w' : 'wx', mode: 0o644 });
       } catch (err) {
         process.stderr.write(`attr-service-config: cannot write ${o.output}: ${(err as NodeJS.ErrnoException).code === 'EEXIST' ? 'file exists (use --force)' : (err as Error).message}\n`);

@@ -85,6 +85,12 @@ export const ServiceConfigSchema = Type.Object(
       {
         window_ms: Type.Integer({ minimum: 100, maximum: 3_600_000 }),
         max_requests: Type.Integer({ minimum: 1, maximum: 1_000_000 }),
+        trusted_proxies: Type.Optional(
+          Type.Array(Type.String({ minLength: 2, maxLength: 64 }), {
+            maxItems: 256,
+            description: 'Reverse proxies (IP addresses or CIDR ranges) whose X-Forwarded-For is honoured for the client identity; absent: the header is ignored.',
+          }),
+        ),
       },
       { additionalProperties: false },
     ),

@@ -7,6 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { sha256Hex } from '../../core/hashing.ts';
+import { invalidProxyEntries } from './trusted-proxies.ts';
 import { compileChecker, type SchemaIssue } from './schema-check.ts';
 import { DEFAULT_PROVIDER_BOUNDS, ServiceConfigSchema, type ServiceConfigDocument } from './service-config-schema.ts';
 
@@ -65,6 +66,9 @@ export function configDocumentIssues(document: unknown): SchemaIssue[] {
     if (first !== undefined) issues.push({ path: `/providers/${i}/provider_id`, message: `duplicate provider_id (also /providers/${first})` });
     else seen.set(p.provider_id, i);
   });
+  for (const i of invalidProxyEntries(document.rate_limit.trusted_proxies ?? [])) {
+    issues.push({ path: `/rate_limit/trusted_proxies/${i}`, message: 'must be an IP address or a CIDR range (e.g. 10.0.0.0/8)' });
+  }
   return issues;
 }
 

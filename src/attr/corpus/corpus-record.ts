@@ -27,7 +27,8 @@ export const CorpusRecordSchema = Type.Object(
     source_id: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$' }),
     work_id: Type.String({ minLength: 1, maxLength: 128 }),
     title: Type.String({ minLength: 1, maxLength: 500 }),
-    uri: Type.String({ pattern: '^[a-z][a-z0-9+.-]*://[^\\s]+$', maxLength: 2048 }),
+    // http(s) only: a footer link is shown to readers, so javascript:, data: or file: URIs are refused at load.
+    uri: Type.String({ pattern: '^https?://[^\\s/?#]+[^\\s]*$', maxLength: 2048 }),
     rights_holder: Type.Union([
       Type.Object({ id: Type.String({ minLength: 1 }), name: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
       Type.Null(),

@@ -70,7 +70,10 @@ export const DiscoveryManifestSchema = Type.Object(
       { max_request_bytes: Type.Integer(), max_prompt_bytes: Type.Integer(), max_output_bytes: Type.Integer(), max_messages: Type.Integer() },
       Strict,
     ),
-    rate_limit: Type.Object({ window_ms: Type.Integer(), max_requests: Type.Integer(), scope: Type.Literal('per_client_per_process') }, Strict),
+    rate_limit: Type.Object(
+      { window_ms: Type.Integer(), max_requests: Type.Integer(), scope: Type.Literal('per_client_per_process'), trusted_proxy_count: Type.Integer({ minimum: 0 }) },
+      Strict,
+    ),
     providers: Type.Array(Type.Object({ provider_id: Type.String(), model: Type.String() }, Strict)),
     corpus: Type.Union([Type.Object({ sha256: Sha256, source_count: Type.Integer({ minimum: 0 }), chunk_count: Type.Integer({ minimum: 0 }) }, Strict), Type.Null()]),
     trust_store: Type.Union([
@@ -122,7 +125,7 @@ export const RuntimeConformanceReceiptSchema = Type.Object(
         request_id_header: Type.String(),
         auth: Type.Literal('bearer_sha256_constant_time'),
         token_digest_configured: Type.Boolean(),
-        rate_limit: Type.Object({ window_ms: Type.Integer(), max_requests: Type.Integer() }, Strict),
+        rate_limit: Type.Object({ window_ms: Type.Integer(), max_requests: Type.Integer(), trusted_proxy_count: Type.Integer({ minimum: 0 }) }, Strict),
         limits: Type.Object(
           { max_request_bytes: Type.Integer(), max_prompt_bytes: Type.Integer(), max_output_bytes: Type.Integer(), max_messages: Type.Integer() },
           Strict,

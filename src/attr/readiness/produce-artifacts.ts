@@ -105,7 +105,8 @@ export async function produceReadinessArtifacts(inputs: ReadinessInputs, store: 
     auth: { scheme: 'bearer', token_digest_env: inputs.auth.digestEnv },
     request_id_header: inputs.requestIdHeader,
     limits: { ...config.limits },
-    rate_limit: { ...config.rateLimit, scope: 'per_client_per_process' },
+    // The proxy addresses stay private: the public manifest says only how many are trusted.
+    rate_limit: { window_ms: config.rateLimit.window_ms, max_requests: config.rateLimit.max_requests, scope: 'per_client_per_process', trusted_proxy_count: config.rateLimit.trusted_proxies?.length ?? 0 },
     providers: config.providers.map((p) => ({ provider_id: p.providerId, model: p.model })),
     corpus: inputs.engine.ok
       ? { sha256: inputs.engine.corpus.sha256, source_count: inputs.engine.engine.stats.sourceCount, chunk_count: inputs.engine.engine.stats.chunkCount }
@@ -153,7 +154,7 @@ export async function produceReadinessArtifacts(inputs: ReadinessInputs, store: 
       request_id_header: inputs.requestIdHeader,
       auth: 'bearer_sha256_constant_time',
       token_digest_configured: inputs.auth.configured,
-      rate_limit: { ...config.rateLimit },
+      rate_limit: { window_ms: config.rateLimit.window_ms, max_requests: config.rateLimit.max_requests, trusted_proxy_count: config.rateLimit.trusted_proxies?.length ?? 0 },
       limits: { ...config.limits },
       audit_log: { path: audit.path, fsync: config.auditFsync, entries: audit.entries, head_hash: audit.headHash, chain_verified: audit.healthy },
     },

@@ -19,6 +19,7 @@ import { ARTIFACTS, type ArtifactName, type CheckResult } from './artifact-schem
 import type { ArtifactStore } from './artifact-store.ts';
 import { foundationChecks } from './produce-artifacts.ts';
 import type { ReadinessInputs } from './readiness-inputs.ts';
+import { validateTrustStoreFile } from '../trust-store/validate-trust-store.ts';
 import type { TSchema } from 'typebox';
 
 /** Check names in report order; the first ten are the spec's list. */
@@ -76,6 +77,8 @@ export class ReadinessGate {
     };
     put(...(await this.#checkConfig()));
     for (const c of foundationChecks(this.#inputs)) results.set(c.name, c);
+    // The trust store is re-read on every evaluation: one made invalid while running turns the service not-ready.
+    if (this.#inputs.config.trustStorePath !== undefined) put(...(await this.#checkTrustStore(this.#inputs.config.trustStorePath)));
 
     const reads = new Map<ArtifactName, { value: Artifact; sha256: string }>();
     for (const name of Object.keys(ARTIFACTS) as ArtifactName[]) {
@@ -128,6 +131,15 @@ export class ReadinessGate {
       return ['service_config', false, 'config is not JSON'];
     }
     return issues.length === 0 ? ['service_config', true, `attr-service-config/v1 sha256 ${config.configSha256.slice(0, 12)}`] : ['service_config', false, `${issues.length} schema issues`];
+  }
+
+  async #checkTrustStore(file: string): Promise<[string, boolean, string]> {
+    const report = await validateTrustStoreFile(file);
+    if (!report.valid) {
+      const first = report.schema_issues[0] ?? report.key_issues[0];
+      return ['trust_store', false, `trust store no longer validates: ${first ? `${first.path || '/'} ${first.message}` : 'invalid'}`];
+    }
+    return ['trust_store', true, `${report.keys.length} keys`];
   }
 
   #artifactProblem(name: ArtifactName, value: unknown): string | undefined {

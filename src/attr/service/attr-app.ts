@@ -20,6 +20,7 @@ import type { EngineLoad, ReadinessInputs } from '../readiness/readiness-inputs.
 import { validateTrustStoreFile } from '../trust-store/validate-trust-store.ts';
 import { AttributionService } from './attribution-service.ts';
 import { BearerAuthenticator, TOKEN_DIGEST_ENV } from './bearer-auth.ts';
+import { ClientIdentity } from './client-identity.ts';
 import { ENDPOINTS } from './endpoints.ts';
 import { buildHttpServer } from './http-server.ts';
 import { REQUEST_ID_HEADER, SECURITY_HEADERS } from './security-headers.ts';
@@ -110,6 +111,7 @@ export async function createAttrApp(config: ServiceConfig, options: AttrAppOptio
     metrics,
     auth,
     limiter,
+    clientIdentity: new ClientIdentity(config.rateLimit.trusted_proxies ?? []),
     discoveryManifest: produced.discoveryManifest,
     maxRequestBytes: config.limits.max_request_bytes,
     serviceVersion: version,

@@ -8,6 +8,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { AttributionService } from './attribution-service.ts';
 import type { BearerAuthenticator } from './bearer-auth.ts';
+import type { ClientIdentity } from './client-identity.ts';
 import { toAttrError } from './http-errors.ts';
 import { protectedRouteGuard } from './protected-route-guard.ts';
 import { installJsonBodyParsing } from './json-body-parser.ts';
@@ -26,6 +27,7 @@ export interface HttpServerDeps {
   metrics: ServiceMetrics;
   auth: BearerAuthenticator;
   limiter: SlidingWindowRateLimiter;
+  clientIdentity: ClientIdentity;
   discoveryManifest: DiscoveryManifest;
   maxRequestBytes: number;
   serviceVersion: string;

@@ -1,18 +1,24 @@
 /**
- * The onRequest guard of every protected route: per-client rate limit first
- * (so floods are refused before any hashing work, authenticated or not),
- * then the bearer token. Both refusals are counted by the error handler.
+ * The onRequest guard of every protected route. The token is checked first
+ * (one constant-time hash) only to choose the bucket: authenticated and
+ * unauthenticated callers are rate-limited in separate buckets per client
+ * address (client-identity.ts), so a flood of bad or missing tokens cannot
+ * lock the token holder out. Then the rate limit, then the 401. Both
+ * refusals are counted by the error handler
+ * (docs/decisions/130-rate-limit-identity-and-buckets.md).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AttrError } from '../errors.ts';
 import type { BearerAuthenticator } from './bearer-auth.ts';
+import type { ClientIdentity } from './client-identity.ts';
 import type { ServiceMetrics } from './service-metrics.ts';
 import type { SlidingWindowRateLimiter } from './sliding-window-rate-limiter.ts';
 
-export function protectedRouteGuard(deps: { limiter: SlidingWindowRateLimiter; auth: BearerAuthenticator; metrics: ServiceMetrics }) {
+export function protectedRouteGuard(deps: { limiter: SlidingWindowRateLimiter; auth: BearerAuthenticator; metrics: ServiceMetrics; clientIdentity: ClientIdentity }) {
   return async function guard(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    // Per client = per remote address as seen by this process (docs/decisions/124-rate-limit-client-identity.md).
-    const decision = deps.limiter.admit(request.ip);
+    const check = deps.auth.check(request.headers.authorization);
+    const client = deps.clientIdentity.resolve(request.socket.remoteAddress ?? request.ip, request.headers['x-forwarded-for']);
+    const decision = deps.limiter.admit(`${check.ok ? 'auth' : 'anon'} ${client}`);
     if (!decision.allowed) {
       deps.metrics.rateLimited();
       reply.header('retry-after', String(Math.ceil(decision.retryAfterMs / 1000)));
@@ -20,7 +26,6 @@ export function protectedRouteGuard(deps: { limiter: SlidingWindowRateLimiter; a
         details: { window_ms: deps.limiter.windowMs, max_requests: deps.limiter.maxRequests, retry_after_ms: decision.retryAfterMs },
       });
     }
-    const check = deps.auth.check(request.headers.authorization);
     if (!check.ok) {
       reply.header('www-authenticate', 'Bearer realm="attr"');
       throw new AttrError('unauthenticated', 'a valid bearer token is required', { details: { reason: check.reason } });

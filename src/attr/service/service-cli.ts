@@ -5,10 +5,16 @@
  * tests read the bound port from it when `--port 0`). SIGINT/SIGTERM close
  * the server gracefully: in-flight requests finish and queued audit entries
  * are written before exit.
+ *
+ * Before anything is opened, the state (audit log + artifact dir) is locked
+ * (state-lock.ts): a second instance on the same state exits 3 and changes
+ * nothing. Exit codes: 0 clean stop, 2 config error, 3 state locked, 4 listen failed.
  */
 import { Command, InvalidArgumentError } from 'commander';
 import { ConfigError, loadServiceConfig, withListener } from '../config/service-config.ts';
+import { checkStatePaths } from '../config/state-paths.ts';
 import { createAttrApp } from './attr-app.ts';
+import { acquireStateLock, StateLockedError, type StateLock } from './state-lock.ts';
 import { parseCliArgs } from '../cli-parse.ts';
 
 function parsePort(value: string): number {
@@ -29,13 +35,33 @@ export async function runServiceCli(argv: string[]): Promise<number> {
   let config;
   try {
     config = withListener(await loadServiceConfig(opts.config), { host: opts.host, port: opts.port });
+    await checkStatePaths(config);
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     process.stderr.write(`attr-service: ${err.message}\n`);
     return 2;
   }
-  const app = await createAttrApp(config);
-  const url = await app.listen();
+  let lock: StateLock;
+  try {
+    lock = acquireStateLock(config);
+  } catch (err) {
+    if (!(err instanceof StateLockedError)) throw err;
+    process.stderr.write(`attr-service: ${err.message}\n`);
+    return 3;
+  }
+  const app = await createAttrApp(config).catch((err: unknown) => {
+    lock.release();
+    throw err;
+  });
+  let url: string;
+  try {
+    url = await app.listen();
+  } catch (err) {
+    await app.close();
+    lock.release();
+    process.stderr.write(`attr-service: cannot listen on ${config.host}:${config.port}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}\n`);
+    return 4;
+  }
   process.stdout.write(`${JSON.stringify({ event: 'listening', url, ready: app.gate.ready })}\n`);
   await new Promise<void>((resolve) => {
     const stop = (): void => {
@@ -47,5 +73,6 @@ export async function runServiceCli(argv: string[]): Promise<number> {
     process.on('SIGTERM', stop);
   });
   await app.close();
+  lock.release();
   return 0;
 }
