@@ -21,6 +21,7 @@ export const ID_PREFIXES = {
   upload: 'up',
   job: 'job',
   trace: 'tr',
+  legalHold: 'lh',
 } as const;
 
 export type IdPrefix = (typeof ID_PREFIXES)[keyof typeof ID_PREFIXES];

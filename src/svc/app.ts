@@ -15,7 +15,7 @@ import { LedgerService } from './ledger/service.ts';
 import { type OpLog, createOpLog } from './logs/oplog.ts';
 import { type ObjectServices, createObjectServices } from './objects/create-object-services.ts';
 import { LogService } from './logs/service.ts';
-import { type SvcMetrics, createMetrics } from './observability/metrics.ts';
+import { type SvcMetrics, createMetrics, exportPolicyUnavailability } from './observability/metrics.ts';
 import { OperationUnits } from './operations/operation-units.ts';
 import { TrackedOperations } from './operations/tracked-operations.ts';
 import { type Tracing, createTracing } from './observability/tracing.ts';
@@ -23,6 +23,8 @@ import { PlanService } from './plans/service.ts';
 import { ApprovalService } from './approvals/approval-service.ts';
 import { loadOrCreateSigningKey } from './approvals/signing-key.ts';
 import { PolicyService } from './policy/policy-service.ts';
+import { AlertService } from './alerts/alert-service.ts';
+import { LegalHoldService } from './legal-holds/legal-hold-service.ts';
 import { PlatformService } from './platforms/platform-service.ts';
 import { estimateConstants } from './reports/estimate-constants.ts';
 import { ReportService } from './reports/report-service.ts';
@@ -65,6 +67,10 @@ export interface SvcApp {
   readonly reports: ReportService;
   /** Deployment targets, their readiness and the capability matrix (docs/platforms.md). */
   readonly platforms: PlatformService;
+  /** In-process evaluation of the spec's alerts (docs/alerts.md); `alert.fired` in the ledger for critical ones. */
+  readonly alerts: AlertService;
+  /** Legal holds on a tenant, prefix or manifest: block deletion (docs/alerts.md#legal-hold). */
+  readonly legalHolds: LegalHoldService;
   close(): Promise<void>;
 }
 
@@ -100,6 +106,7 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
   });
   const tenants = new TenantGuard(ledger);
   const policy = await PolicyService.open({ stateDir, activeBundleName: config.policy.bundle_name, audit: ledger });
+  exportPolicyUnavailability(metrics, () => policy.engine.unavailableCounts());
   const approvals = new ApprovalService({
     repository: store.approvals,
     key: await loadOrCreateSigningKey(stateDir),
@@ -125,6 +132,7 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     onPlanned: (s) => metrics.planSeconds.observe(s),
   });
   const ai = createAiServices({ providersConfig: config.providers, env: options.env ?? process.env, store, ledger, metrics, tracing, policy: () => policy.engine, switchboard, rollout });
+  const legalHolds = new LegalHoldService({ repo: store.legalHolds, ledger, tenants, onBlocked: () => metrics.legalHoldDeletionAttempts.inc() });
   const objects = await createObjectServices({
     config,
     stateDir,
@@ -139,8 +147,12 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     policy: () => policy.engine,
     approvals,
     aiUnits: new StoredUnitExecutor(ai.gateway),
+    legalHolds,
     env: options.env ?? process.env,
   });
+  // Started after every service registered its metrics, so the baseline snapshot sees them all.
+  const alerts = new AlertService({ registry: metrics.registry, ledger, log });
+  await alerts.start();
   const operations = new TrackedOperations({
     units: new OperationUnits(workUnits),
     exactCache: ai.exactCache,
@@ -178,8 +190,11 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
       constants: estimateConstants(config.reports?.estimates),
       defaultWindowDays: config.reports?.default_window_days ?? 30,
     }),
+    alerts,
+    legalHolds,
     platforms: new PlatformService({ config, env: options.env ?? process.env, pgSchema: options.pgSchema }),
     async close() {
+      alerts.close();
       await ai.close();
       await ledger.drained();
       await objects.close();

@@ -31,6 +31,7 @@ import type { ManifestRepository } from '../store/repositories/manifests.ts';
 import { type ComputeManifestSummary, computeManifestSummary, mergeById } from './compute-manifest-view.ts';
 import { validate } from '../validation.ts';
 import type { ByteManifest, ManifestState, ManifestSummary, RedactedManifestRow } from './manifest.ts';
+import { recordByteMetrics } from './byte-metrics.ts';
 import { MANIFEST_SCHEMA_VERSION, MANIFEST_TRANSITIONS, ManifestListQuery, RehydrateRequest, redactedRow } from './manifest.ts';
 
 /** Where compute manifests of AI work units live (their own table, written by the AI gateway). */
@@ -130,8 +131,14 @@ export class ManifestService {
     const newChunks = ingest.chunks
       .filter((c) => !c.reused)
       .map((c) => ({ scope: input.scope, id: c.id, codec: c.codec, raw_length: c.length, stored_length: c.stored_length }));
-    await this.#deps.repo.insert(manifest, newChunks);
+    try {
+      await this.#deps.repo.insert(manifest, newChunks);
+    } catch (err) {
+      this.#deps.metrics.manifestWriteFailures.inc();
+      throw err;
+    }
     this.#deps.metrics.manifestWriteSeconds.observe((performance.now() - started) / 1000);
+    recordByteMetrics(this.#deps.metrics, manifest);
     await this.#deps.ledger.append({
       type: 'manifest.written',
       tenant: manifest.tenant,

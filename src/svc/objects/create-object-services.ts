@@ -23,7 +23,7 @@ import type { PolicyEvaluator } from '../policy/types.ts';
 import type { Store } from '../store/store.ts';
 import type { WorkUnitService } from '../work-units/service.ts';
 import { MultipartService } from './multipart-service.ts';
-import { ObjectGateway } from './object-gateway.ts';
+import { type ObjectGatewayDeps, ObjectGateway } from './object-gateway.ts';
 import { PartStore } from './part-store.ts';
 
 export interface ObjectServices {
@@ -61,6 +61,8 @@ export interface ObjectServicesDeps {
   approvals: ExactExecutorDeps['approvals'];
   /** Executes stored AI work units (the AI gateway), for the one execute entry point. */
   aiUnits?: AiUnitExecutor;
+  /** Legal holds: deletions of held data are refused (src/svc/legal-holds). */
+  legalHolds?: ObjectGatewayDeps['legalHolds'];
   /** The environment svc runs with (AWS credentials for the S3 chunk backend); default `process.env`. */
   env?: Record<string, string | undefined>;
 }
@@ -104,6 +106,7 @@ export async function createObjectServices(deps: ObjectServicesDeps): Promise<Ob
     ledger: deps.ledger,
     tenants: deps.tenants,
     policy: deps.policy,
+    ...(deps.legalHolds ? { legalHolds: deps.legalHolds } : {}),
   });
   return {
     chunks,

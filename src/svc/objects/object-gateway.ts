@@ -13,6 +13,7 @@ import type { Permission } from '../auth/roles.ts';
 import { requirePermission } from '../auth/principal.ts';
 import type { TenantGuard } from '../auth/tenant-guard.ts';
 import type { RequestContext } from '../context.ts';
+import type { LegalHoldService } from '../legal-holds/legal-hold-service.ts';
 import { SvcError } from '../errors.ts';
 import type { ExactExecutor, ExecuteResult } from '../exact-bytes/exact-executor.ts';
 import type { Rehydration } from '../exact-bytes/rehydrate.ts';
@@ -44,6 +45,8 @@ export interface ObjectGatewayDeps {
   ledger: LedgerAppender;
   tenants: TenantGuard;
   policy: () => PolicyEvaluator;
+  /** Refuses deletion of data under a legal hold (src/svc/legal-holds). */
+  legalHolds?: Pick<LegalHoldService, 'assertDeletable'>;
 }
 
 /** What put and multipart completion return. */
@@ -211,6 +214,8 @@ export class ObjectGateway {
 
   async delete(ctx: RequestContext, input: unknown): Promise<{ bucket: string; key: string; state: 'tombstoned'; manifest_id: string; policy_bundle_id: string }> {
     const { tenant, row } = await this.#current(ctx, validate(ObjectRefRequest, input), 'objects:delete');
+    // A legal hold wins over any policy that would allow the delete.
+    await this.#deps.legalHolds?.assertDeletable(ctx, { tenant, namespace: objectNamespace(row.bucket, row.object_key), manifestId: row.manifest_id }, 'object.delete', row.work_unit_id);
     const policy = this.#deps.policy();
     const decision = policy.evaluate({
       principal: { actor: ctx.principal.actor, roles: ctx.principal.roles, tenant: ctx.principal.tenant },

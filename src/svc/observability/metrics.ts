@@ -40,7 +40,31 @@ export function createMetrics() {
     httpRequests: counter('svc_http_requests_total', 'HTTP requests, by route and status class.', ['route', 'status']),
     httpSeconds: histogram('svc_http_request_seconds', 'HTTP request latency, by route.', fast, ['route']),
     authFailures: counter('svc_auth_failures_total', 'Rejected credentials.'),
+    // Alert inputs (src/svc/alerts, docs/alerts.md): each must stay 0 in a healthy service.
+    manifestWriteFailures: counter('svc_manifest_write_failures_total', 'Manifests that could not be written to the metadata store (critical).'),
+    cacheCrossTenantHits: counter('svc_cache_cross_tenant_hits_total', "Cache lookups that returned another tenant's entry; refused, but isolation is broken (critical)."),
+    verifierFailuresWithoutFallback: counter('svc_verifier_failures_without_fallback_total', 'Required verifier failures no fallback recovered (critical).'),
+    legalHoldDeletionAttempts: counter('svc_legal_hold_deletion_attempts_total', 'Deletions refused because of a legal hold (critical).'),
   };
 }
 
 export type SvcMetrics = ReturnType<typeof createMetrics>;
+
+/**
+ * `svc_policy_evaluation_unavailable_total{mode}`: read from the policy
+ * engine's own tally at scrape time, so the engine stays free of metrics.
+ */
+export function exportPolicyUnavailability(metrics: SvcMetrics, counts: () => Readonly<{ observe: number; enforce: number }>): void {
+  new Counter({
+    name: 'svc_policy_evaluation_unavailable_total',
+    help: 'Policy evaluations that failed and were denied (fail closed), by mode; enforce is critical.',
+    labelNames: ['mode'],
+    registers: [metrics.registry],
+    collect() {
+      const c = counts();
+      this.reset();
+      this.inc({ mode: 'observe' }, c.observe);
+      this.inc({ mode: 'enforce' }, c.enforce);
+    },
+  });
+}

@@ -12,6 +12,8 @@ import type { BundleRef, PolicyDecision, PolicyEvaluator, PolicyInput } from './
 
 export class PolicyEngine implements PolicyEvaluator {
   #compiled: CompiledBundle;
+  /** Evaluations that failed (and were denied), by request mode: the critical alert's input. */
+  readonly #unavailable = { observe: 0, enforce: 0 };
 
   constructor(initial: PolicyBundle) {
     this.#compiled = compileBundle(initial);
@@ -36,8 +38,14 @@ export class PolicyEngine implements PolicyEvaluator {
     try {
       return evaluateCompiled(compiled, input);
     } catch (err) {
+      this.#unavailable[input.mode === 'observe' ? 'observe' : 'enforce']++;
       return unavailableDecision(compiled.bundle.ref, err);
     }
+  }
+
+  /** How many evaluations failed since start, by mode (exported as svc_policy_evaluation_unavailable_total). */
+  unavailableCounts(): Readonly<{ observe: number; enforce: number }> {
+    return { ...this.#unavailable };
   }
 }
 

@@ -14,6 +14,7 @@ import { ManifestRepository } from './repositories/manifests.ts';
 import { ObjectRepository } from './repositories/objects.ts';
 import { UploadRepository } from './repositories/uploads.ts';
 import { PlanRepository } from './repositories/plans.ts';
+import { LegalHoldRepository } from './repositories/legal-holds.ts';
 import { ReportRowsRepository } from './repositories/report-rows.ts';
 import { SemanticCacheRepository } from './repositories/semantic-cache.ts';
 import { SqlSwitchStore } from './repositories/switches.ts';
@@ -34,6 +35,7 @@ export interface Store {
   readonly aiManifests: AiManifestRepository;
   /** Read-only rows the reports are computed from (src/svc/reports). */
   readonly reportRows: ReportRowsRepository;
+  readonly legalHolds: LegalHoldRepository;
   close(): Promise<void>;
 }
 
@@ -52,6 +54,7 @@ export function storeOver(db: Db): Store {
     semanticCache: new SemanticCacheRepository(db),
     aiManifests: new AiManifestRepository(db),
     reportRows: new ReportRowsRepository(db),
+    legalHolds: new LegalHoldRepository(db),
     close: () => db.close(),
   };
 }

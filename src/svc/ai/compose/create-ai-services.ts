@@ -65,7 +65,7 @@ export function createAiServices(d: AiServiceDeps): AiServices {
   // A failed cache write does not fail the request (the answer is served, records are committed), but is never silent.
   const cacheWriteFailures = new Counter({ name: 'svc_ai_cache_write_failures_total', help: 'Verified AI answers that could not be stored in the exact or semantic cache.', registers: [d.metrics.registry] });
   // Cache writes join the ledger's group commit: one transaction with the request's records.
-  const exactCache = new ExactCache({ store: new GroupCommittedExactCacheStore(d.store.cacheEntries, d.ledger), ledger });
+  const exactCache = new ExactCache({ store: new GroupCommittedExactCacheStore(d.store.cacheEntries, d.ledger), ledger, onCrossTenantHit: () => d.metrics.cacheCrossTenantHits.inc() });
   const semanticCache = new SemanticCache({ store: new GroupCommittedSemanticCacheStore(d.store.semanticCache, d.ledger), ledger });
   const policy: PolicyEvaluator = { evaluate: (input) => d.policy().evaluate(input), activeBundle: () => d.policy().activeBundle() };
   const switchboard = d.switchboard;

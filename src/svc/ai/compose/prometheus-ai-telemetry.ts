@@ -15,6 +15,7 @@ export function prometheusAiTelemetry(metrics: SvcMetrics): AiTelemetry {
     svc_ai_large_model_calls_avoided_total: metrics.aiLargeModelCallsAvoided,
     svc_ai_fallbacks_total: metrics.aiFallbacks,
     svc_verifier_failures_total: metrics.verifierFailures,
+    svc_verifier_failures_without_fallback_total: metrics.verifierFailuresWithoutFallback,
     svc_policy_denials_total: metrics.policyDenials,
     svc_ai_tokens_avoided_total: extra('svc_ai_tokens_avoided_total', 'Provider tokens not processed thanks to cache hits.'),
     svc_ai_model_calls_avoided_total: extra('svc_ai_model_calls_avoided_total', 'Provider calls avoided by cache hits.'),

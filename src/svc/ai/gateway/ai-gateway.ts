@@ -749,6 +749,8 @@ export class AiGateway {
   async #finish(ctx: AiRequestContext, run: RequestRun, begun: Promise<void> | undefined, status: 'completed' | 'failed', errorCode: string | null): Promise<void> {
     if (run.finished) return;
     run.finished = true;
+    // A verifier failure that reaches the client: no fallback, or the fallback failed too (critical alert).
+    if (errorCode === 'verifier_failed') this.#d.telemetry.count('svc_verifier_failures_without_fallback_total', 1);
     const overheadMs = Math.max(0, run.elapsedMs() - run.upstreamMs);
     this.#d.telemetry.observeOverhead(overheadMs / 1000, { kind: run.kind, cache: run.cache });
     const manifest = run.toManifest(status, errorCode);

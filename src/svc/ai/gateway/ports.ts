@@ -167,6 +167,7 @@ export type AiCounter =
   | 'svc_ai_fallbacks_total'
   | 'svc_ai_semantic_cache_stale_total'
   | 'svc_verifier_failures_total'
+  | 'svc_verifier_failures_without_fallback_total'
   | 'svc_policy_denials_total';
 
 export interface AiTelemetry {

@@ -21,11 +21,13 @@ export interface ExactCacheOptions {
   ledger: CacheLedgerSink;
   /** Milliseconds since the epoch; injectable for tests. */
   now?: () => number;
+  /** Called when the store returned another tenant's entry (defence in depth: refused, counted for the critical alert). */
+  onCrossTenantHit?: () => void;
 }
 
 export type ExactLookupResult =
   | { hit: true; entry: ExactCacheEntry; verifier: string; age_seconds: number }
-  | { hit: false; reason: 'absent' | 'expired' | 'verifier_failed' };
+  | { hit: false; reason: 'absent' | 'expired' | 'verifier_failed' | 'cross_tenant' };
 
 export type ExactStoreResult =
   | { stored: true; key: string; tenant: string; verifier: string; expires_at: string }
@@ -35,11 +37,13 @@ export class ExactCache {
   readonly #store: ExactCacheStore;
   readonly #ledger: CacheLedgerSink;
   readonly #now: () => number;
+  readonly #onCrossTenantHit: () => void;
 
   constructor(options: ExactCacheOptions) {
     this.#store = options.store;
     this.#ledger = options.ledger;
     this.#now = options.now ?? Date.now;
+    this.#onCrossTenantHit = options.onCrossTenantHit ?? (() => {});
   }
 
   /** `POST /v1/cache/store`: verify, then store. A failing value is refused with `verifier_failed`. */
@@ -64,6 +68,11 @@ export class ExactCache {
   async lookupForTenant(_ctx: CacheRequestContext, tenant: string, key: string): Promise<ExactLookupResult> {
     const entry = await this.#store.get(tenant, key);
     if (!entry) return { hit: false, reason: 'absent' };
+    if (entry.tenant !== tenant) {
+      // The store is keyed by tenant, so this cannot happen unless storage is broken: never serve it.
+      this.#onCrossTenantHit();
+      return { hit: false, reason: 'cross_tenant' };
+    }
     const now = this.#now();
     if (Date.parse(entry.expires_at) <= now) {
       await this.#store.delete(tenant, key);

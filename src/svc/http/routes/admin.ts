@@ -9,6 +9,8 @@ import { checkReadiness } from '../../readiness.ts';
 import { SwitchChange } from '../../rollout/switches.ts';
 import { setWorkUnitHeaders } from '../headers.ts';
 import { ctx } from '../request-context.ts';
+import { Type } from 'typebox';
+import { PlaceLegalHoldRequest } from '../../legal-holds/legal-hold.ts';
 
 export async function adminRoutes(server: FastifyInstance, app: SvcApp): Promise<void> {
   const doc = { attachValidation: true } as const;
@@ -23,6 +25,20 @@ export async function adminRoutes(server: FastifyInstance, app: SvcApp): Promise
     setWorkUnitHeaders(reply, { workUnitId: result.work_unit_id });
     return result;
   });
+
+  server.get('/v1/admin/alerts', { schema: { tags: ['admin'], summary: 'The spec alerts evaluated in process now: state, value, window, PromQL (docs/alerts.md)' } }, async (request) =>
+    app.alerts.report(ctx(request)),
+  );
+
+  server.get('/v1/admin/legal-holds', { schema: { tags: ['admin'], summary: 'Active legal holds (tenant filter; bound keys see their own)', querystring: Type.Object({ tenant: Type.Optional(Type.String()) }) } }, async (request) =>
+    app.legalHolds.list(ctx(request), (request.query as { tenant?: string }).tenant || undefined),
+  );
+  server.post('/v1/admin/legal-holds', { ...doc, schema: { tags: ['admin'], summary: 'Place a legal hold on a tenant, prefix or manifest (policy:publish); audited', body: PlaceLegalHoldRequest } }, async (request, reply) =>
+    reply.code(201).send(await app.legalHolds.place(ctx(request), request.body)),
+  );
+  server.post('/v1/admin/legal-holds/:id/release', { schema: { tags: ['admin'], summary: 'Release a legal hold (policy:publish); audited', params: Type.Object({ id: Type.String() }) } }, async (request) =>
+    app.legalHolds.release(ctx(request), (request.params as { id: string }).id),
+  );
 
   server.get('/v1/admin/readiness', { schema: { tags: ['admin'], summary: 'Readiness checks plus rollout state' } }, async (request) => {
     const rollout = app.rollout.readinessFor(ctx(request));
