@@ -11,6 +11,7 @@ import type { ReportRowsRepository } from '../store/repositories/report-rows.ts'
 import { type DashboardSections, type ReportRows, buildDashboard } from './dashboard.ts';
 import type { EstimateConstants } from './estimate-constants.ts';
 import { type ReportWindow, resolveWindow } from './report-query.ts';
+import { RECOMMENDATION_RULES, type Recommendation, buildRecommendations } from './recommendations.ts';
 
 export interface DashboardReport {
   report: 'dashboard';
@@ -28,7 +29,19 @@ export interface ReportServiceDeps {
   tenants: TenantGuard;
   constants: EstimateConstants;
   defaultWindowDays: number;
+  /** Configured AI models as `provider/model` (unused model variants). */
+  models?: () => string[];
   now?: () => Date;
+}
+
+export interface RecommendationsReport {
+  report: 'recommendations';
+  generated_at: string;
+  window: ReportWindow;
+  tenant: string | null;
+  ledger_head: DashboardReport['ledger_head'];
+  rules: typeof RECOMMENDATION_RULES;
+  recommendations: Recommendation[];
 }
 
 export class ReportService {
@@ -52,8 +65,30 @@ export class ReportService {
     return { window, tenant: tenant ?? null, head, bytes, ai, events };
   }
 
+  async #recommendations(rows: ReportRows): Promise<Recommendation[]> {
+    const tenant = rows.tenant ?? undefined;
+    const [manifests, lastReads] = await Promise.all([this.#d.rows.activeByteManifests(tenant), rows.head ? this.#d.rows.lastReads(tenant, rows.head.seq) : Promise.resolve(new Map<string, string>())]);
+    return buildRecommendations({ now: new Date(rows.window.to), manifests, lastReads, ai: rows.ai, models: this.#d.models?.() ?? [], constants: this.#d.constants });
+  }
+
+  /** `GET /v1/reports/recommendations`: the six data-quality findings with evidence. */
+  async recommendations(ctx: RequestContext, input: unknown): Promise<RecommendationsReport> {
+    const rows = await this.rows(ctx, input);
+    return {
+      report: 'recommendations',
+      generated_at: new Date().toISOString(),
+      window: rows.window,
+      tenant: rows.tenant,
+      ledger_head: rows.head ? { event_id: rows.head.event_id, seq: rows.head.seq, hash: rows.head.hash } : null,
+      rules: RECOMMENDATION_RULES,
+      recommendations: await this.#recommendations(rows),
+    };
+  }
+
   async dashboard(ctx: RequestContext, input: unknown): Promise<DashboardReport> {
     const rows = await this.rows(ctx, input);
+    const sections = buildDashboard(rows, this.#d.constants);
+    sections.data.recommendations = await this.#recommendations(rows);
     return {
       report: 'dashboard',
       generated_at: new Date().toISOString(),
@@ -62,7 +97,7 @@ export class ReportService {
       ledger_head: rows.head ? { event_id: rows.head.event_id, seq: rows.head.seq, hash: rows.head.hash } : null,
       reproduce:
         'Each figure names its source table and method. Rows: manifests and ai_manifests with window.from <= created_at < window.to, ledger_events with window.from <= ts < window.to and seq <= ledger_head.seq, all filtered by tenant when tenant is not null.',
-      sections: buildDashboard(rows, this.#d.constants),
+      sections,
     };
   }
 }

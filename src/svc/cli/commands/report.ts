@@ -1,4 +1,4 @@
-/** `svc report dashboard`: the dashboard report of the server (docs/reports.md). */
+/** `svc report dashboard` and `svc report recommendations` (docs/reports.md). */
 import type { Command } from 'commander';
 import { clientFor, run } from '../runtime.ts';
 
@@ -15,5 +15,8 @@ export function register(program: Command): void {
   const filters = (c: Command) => c.option('--tenant <tenant>').option('--from <iso>', 'ISO 8601 window start').option('--to <iso>', 'ISO 8601 window end (default now)');
   filters(report.command('dashboard').description('the dashboard: executive, platform, ai, data, security')).action((o, cmd: Command) =>
     run(cmd, async (g) => clientFor(g).json('GET', `/v1/reports/dashboard${reportQuery(o)}`)),
+  );
+  filters(report.command('recommendations').description('data-quality findings: duplicates, stale documents, unused logs, bloated prompts, repeated samples, unused models')).action((o, cmd: Command) =>
+    run(cmd, async (g) => clientFor(g).json('GET', `/v1/reports/recommendations${reportQuery(o)}`)),
   );
 }

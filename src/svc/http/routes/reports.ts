@@ -11,4 +11,9 @@ export async function reportRoutes(server: FastifyInstance, app: SvcApp): Promis
     { ...doc, schema: { tags: ['reports'], summary: 'Dashboard: executive, platform, ai, data, security, computed from manifests and ledger rows', querystring: ReportQuery } },
     async (request) => app.reports.dashboard(ctx(request), { ...(request.query as object) }),
   );
+  server.get(
+    '/v1/reports/recommendations',
+    { ...doc, schema: { tags: ['reports'], summary: 'Data-quality findings with evidence ids, labelled estimated savings and severity', querystring: ReportQuery } },
+    async (request) => app.reports.recommendations(ctx(request), { ...(request.query as object) }),
+  );
 }

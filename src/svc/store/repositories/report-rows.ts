@@ -101,6 +101,33 @@ export class ReportRowsRepository {
     );
   }
 
+  /** Active byte manifests of a tenant (or all), with their chunk ids: recommendations look at everything still stored. */
+  async activeByteManifests(tenant: string | undefined): Promise<Array<ByteManifestRow & { chunk_ids: string[] }>> {
+    const params: SqlValue[] = [];
+    let sql = "SELECT id, tenant, logical_ref, contract, mode, state, bytes_in, bytes_stored, chunk_count, verifier_status, created_at, body FROM manifests WHERE state = 'active'";
+    if (tenant !== undefined) {
+      params.push(tenant);
+      sql += ' AND tenant = $1';
+    }
+    const rows = await this.#db.all<Omit<ByteManifestRow, 'stats'> & { body: string }>(`${sql} ORDER BY id`, params);
+    return rows.map(({ body, ...r }) => {
+      const parsed = JSON.parse(body) as { stats: ManifestStats; chunks: Array<{ id: string }> };
+      return { ...r, bytes_in: Number(r.bytes_in), bytes_stored: Number(r.bytes_stored), chunk_count: Number(r.chunk_count), stats: parsed.stats, chunk_ids: parsed.chunks.map((c) => c.id) };
+    });
+  }
+
+  /** Last object read (object.get / object.range event) per manifest, at or before the head. */
+  async lastReads(tenant: string | undefined, maxSeq: number): Promise<Map<string, string>> {
+    const params: SqlValue[] = [maxSeq];
+    let sql = "SELECT manifest_id, MAX(ts) AS last FROM ledger_events WHERE type IN ('object.get', 'object.range') AND manifest_id IS NOT NULL AND seq <= $1";
+    if (tenant !== undefined) {
+      params.push(tenant);
+      sql += ' AND tenant = $2';
+    }
+    const rows = await this.#db.all<{ manifest_id: string; last: string }>(`${sql} GROUP BY manifest_id`, params);
+    return new Map(rows.map((r) => [r.manifest_id, r.last]));
+  }
+
   async ledgerHead(): Promise<LedgerHead | undefined> {
     const row = await this.#db.get<{ seq: number; id: string; hash: string; ts: string }>('SELECT seq, id, hash, ts FROM ledger_events ORDER BY seq DESC LIMIT 1');
     return row ? { seq: Number(row.seq), event_id: row.id, hash: row.hash, ts: row.ts } : undefined;
