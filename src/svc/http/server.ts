@@ -27,6 +27,7 @@ import { planRoutes } from './routes/plans.ts';
 import { policyRoutes } from './routes/policies.ts';
 import { reportRoutes } from './routes/reports.ts';
 import { platformRoutes } from './routes/platforms.ts';
+import { dashboardRoutes } from './routes/dashboard.ts';
 import { workUnitRoutes } from './routes/work-units.ts';
 
 const PUBLIC_PATHS = new Set(['/healthz', '/readyz', '/openapi.json']);
@@ -104,5 +105,6 @@ export async function buildServer(app: SvcApp): Promise<FastifyInstance> {
   await server.register(async (s) => conformanceRoutes(s, app));
   await server.register(async (s) => reportRoutes(s, app));
   await server.register(async (s) => platformRoutes(s, app));
+  await server.register(async (s) => dashboardRoutes(s));
   return server;
 }

@@ -48,9 +48,39 @@ function eventFigure(events: Record<string, number>, type: string): MeasuredFigu
   return measured(events[type] ?? 0, 'events', 'ledger_events', `COUNT(ledger_events) with type = '${type}' and ts in the window, seq <= ledger_head.seq`);
 }
 
+/** Per-day totals (UTC) over the window: what the web dashboard draws over time. */
+export interface DailyPoint {
+  day: string;
+  bytes_in: number;
+  bytes_stored: number;
+  ai_requests: number;
+  cache_hits: number;
+}
+
+export function dailySeries(bytes: readonly ByteManifestRow[], ai: readonly AiComputeManifest[]): DailyPoint[] {
+  const days = new Map<string, DailyPoint>();
+  const at = (ts: string) => {
+    const day = ts.slice(0, 10);
+    return days.get(day) ?? days.set(day, { day, bytes_in: 0, bytes_stored: 0, ai_requests: 0, cache_hits: 0 }).get(day)!;
+  };
+  for (const m of bytes) {
+    const p = at(m.created_at);
+    p.bytes_in += m.bytes_in;
+    p.bytes_stored += m.bytes_stored;
+  }
+  for (const m of ai) {
+    const p = at(m.created_at);
+    p.ai_requests++;
+    if (m.cache === 'exact_hit' || m.cache === 'semantic_hit') p.cache_hits++;
+  }
+  return [...days.values()].sort((a, b) => a.day.localeCompare(b.day));
+}
+
 export interface DashboardSections {
   executive: {
     work_units: MeasuredFigure;
+    /** Per-day sums of the same rows (manifests.created_at / ai_manifests.created_at, UTC days). */
+    daily: DailyPoint[];
     savings: { measured: MeasuredSavings; estimated: EstimatedSavings };
     overhead: { gateway_overhead_p95: OverheadFigure };
   };
@@ -73,6 +103,7 @@ export function buildDashboard(rows: ReportRows, constants: EstimateConstants): 
   return {
     executive: {
       work_units: measured(bytes.length + ai.length, 'work units', 'manifests', 'COUNT(manifests) + COUNT(ai_manifests) created in the window (one manifest per executed work unit)'),
+      daily: dailySeries(bytes, ai),
       savings: { measured: saved, estimated: estimatedSavings(saved, ai, constants) },
       overhead: { gateway_overhead_p95: overhead },
     },
