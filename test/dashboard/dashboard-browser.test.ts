@@ -62,7 +62,8 @@ describe('web dashboard in headless Chromium', { skip }, () => {
   });
 
   test('the live ledger view shows an event written after the page loaded', async () => {
-    await page.waitForFunction(() => document.getElementById('stream-state')?.textContent === 'live');
+    // Strings run in the page (this file is type-checked without DOM types).
+    await page.waitForFunction("document.getElementById('stream-state')?.textContent === 'live'");
     await put(s.svc, KEYS.acmeWriter, 'live', 'new.bin', Buffer.from('written while the page is open'));
     await page.waitForSelector('#ledger-events li[data-type="manifest.written"]', { timeout: 10_000 });
     if (process.env.SVC_UPDATE_SCREENSHOT === '1') await page.screenshot({ path: path.resolve(import.meta.dirname, '../../docs/dashboard.png'), fullPage: true });
@@ -70,7 +71,7 @@ describe('web dashboard in headless Chromium', { skip }, () => {
 
   test('the key never appears in a URL or in browser storage', async () => {
     assert.equal(urls.some((u) => u.includes(ADMIN_KEY)), false);
-    const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie);
+    const stored = await page.evaluate<string>('JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie');
     assert.equal(stored.includes(ADMIN_KEY), false);
   });
 });
