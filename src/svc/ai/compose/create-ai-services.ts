@@ -66,7 +66,7 @@ export function createAiServices(d: AiServiceDeps): AiServices {
   const cacheWriteFailures = new Counter({ name: 'svc_ai_cache_write_failures_total', help: 'Verified AI answers that could not be stored in the exact or semantic cache.', registers: [d.metrics.registry] });
   // Cache writes join the ledger's group commit: one transaction with the request's records.
   const exactCache = new ExactCache({ store: new GroupCommittedExactCacheStore(d.store.cacheEntries, d.ledger), ledger, onCrossTenantHit: () => d.metrics.cacheCrossTenantHits.inc() });
-  const semanticCache = new SemanticCache({ store: new GroupCommittedSemanticCacheStore(d.store.semanticCache, d.ledger), ledger });
+  const semanticCache = new SemanticCache({ store: new GroupCommittedSemanticCacheStore(d.store.semanticCache, d.ledger), ledger, onCrossTenantHit: (n) => d.metrics.cacheCrossTenantHits.inc(n) });
   const policy: PolicyEvaluator = { evaluate: (input) => d.policy().evaluate(input), activeBundle: () => d.policy().activeBundle() };
   const switchboard = d.switchboard;
   switchboard?.registerSemanticCacheClearer((tenant) => semanticCache.clearForRollback(tenant));

@@ -43,6 +43,8 @@ export interface SemanticCacheOptions {
   now?: () => number;
   /** How many of the partition's newest entries are scored per lookup. */
   maxCandidates?: number;
+  /** Called with the number of candidates of another tenant a broken store returned (refused; critical alert). */
+  onCrossTenantHit?: (count: number) => void;
 }
 
 /** When several candidates miss for different reasons, the most informative reason is reported. */
@@ -69,6 +71,7 @@ export class SemanticCache {
   readonly #embedder: Embedder;
   readonly #now: () => number;
   readonly #maxCandidates: number;
+  readonly #onCrossTenantHit: (count: number) => void;
 
   constructor(options: SemanticCacheOptions) {
     this.#store = options.store;
@@ -76,6 +79,7 @@ export class SemanticCache {
     this.#embedder = options.embedder ?? lexicalEmbedder;
     this.#now = options.now ?? Date.now;
     this.#maxCandidates = options.maxCandidates ?? 2000;
+    this.#onCrossTenantHit = options.onCrossTenantHit ?? (() => {});
   }
 
   get embedderId(): string {
@@ -110,7 +114,10 @@ export class SemanticCache {
     const workUnitId = options.workUnitId;
     const prepared = await this.#prepare(query.query, query.embedding);
     const now = this.#now();
-    const candidates = await this.#store.candidates({ tenant, domain: query.domain, embedder: prepared.embedder }, new Date(now).toISOString(), this.#maxCandidates);
+    const fetched = await this.#store.candidates({ tenant, domain: query.domain, embedder: prepared.embedder }, new Date(now).toISOString(), this.#maxCandidates);
+    // The store partitions by tenant; another tenant's entry here means storage is broken: never score it.
+    const candidates = fetched.filter((e) => e.tenant === tenant);
+    if (candidates.length < fetched.length) this.#onCrossTenantHit(fetched.length - candidates.length);
     const scored = candidates
       .map((entry) => ({ entry, similarity: cosineSimilarity(prepared.vector, entry.embedding) }))
       .filter((c) => c.similarity >= prepared.threshold)
