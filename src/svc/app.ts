@@ -15,6 +15,7 @@ import { LedgerService } from './ledger/service.ts';
 import { type OpLog, createOpLog } from './logs/oplog.ts';
 import { type ObjectServices, createObjectServices } from './objects/create-object-services.ts';
 import { LogService } from './logs/service.ts';
+import { countLedgerEvents } from './observability/ledger-metrics.ts';
 import { type SvcMetrics, createMetrics, exportPolicyUnavailability } from './observability/metrics.ts';
 import { OperationUnits } from './operations/operation-units.ts';
 import { TrackedOperations } from './operations/tracked-operations.ts';
@@ -97,9 +98,7 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
   const metrics = createMetrics();
   const tracing = createTracing(options.env ?? process.env);
   const ledger = new LedgerAppender(store.ledger);
-  ledger.events.on('appended', (events: Array<{ type: string }>) => {
-    for (const e of events) metrics.ledgerEvents.inc({ type: e.type });
-  });
+  countLedgerEvents(ledger.events, metrics);
   ledger.events.on('append_failed', () => {
     metrics.ledgerAppendFailures.inc();
     log.alert({ event_type: 'ledger.append_failed' }, 'ledger append failed');

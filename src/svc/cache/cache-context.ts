@@ -18,3 +18,14 @@ export const CACHE_EVENTS = {
   semanticCleared: 'ai.semantic_cache.cleared',
   stored: 'cache.entry.stored',
 } as const;
+
+/** What a direct lookup (the `/v1/cache/*` routes) found: `stale` is a semantic candidate rejected as stale. */
+export type CacheLookupResult = 'hit' | 'miss' | 'stale';
+
+/**
+ * Told about every direct lookup (the composed app counts them in
+ * `svc_cache_hits_total`, `svc_cache_misses_total` and
+ * `svc_ai_semantic_cache_stale_total`, and logs them). The AI gateway's own
+ * lookups are counted by the gateway, so they do not pass through here.
+ */
+export type CacheLookupObserver = (cache: 'exact' | 'semantic', result: CacheLookupResult, tenant: string) => void;

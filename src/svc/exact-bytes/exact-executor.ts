@@ -18,7 +18,7 @@ import type { ByteManifest } from '../manifests/manifest.ts';
 import type { ManifestService } from '../manifests/manifest-service.ts';
 import type { SvcMetrics } from '../observability/metrics.ts';
 import type { Tracing } from '../observability/tracing.ts';
-import { tenantHash, withSpan } from '../observability/tracing.ts';
+import { inSpan, namespaceOf, tenantHash } from '../observability/tracing.ts';
 import type { Plan } from '../plans/plan.ts';
 import type { ApprovalScope } from '../approvals/approval-record.ts';
 import type { WorkUnitRepository } from '../store/repositories/work-units.ts';
@@ -96,11 +96,11 @@ export class ExactExecutor {
       );
     }
     const scope: ChunkScope = actions.has('dedupe') ? chunkScopeFor(this.#deps.dedupeScope, wu.tenant) : privateChunkScope(wu.id);
-    const attributes = { work_unit_id: wu.id, tenant_hash: tenantHash(wu.tenant), contract: plan.contract, mode: plan.mode, policy_bundle_id: plan.policy_bundle_id, action: 'exact_bytes' };
+    const attributes = { work_unit_id: wu.id, tenant_hash: tenantHash(wu.tenant), namespace: namespaceOf(wu.logical_ref), contract: plan.contract, mode: plan.mode, policy_bundle_id: plan.policy_bundle_id, action: 'exact_bytes' };
 
     try {
-      return await withSpan(this.#deps.tracing.tracer, 'svc.execute', attributes, async (span) => {
-        const ingested = await withSpan(this.#deps.tracing.tracer, 'svc.transform', attributes, () =>
+      return await inSpan('svc.execute', attributes, async (span) => {
+        const ingested = await inSpan('svc.transform', { ...attributes, action: plan.actions.map((a) => a.type).join(',') }, () =>
           ingest(source, {
             store: this.#deps.chunks,
             scope,
@@ -110,7 +110,7 @@ export class ExactExecutor {
           }),
         );
         const applied = plan.actions.map((a) => a.type).filter((t) => t !== 'zstd' || plan.mode === 'enforce');
-        const manifest = await withSpan(this.#deps.tracing.tracer, 'svc.manifest.write', attributes, () =>
+        const manifest = await inSpan('svc.manifest.write', attributes, () =>
           this.#deps.manifests.write(ctx, {
             workUnitId: wu.id,
             planId: plan.plan_id,
@@ -123,7 +123,7 @@ export class ExactExecutor {
             ingest: ingested,
           }),
         );
-        span.setAttribute('manifest_id', manifest.manifest_id);
+        span?.setAttribute('manifest_id', manifest.manifest_id);
         await this.#deps.workUnitRepo.update(wu.id, { state: 'executed', manifest_id: manifest.manifest_id });
         this.#record(ingested.bytes_in, ingested.bytes_stored, ingested.stats);
         const result: ExecuteResult = {

@@ -6,11 +6,14 @@
 import type { FastifyRequest } from 'fastify';
 import type { Principal } from '../auth/principal.ts';
 import type { RequestContext } from '../context.ts';
+import type { RequestTrace } from '../observability/tracing.ts';
 import { SvcError } from '../errors.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
     traceId: string;
+    /** The request's trace (root span `svc.intake`); set by the first onRequest hook. */
+    requestTrace: RequestTrace;
     principal: Principal | undefined;
   }
 }

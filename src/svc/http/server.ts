@@ -10,7 +10,7 @@ import { authenticate } from '../auth/credentials.ts';
 import { SvcError } from '../errors.ts';
 import { isGuardedRoute } from '../rollout/guarded-routes.ts';
 import { fromFrameworkError, makeErrorHandler, sendError } from './errors.ts';
-import { traceIdFrom } from '../observability/trace-id.ts';
+import { setRequestAttributes, tenantHash } from '../observability/tracing.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { approvalRoutes } from './routes/approvals.ts';
 import { aiRoutes } from './routes/ai.ts';
@@ -49,16 +49,31 @@ export async function buildServer(app: SvcApp): Promise<FastifyInstance> {
   });
 
   server.decorateRequest('traceId', '');
+  server.decorateRequest('requestTrace', undefined as never);
   server.decorateRequest('principal', undefined);
 
+  // One trace per request: its root span (svc.intake) is open from here to onResponse, and the
+  // hooks and handler run inside it so every domain span is its descendant (observability/tracing.ts).
+  // Callback-style on purpose: `done` runs inside the scope, so what fastify does next inherits it.
+  server.addHook('onRequest', (request, reply, done) => {
+    const requestTrace = app.tracing.beginRequest(request.headers.traceparent);
+    request.requestTrace = requestTrace;
+    request.traceId = requestTrace.traceId;
+    requestTrace.enter(done);
+  });
+  // Body parsing runs on the socket's callbacks, outside the scope: enter it again before validation.
+  server.addHook('preValidation', (request, _reply, done) => {
+    request.requestTrace.enter(done);
+  });
+
   server.addHook('onRequest', async (request, reply) => {
-    request.traceId = traceIdFrom(request.headers.traceparent);
     reply.header('X-SVC-Trace-ID', request.traceId);
     reply.header('Cache-Control', 'no-store');
     reply.header('X-Content-Type-Options', 'nosniff');
     if (!isProtected(request.url)) return;
     try {
       request.principal = authenticate(app.credentials, request.headers);
+      if (request.principal.tenant !== undefined) setRequestAttributes({ tenant_hash: tenantHash(request.principal.tenant) });
     } catch (err) {
       app.metrics.authFailures.inc();
       app.log.warn({ event_type: 'auth.rejected', trace_id: request.traceId, error_code: 'unauthenticated' }, 'credential rejected');
@@ -68,6 +83,7 @@ export async function buildServer(app: SvcApp): Promise<FastifyInstance> {
   });
 
   server.addHook('onResponse', async (request, reply) => {
+    request.requestTrace.end(reply.statusCode);
     const route = request.routeOptions.url ?? 'unmatched';
     app.metrics.httpRequests.inc({ route, status: `${Math.floor(reply.statusCode / 100)}xx` });
     app.metrics.httpSeconds.observe({ route }, reply.elapsedTime / 1000);

@@ -14,6 +14,7 @@ import type { Db } from '../store/db.ts';
 import type { LedgerRepository } from '../store/repositories/ledger.ts';
 import { currentOperation } from '../operations/operation-scope.ts';
 import { type LedgerEvent, type LedgerEventInput, rowToEvent } from './event.ts';
+import { inSpan } from '../observability/tracing.ts';
 
 /** Rows written inside the batch transaction; `tx` is only valid until the promise settles. */
 export type RecordWriter<T> = (tx: Db) => Promise<T>;
@@ -60,6 +61,13 @@ export class LedgerAppender {
   }
 
   #enqueue(inputs: readonly LedgerEventInput[], write: RecordWriter<unknown> | undefined): Promise<{ result: unknown; events: LedgerEvent[] }> {
+    // svc.ledger.append spans the wait for the group commit: event types and ids only, never payloads.
+    const first = inputs[0];
+    const attributes = { action: [...new Set(inputs.map((i) => i.type))].join(','), work_unit_id: first?.work_unit_id, manifest_id: first?.manifest_id, policy_bundle_id: first?.policy_bundle_id };
+    return inSpan('svc.ledger.append', attributes, () => this.#enqueueNow(inputs, write));
+  }
+
+  #enqueueNow(inputs: readonly LedgerEventInput[], write: RecordWriter<unknown> | undefined): Promise<{ result: unknown; events: LedgerEvent[] }> {
     // Events written while a mutating call runs as an operation work unit name it (src/svc/operations).
     const operation = currentOperation();
     if (operation !== undefined) {

@@ -24,7 +24,7 @@ import type { LedgerAppender } from '../ledger/appender.ts';
 import type { OpLog } from '../logs/oplog.ts';
 import type { SvcMetrics } from '../observability/metrics.ts';
 import type { Tracing } from '../observability/tracing.ts';
-import { tenantHash, withSpan } from '../observability/tracing.ts';
+import { inSpan, namespaceOf, openSpan, tenantHash } from '../observability/tracing.ts';
 import type { AiComputeManifest } from '../ai/gateway/ports.ts';
 import type { AiManifestAggregateRow, AiManifestListFilter, AiManifestListRow } from '../store/repositories/ai-manifests.ts';
 import type { ManifestRepository } from '../store/repositories/manifests.ts';
@@ -251,17 +251,27 @@ export class ManifestService {
     const scope = parseChunkScope(manifest.chunk_scope);
     let opened: Rehydration;
     const open = () => openRehydration(manifest.chunks, { store: this.#deps.chunks, scope, range, expectedSha256: manifest.sha256 });
-    const attributes = { manifest_id: manifest.manifest_id, work_unit_id: manifest.work_unit_id, tenant_hash: tenantHash(manifest.tenant), contract: manifest.contract, mode: manifest.mode };
+    const attributes = { manifest_id: manifest.manifest_id, work_unit_id: manifest.work_unit_id, tenant_hash: tenantHash(manifest.tenant), namespace: namespaceOf(manifest.logical_ref), contract: manifest.contract, mode: manifest.mode, policy_bundle_id: manifest.policy_bundle_id };
+    // Chunk hashes and the whole-object digest are checked as the stream flows; svc.verify ends with it.
+    let verify: ReturnType<typeof openSpan> = undefined;
     // Errors below (chunk store, range checks) do not know the work unit; the client's error body must (issue 10, defect 13).
     const bound = (err: unknown) => (err instanceof SvcError ? err.withContext({ workUnitId: manifest.work_unit_id, policyBundleId: manifest.policy_bundle_id ?? undefined }) : err);
     try {
-      opened = this.#deps.tracing ? await withSpan(this.#deps.tracing.tracer, 'svc.rehydrate', attributes, open) : await open();
+      opened = await inSpan('svc.rehydrate', attributes, async () => {
+        verify = openSpan('svc.verify', { ...attributes, action: range ? 'verify_chunks' : 'verify_object' });
+        return open();
+      });
     } catch (err) {
+      endVerify(verify, 'failed');
       await this.#onFailure(ctx, manifest, err);
       throw bound(err);
     }
-    const onFailure = (err: unknown) => this.#onFailure(ctx, manifest, err);
+    const onFailure = (err: unknown) => {
+      endVerify(verify, 'failed');
+      return this.#onFailure(ctx, manifest, err);
+    };
     const onWholeSuccess = async () => {
+      endVerify(verify, 'passed');
       this.#deps.metrics.rehydrationSeconds.observe((performance.now() - started) / 1000);
       if (!opened.range && manifest.verifier_status !== 'passed') await this.#deps.repo.setVerifierStatus(manifest.manifest_id, 'passed');
     };
@@ -382,4 +392,9 @@ async function* watchStream(stream: AsyncIterable<Uint8Array>, onEnd: () => Prom
   }
   await onEnd();
   if (held) yield held;
+}
+
+function endVerify(span: ReturnType<typeof openSpan>, result: 'passed' | 'failed'): void {
+  span?.setAttribute('verifier_result', result);
+  span?.end();
 }

@@ -12,12 +12,12 @@ export function createMetrics() {
   const counter = (name: string, help: string, labelNames: string[] = []) => new Counter({ name, help, labelNames, registers: [registry] });
   const histogram = (name: string, help: string, buckets: number[], labelNames: string[] = []) => new Histogram({ name, help, buckets, labelNames, registers: [registry] });
   const fast = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
-  return {
+  const metrics = {
     registry,
     workUnits: counter('svc_work_units_total', 'Work units created, by kind.', ['kind']),
     bytesIn: counter('svc_work_unit_bytes_in_total', 'Bytes received in work units and objects.'),
     bytesStored: counter('svc_work_unit_bytes_stored_total', 'Bytes physically stored (after dedupe and compression).'),
-    bytesAvoided: counter('svc_bytes_avoided_total', 'Bytes not stored, by reason (dedupe, compression, lifecycle).', ['reason']),
+    bytesAvoided: counter('svc_bytes_avoided_total', 'Bytes not stored, by reason: dedupe, compression, lifecycle (bytes released by lifecycle expiry; always 0 until chunk garbage collection exists, see docs/observability.md).', ['reason']),
     chunks: counter('svc_chunks_total', 'Chunks produced by content-defined chunking.'),
     chunkDedupeHits: counter('svc_chunk_dedupe_hits_total', 'Chunks already present in the chunk index.'),
     compressionRatio: new Gauge({ name: 'svc_compression_ratio', help: 'Stored bytes / bytes in, over the process lifetime.', registers: [registry] }),
@@ -26,6 +26,7 @@ export function createMetrics() {
     verifierFailures: counter('svc_verifier_failures_total', 'Verifier failures, by verifier.', ['verifier']),
     cacheHits: counter('svc_cache_hits_total', 'Cache hits, by cache (exact, semantic).', ['cache']),
     cacheMisses: counter('svc_cache_misses_total', 'Cache misses, by cache.', ['cache']),
+    semanticCacheStale: counter('svc_ai_semantic_cache_stale_total', 'Semantic cache lookups answered stale: the best candidate was rejected for its source or age (gateway and direct lookups).'),
     aiInputTokens: counter('svc_ai_input_tokens_total', 'Prompt tokens received by the AI gateway.'),
     aiContextTokensRemoved: counter('svc_ai_context_tokens_removed_total', 'Tokens removed by context compilation.'),
     aiLargeModelCalls: counter('svc_ai_large_model_calls_total', 'Calls routed to a large model.'),
@@ -46,7 +47,13 @@ export function createMetrics() {
     verifierFailuresWithoutFallback: counter('svc_verifier_failures_without_fallback_total', 'Required verifier failures no fallback recovered (critical).'),
     legalHoldDeletionAttempts: counter('svc_legal_hold_deletion_attempts_total', 'Deletions refused because of a legal hold (critical).'),
   };
+  // Every reason is exported from the start (0 until it happens), so dashboards and alerts see the series.
+  for (const reason of BYTES_AVOIDED_REASONS) metrics.bytesAvoided.inc({ reason }, 0);
+  return metrics;
 }
+
+/** `svc_bytes_avoided_total{reason}` values. `lifecycle`: see docs/observability.md (no svc path removes bytes yet). */
+export const BYTES_AVOIDED_REASONS = ['dedupe', 'compression', 'lifecycle'] as const;
 
 export type SvcMetrics = ReturnType<typeof createMetrics>;
 

@@ -22,6 +22,7 @@ import { type RolloutDecision, rolloutAllows } from '../rollout/rollout-decision
 import type { WorkUnitRecord } from '../work-units/work-unit.ts';
 import type { Plan, PlanAction } from './plan.ts';
 import { estimateCompressionSaving } from './sample-estimate.ts';
+import { inSpan, namespaceOf } from '../observability/tracing.ts';
 
 function candidateActions(wu: WorkUnitRecord, contract: string): PlanAction[] {
   if (wu.kind === 'byte_object') {
@@ -88,7 +89,7 @@ export function buildPlan(policy: PolicyEvaluator, req: PlanRequest): PlanOutcom
       risk: action.risk,
       ...(req.namespace !== undefined ? { namespace: req.namespace } : {}),
     };
-    const decision = policy.evaluate(input);
+    const decision = inSpan('svc.policy.evaluate', { work_unit_id: wu.id, action: action.type, contract, mode, namespace: namespaceOf(req.namespace) }, () => policy.evaluate(input));
     const outcome = enforceDecision(decision, input, req.traceId);
     if (outcome.outcome === 'refused') {
       events.push(outcome.event);

@@ -20,6 +20,7 @@ import type { NewWorkUnit, WorkUnitService } from '../work-units/service.ts';
 import type { WorkUnitRecord } from '../work-units/work-unit.ts';
 import { type Plan, PlanOptions } from './plan.ts';
 import { buildPlan } from './planner.ts';
+import { inSpan, namespaceOf, tenantHash } from '../observability/tracing.ts';
 
 interface Deps {
   plans: PlanRepository;
@@ -58,16 +59,30 @@ export class PlanService {
    * (inline planning), the plan, the work unit's state and the ledger events —
    * in one transaction, shared with concurrent requests by the ledger's group commit.
    */
-  async #plan(ctx: RequestContext, wu: WorkUnitRecord, options: PlanOptions, newWorkUnit?: NewWorkUnit): Promise<Plan> {
+  #plan(ctx: RequestContext, wu: WorkUnitRecord, options: PlanOptions, newWorkUnit?: NewWorkUnit): Promise<Plan> {
+    const attributes = { work_unit_id: wu.id, tenant_hash: tenantHash(wu.tenant), namespace: namespaceOf(options.namespace ?? wu.logical_ref), contract: wu.requested_contract };
+    return inSpan('svc.plan', attributes, async (span) => {
+      const plan = await this.#planNow(ctx, wu, options, newWorkUnit);
+      span?.setAttributes({ policy_bundle_id: plan.policy_bundle_id, mode: plan.mode, contract: plan.contract, action: plan.actions.map((a) => a.type).join(',') });
+      return plan;
+    });
+  }
+
+  async #planNow(ctx: RequestContext, wu: WorkUnitRecord, options: PlanOptions, newWorkUnit?: NewWorkUnit): Promise<Plan> {
     const started = performance.now();
     const policy = this.#deps.policy();
-    const rollout = this.#deps.rollout.decide({
-      tenant: wu.tenant,
-      work_unit_kind: wu.kind,
-      contract: wu.requested_contract,
-      work_unit_id: wu.id,
-      requested_mode: options.mode ?? this.#deps.defaultMode,
-      ...(options.namespace !== undefined ? { namespace: options.namespace } : {}),
+    // svc.classify: which rollout stage, mode, contract and reducer tier this work unit falls under.
+    const rollout = inSpan('svc.classify', { work_unit_id: wu.id, contract: wu.requested_contract }, (span) => {
+      const decided = this.#deps.rollout.decide({
+        tenant: wu.tenant,
+        work_unit_kind: wu.kind,
+        contract: wu.requested_contract,
+        work_unit_id: wu.id,
+        requested_mode: options.mode ?? this.#deps.defaultMode,
+        ...(options.namespace !== undefined ? { namespace: options.namespace } : {}),
+      });
+      span?.setAttribute('mode', decided.mode);
+      return decided;
     });
     const outcome = buildPlan(policy, {
       principal: ctx.principal,

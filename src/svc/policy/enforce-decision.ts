@@ -30,6 +30,9 @@ export function mustRefuse(decision: PolicyDecision, mode: PolicyInput['mode']):
   return mode === 'enforce';
 }
 
+/** The ledger event types of a deny; `svc_policy_denials_total` counts these, whatever the path (plan, delete, AI). */
+export const DENIAL_EVENT_TYPES: ReadonlySet<string> = new Set(['policy.transform.denied', 'policy.operation.denied']);
+
 /** Ledger event type for a deny: transforms get the spec's `policy.transform.denied`; operations (delete, routing) `policy.operation.denied`. */
 export function denialEventType(input: Pick<PolicyInput, 'action' | 'action_class'>): string {
   return input.action_class === 'operation' || input.action === OBJECT_DELETE_ACTION || input.action.includes('.')

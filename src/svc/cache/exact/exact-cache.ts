@@ -9,12 +9,13 @@
  */
 import { SvcError } from '../../errors.ts';
 import { authorizeCacheTenant } from '../cache-access.ts';
-import { CACHE_EVENTS, type CacheLedgerSink, type CacheRequestContext } from '../cache-context.ts';
+import { CACHE_EVENTS, type CacheLedgerSink, type CacheLookupObserver, type CacheRequestContext } from '../cache-context.ts';
 import { type CacheStoreRequest, DEFAULT_TTL_SECONDS, type ExactLookupRequest } from '../cache-schemas.ts';
 import { runVerifier } from '../verifiers/run-verifier.ts';
 import type { VerificationSpec } from '../verifiers/verification-spec.ts';
 import type { VerifierOutcome } from '../verifiers/verifier.ts';
 import type { ExactCacheEntry, ExactCacheStore } from './exact-cache-store.ts';
+import { inSpan, tenantHash } from '../../observability/tracing.ts';
 
 export interface ExactCacheOptions {
   store: ExactCacheStore;
@@ -23,6 +24,7 @@ export interface ExactCacheOptions {
   now?: () => number;
   /** Called when the store returned another tenant's entry (defence in depth: refused, counted for the critical alert). */
   onCrossTenantHit?: () => void;
+  onLookup?: CacheLookupObserver;
 }
 
 export type ExactLookupResult =
@@ -38,8 +40,10 @@ export class ExactCache {
   readonly #ledger: CacheLedgerSink;
   readonly #now: () => number;
   readonly #onCrossTenantHit: () => void;
+  readonly #onLookup: CacheLookupObserver;
 
   constructor(options: ExactCacheOptions) {
+    this.#onLookup = options.onLookup ?? (() => {});
     this.#store = options.store;
     this.#ledger = options.ledger;
     this.#now = options.now ?? Date.now;
@@ -61,7 +65,13 @@ export class ExactCache {
   /** `POST /v1/cache/exact/lookup`. */
   async lookup(ctx: CacheRequestContext, request: ExactLookupRequest): Promise<ExactLookupResult> {
     const tenant = await authorizeCacheTenant(ctx, this.#ledger, 'cache:read', request.tenant);
-    return this.lookupForTenant(ctx, tenant, request.key);
+    return inSpan('svc.cache.lookup', { tenant_hash: tenantHash(tenant), action: 'exact_cache_lookup' }, async (span) => {
+      const result = await this.lookupForTenant(ctx, tenant, request.key);
+      const found = result.hit ? 'hit' : 'miss';
+      span?.setAttribute('cache_result', found);
+      this.#onLookup('exact', found, tenant);
+      return result;
+    });
   }
 
   /** Lookup in the namespace of a tenant the caller already resolved (the AI gateway). */

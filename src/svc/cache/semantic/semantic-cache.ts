@@ -15,7 +15,7 @@
 import { newId } from '../../../core/ids.ts';
 import { SvcError } from '../../errors.ts';
 import { authorizeCacheTenant, bindCacheTenant, tenantHash } from '../cache-access.ts';
-import { CACHE_EVENTS, type CacheLedgerSink, type CacheRequestContext } from '../cache-context.ts';
+import { CACHE_EVENTS, type CacheLedgerSink, type CacheLookupObserver, type CacheRequestContext } from '../cache-context.ts';
 import { DEFAULT_TTL_SECONDS, type SemanticLookupRequest, type SemanticStoreRequest } from '../cache-schemas.ts';
 import { runVerifier } from '../verifiers/run-verifier.ts';
 import { type Embedder, lexicalEmbedder } from './embedder.ts';
@@ -23,6 +23,7 @@ import { cosineSimilarity } from './lexical-embedding.ts';
 import { compareMeaningMarkers } from './meaning-guard.ts';
 import { normaliseQuery } from './query-normaliser.ts';
 import type { SemanticCacheEntry, SemanticCacheStore } from './semantic-cache-store.ts';
+import { inSpan, tenantHash as spanTenantHash } from '../../observability/tracing.ts';
 
 /** Threshold for caller-supplied vectors: without text, the meaning guard cannot run, so be stricter. */
 export const CLIENT_EMBEDDING_THRESHOLD = 0.97;
@@ -45,6 +46,7 @@ export interface SemanticCacheOptions {
   maxCandidates?: number;
   /** Called with the number of candidates of another tenant a broken store returned (refused; critical alert). */
   onCrossTenantHit?: (count: number) => void;
+  onLookup?: CacheLookupObserver;
 }
 
 /** When several candidates miss for different reasons, the most informative reason is reported. */
@@ -72,8 +74,10 @@ export class SemanticCache {
   readonly #now: () => number;
   readonly #maxCandidates: number;
   readonly #onCrossTenantHit: (count: number) => void;
+  readonly #onLookup: CacheLookupObserver;
 
   constructor(options: SemanticCacheOptions) {
+    this.#onLookup = options.onLookup ?? (() => {});
     this.#store = options.store;
     this.#ledger = options.ledger;
     this.#embedder = options.embedder ?? lexicalEmbedder;
@@ -89,7 +93,13 @@ export class SemanticCache {
   async lookup(ctx: CacheRequestContext, request: SemanticLookupRequest): Promise<SemanticLookupResult> {
     const tenant = await authorizeCacheTenant(ctx, this.#ledger, 'cache:read', request.tenant);
     const { tenant: _ignored, ...query } = request;
-    return this.lookupForTenant(ctx, tenant, query);
+    return inSpan('svc.cache.lookup', { tenant_hash: spanTenantHash(tenant), action: 'semantic_cache_lookup' }, async (span) => {
+      const result = await this.lookupForTenant(ctx, tenant, query);
+      const found = result.hit ? 'hit' : result.stale ? 'stale' : 'miss';
+      span?.setAttribute('cache_result', found);
+      this.#onLookup('semantic', found, tenant);
+      return result;
+    });
   }
 
   async store(ctx: CacheRequestContext, request: SemanticStoreRequest): Promise<{ id: string; verifier: string; expires_at: string }> {

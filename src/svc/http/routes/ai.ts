@@ -12,8 +12,11 @@ import { ChatCompletionRequest, CompletionRequest, EmbeddingRequest } from '../.
 import { validate } from '../../validation.ts';
 import { fromFrameworkError } from '../errors.ts';
 import { ctx } from '../request-context.ts';
+import { setRequestAttributes } from '../../observability/tracing.ts';
 
 export async function aiRoutes(server: FastifyInstance, app: SvcApp): Promise<void> {
+  // The spec's `adapter` span attribute: the protocol adapter the request came through.
+  server.addHook('preHandler', async () => setRequestAttributes({ adapter: 'openai' }));
   server.setErrorHandler((error: FastifyError, request, reply) => {
     const err = fromFrameworkError(error);
     app.log[err.httpStatus >= 500 ? 'error' : 'info']({ event_type: 'ai.error', error_code: err.code, trace_id: request.traceId, work_unit_id: err.workUnitId }, 'AI request failed');

@@ -15,8 +15,11 @@ import type { ObjectRead } from '../../objects/object-gateway.ts';
 import { sendBytes } from '../byte-response.ts';
 import { setWorkUnitHeaders } from '../headers.ts';
 import { ctx } from '../request-context.ts';
+import { setRequestAttributes } from '../../observability/tracing.ts';
 
 export async function objectRoutes(server: FastifyInstance, app: SvcApp): Promise<void> {
+  // The spec's `adapter` span attribute: the protocol adapter the request came through.
+  server.addHook('preHandler', async () => setRequestAttributes({ adapter: 's3' }));
   const doc = { attachValidation: true } as const;
   const { gateway, multipart } = app.objects;
   const tags = ['objects'];
