@@ -26,6 +26,7 @@ import type { ObjectRepository, ObjectRow } from '../store/repositories/objects.
 import { validate } from '../validation.ts';
 import type { WorkUnitService } from '../work-units/service.ts';
 import { decodeBody } from './request-body.ts';
+import { inSpan, namespaceOf } from '../observability/tracing.ts';
 import {
   DEFAULT_MAX_KEYS,
   ListObjectsRequest,
@@ -217,20 +218,23 @@ export class ObjectGateway {
     // A legal hold wins over any policy that would allow the delete.
     await this.#deps.legalHolds?.assertDeletable(ctx, { tenant, namespace: objectNamespace(row.bucket, row.object_key), manifestId: row.manifest_id }, 'object.delete', row.work_unit_id);
     const policy = this.#deps.policy();
-    const decision = policy.evaluate({
-      principal: { actor: ctx.principal.actor, roles: ctx.principal.roles, tenant: ctx.principal.tenant },
-      tenant,
-      namespace: objectNamespace(row.bucket, row.object_key),
-      work_unit_id: row.work_unit_id,
-      work_unit_kind: 'byte_object',
-      contract: 'exact_bytes',
-      mode: 'enforce',
-      action: 'object.delete',
-      action_class: 'operation',
-      risk: 'medium',
-    });
+    const spanAttributes = { work_unit_id: row.work_unit_id, manifest_id: row.manifest_id, namespace: namespaceOf(row.bucket), action: 'object.delete', contract: 'exact_bytes', mode: 'enforce' };
+    const decision = inSpan('svc.policy.evaluate', spanAttributes, () =>
+      policy.evaluate({
+        principal: { actor: ctx.principal.actor, roles: ctx.principal.roles, tenant: ctx.principal.tenant },
+        tenant,
+        namespace: objectNamespace(row.bucket, row.object_key),
+        work_unit_id: row.work_unit_id,
+        work_unit_kind: 'byte_object',
+        contract: 'exact_bytes',
+        mode: 'enforce',
+        action: 'object.delete',
+        action_class: 'operation',
+        risk: 'medium',
+      }),
+    );
     if (!decision.allow) {
-      await this.#audit(ctx, 'object.delete.denied', tenant, row, { reasons: decision.reasons, matched_policy_ids: decision.matched_policy_ids }, decision.bundle.id);
+      await this.#audit(ctx, 'object.delete.denied', tenant, row, { action: 'object.delete', reasons: decision.reasons, matched_policy_ids: decision.matched_policy_ids }, decision.bundle.id);
       throw new SvcError('policy_denied', `delete of ${row.bucket}/… denied by policy: ${decision.reasons[0] ?? 'object deletion is denied by default'}`, {
         workUnitId: row.work_unit_id,
         policyBundleId: decision.bundle.id,

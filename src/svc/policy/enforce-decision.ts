@@ -30,8 +30,12 @@ export function mustRefuse(decision: PolicyDecision, mode: PolicyInput['mode']):
   return mode === 'enforce';
 }
 
-/** The ledger event types of a deny; `svc_policy_denials_total` counts these, whatever the path (plan, delete, AI). */
-export const DENIAL_EVENT_TYPES: ReadonlySet<string> = new Set(['policy.transform.denied', 'policy.operation.denied']);
+/**
+ * The ledger event types of a deny; `svc_policy_denials_total` counts these,
+ * whatever the path (plan, AI, object delete — which the object gateway
+ * records as `object.delete.denied`). Each carries `payload.action`.
+ */
+export const DENIAL_EVENT_TYPES: ReadonlySet<string> = new Set(['policy.transform.denied', 'policy.operation.denied', 'object.delete.denied']);
 
 /** Ledger event type for a deny: transforms get the spec's `policy.transform.denied`; operations (delete, routing) `policy.operation.denied`. */
 export function denialEventType(input: Pick<PolicyInput, 'action' | 'action_class'>): string {
