@@ -66,9 +66,6 @@ const REQUIRED_ACTIONS = ['hash', 'content_defined_chunk'];
 
 export class ExactExecutor {
   readonly #deps: ExactExecutorDeps;
-  /** Process-lifetime totals behind svc_compression_ratio. */
-  #totalIn = 0;
-  #totalStored = 0;
   constructor(deps: ExactExecutorDeps) {
     this.#deps = deps;
   }
@@ -125,7 +122,6 @@ export class ExactExecutor {
         );
         span?.setAttribute('manifest_id', manifest.manifest_id);
         await this.#deps.workUnitRepo.update(wu.id, { state: 'executed', manifest_id: manifest.manifest_id });
-        this.#record(ingested.bytes_in, ingested.bytes_stored, ingested.stats);
         const result: ExecuteResult = {
           work_unit_id: wu.id,
           manifest_id: manifest.manifest_id,
@@ -151,18 +147,5 @@ export class ExactExecutor {
       await this.#deps.workUnitRepo.update(wu.id, { state: 'failed' }).catch(() => undefined);
       throw err instanceof SvcError ? err.withContext({ workUnitId: wu.id, policyBundleId: plan.policy_bundle_id }) : err;
     }
-  }
-
-  #record(bytesIn: number, bytesStored: number, stats: { chunk_count: number; chunks_reused: number; bytes_deduplicated: number; bytes_saved_by_compression: number }): void {
-    const m = this.#deps.metrics;
-    this.#totalIn += bytesIn;
-    this.#totalStored += bytesStored;
-    if (this.#totalIn > 0) m.compressionRatio.set(this.#totalStored / this.#totalIn);
-    m.bytesIn.inc(bytesIn);
-    m.bytesStored.inc(bytesStored);
-    m.chunks.inc(stats.chunk_count);
-    m.chunkDedupeHits.inc(stats.chunks_reused);
-    m.bytesAvoided.inc({ reason: 'dedupe' }, stats.bytes_deduplicated);
-    m.bytesAvoided.inc({ reason: 'compression' }, stats.bytes_saved_by_compression);
   }
 }
