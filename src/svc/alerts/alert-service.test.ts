@@ -53,8 +53,8 @@ const SCENARIOS: Record<string, Scenario> = {
   },
   SvcDedupeIndexGrowth: { fire: (m) => m.chunks.inc(1_100_000), quiet: (m) => (m.chunks.inc(1_100_000), m.chunkDedupeHits.inc(1_090_000)) },
   SvcSemanticCacheStaleness: {
-    fire: (m) => (futureCounter(m, 'svc_ai_semantic_cache_stale_total').inc(15), m.cacheMisses.inc({ cache: 'semantic' }, 30)),
-    quiet: (m) => (futureCounter(m, 'svc_ai_semantic_cache_stale_total').inc(1), m.cacheMisses.inc({ cache: 'semantic' }, 30)),
+    fire: (m) => (m.semanticCacheStale.inc(15), m.cacheMisses.inc({ cache: 'semantic' }, 30)),
+    quiet: (m) => (m.semanticCacheStale.inc(1), m.cacheMisses.inc({ cache: 'semantic' }, 30)),
   },
   SvcModelFallbackRate: {
     fire: (m) => (m.workUnits.inc({ kind: 'prompt_request' }, 30), m.aiFallbacks.inc({ reason: 'verifier_failed' }, 5)),
@@ -69,8 +69,6 @@ async function run(alertName: string, traffic: 'fire' | 'quiet') {
   const counts = { observe: 0, enforce: 0 };
   policyCounts.set(metrics, counts);
   exportPolicyUnavailability(metrics, () => counts);
-  // The AI gateway registers this one in the composed service.
-  if (alertName === 'SvcSemanticCacheStaleness') futureCounter(metrics, 'svc_ai_semantic_cache_stale_total');
   const events: LedgerEventInput[] = [];
   let now = Date.parse('2026-01-01T00:00:00Z');
   const alerts = new AlertService({ registry: metrics.registry, ledger: { append: async (e) => void events.push(e) }, now: () => now, sampleIntervalMs: 0 });
