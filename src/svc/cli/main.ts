@@ -13,12 +13,19 @@ import { register as registerReport } from './commands/report.ts';
 import { register as registerPlatform } from './commands/platform.ts';
 import { register as registerServe } from './commands/serve.ts';
 import { register as registerWorkUnit } from './commands/work-unit.ts';
+import { EXIT } from './runtime.ts';
 
 const program = new Command('svc')
   .description('svc — work-unit optimization service')
   .option('--url <url>', 'server URL (default: SVC_URL or the configured host and port)')
   .option('--json', 'print the API JSON unchanged')
-  .showHelpAfterError();
+  .showHelpAfterError()
+  // Commander exits 1 on a usage error; svc's contract (README: exit codes)
+  // is 2 for usage, 1 for a failed request. Set before the groups register:
+  // subcommands inherit it.
+  .exitOverride((err) => {
+    process.exit(err.exitCode === 0 ? EXIT.ok : EXIT.usage);
+  });
 
 registerServe(program);
 registerWorkUnit(program);
