@@ -9,6 +9,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { engines } from '../helpers/engines.ts';
+import { BUILTIN_BUNDLE_VERSION } from '../../src/svc/policy/default-bundle.ts';
 import { KEYS, type TestServer, startTestServer } from '../helpers/server.ts';
 import { ledgerEvents } from './support/ledger.ts';
 
@@ -39,6 +40,14 @@ for (const engine of engines()) {
     });
     after(async () => {
       await s?.close();
+    });
+
+    it('reloads the default bundle on a fresh start (the built-in bundle is written out at first start)', async () => {
+      const res = await s.call('POST', '/v1/policies/bundles/default/reload', { key: KEYS.publisher });
+      assert.equal(res.status, 200, await res.clone().text());
+      const body = (await res.json()) as { reloaded: boolean; bundle: { version: string } };
+      assert.equal(body.reloaded, true);
+      assert.equal(body.bundle.version, BUILTIN_BUNDLE_VERSION);
     });
 
     it('denies a semantic transform under exact_bytes whatever the bundle says, naming transform and contract', async () => {
@@ -108,13 +117,13 @@ for (const engine of engines()) {
       assert.equal(res.status, 200);
       const r = (await res.json()) as { bundle: { version: string; hash: string } };
       assert.equal(r.bundle.version, '2');
-      const [event] = await ledgerEvents(s, ['policy.bundle.reloaded']);
+      const event = (await ledgerEvents(s, ['policy.bundle.reloaded'])).find((e) => e.payload['version'] === '2');
       assert.deepEqual([event?.payload['version'], event?.payload['bundle_hash']], ['2', r.bundle.hash]);
     });
 
     it('lists bundles with their versions and serves one version from history', async () => {
       const list = (await (await s.call('GET', '/v1/policies/bundles', { key: KEYS.acmeReader })).json()) as { bundles: Array<{ name: string; versions: Array<{ version: string }> }> };
-      assert.deepEqual(list.bundles.find((b) => b.name === 'default')?.versions.map((v) => v.version), ['1', '2']);
+      assert.deepEqual(list.bundles.find((b) => b.name === 'default')?.versions.map((v) => v.version), [BUILTIN_BUNDLE_VERSION, '1', '2']);
       const v1 = (await (await s.call('GET', '/v1/policies/bundles/default?version=1', { key: KEYS.acmeReader })).json()) as { document: { policies: unknown[] } };
       assert.equal(v1.document.policies.length, 1);
     });

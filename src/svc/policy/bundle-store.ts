@@ -158,6 +158,23 @@ export class BundleStore {
     return { bundle, created: !sameVersion };
   }
 
+  /**
+   * Writes `bundle` as the first active bundle of its name (and its history
+   * entry), keeping its id. Used at first start so the bundle in force is a
+   * file an operator can edit and reload from the start (docs/policy.md).
+   * Never overwrites: an existing active file (valid or not) wins.
+   */
+  async writeInitial(bundle: PolicyBundle): Promise<void> {
+    const text = HEADER + stringify(bundleToDocument(bundle));
+    await this.#writeAtomic(this.#historyFile(bundle.ref), text);
+    await mkdir(this.#dir(bundle.ref.name), { recursive: true });
+    try {
+      await writeFile(this.activePath(bundle.ref.name), text, { flag: 'wx', mode: 0o644 });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  }
+
   /** Makes a version from history active again (rollback). */
   async activateVersion(name: string, version: string): Promise<PolicyBundle> {
     const bundle = await this.get(name, version);

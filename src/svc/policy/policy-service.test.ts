@@ -40,6 +40,19 @@ describe('PolicyService', () => {
     assert.deepEqual(service.startup, { source: 'builtin', reason: 'none_published' });
   });
 
+  it('writes the built-in bundle to disk at first start, so it reloads and a restart keeps it', async () => {
+    const { service, audit } = await open('fresh-reload');
+    const r = await service.reload(publisher, 'default');
+    assert.equal(r.reloaded, true, JSON.stringify(r));
+    assert.equal(r.reloaded && r.bundle.id, BUILTIN_BUNDLE_ID);
+    assert.equal(r.reloaded && r.changed, false);
+    assert.equal(audit.ofType('policy.bundle.reloaded').length, 1);
+    const reopened = await open('fresh-reload');
+    assert.equal(reopened.service.engine.activeBundle().id, BUILTIN_BUNDLE_ID);
+    const published = await reopened.service.publish(publisher, 'default', bundleText('2'));
+    assert.equal(published.in_force, true);
+  });
+
   it('publishes a bundle, puts it in force and records the publish', async () => {
     const { service, audit } = await open('publish');
     const r = await service.publish(publisher, 'default', bundleText('1'));
@@ -103,7 +116,7 @@ describe('PolicyService', () => {
     assert.equal(event?.payload['version'], '2');
     assert.equal(event?.payload['bundle_hash'], r.bundle.hash);
     const history = await readdir(path.join(service.store.root, 'default', 'history'));
-    assert.equal(history.length, 2);
+    assert.equal(history.length, 3, 'the built-in bundle written at first start, version 1 and version 2');
   });
 
   it('keeps the old bundle when the file on disk is broken and says why', async () => {
@@ -146,7 +159,7 @@ describe('PolicyService', () => {
     await service.switchBundle('strict');
     assert.equal(service.activeBundleName, 'strict');
     const list = await service.listBundles(publisher);
-    assert.deepEqual(list.map((b) => [b.name, b.in_force]), [['strict', true]], 'the never-published built-in default is not listed once another bundle is in force');
+    assert.deepEqual(list.map((b) => [b.name, b.in_force]), [['default', false], ['strict', true]], 'the built-in default written at first start stays listed (and can be switched back to)');
   });
 
   it('binds evaluation to the principal tenant', () => {

@@ -68,6 +68,10 @@ export class PolicyService {
       startup = { source: 'disk' };
     } else {
       bundle = builtinBundle(name);
+      // First start: write the built-in bundle out as <name>/active.yaml so
+      // `reload` and publishing work from the start (issue 10). An invalid
+      // file on disk is left for the operator to fix.
+      if (read.status === 'missing') await store.writeInitial(bundle);
       startup = read.status === 'missing' ? { source: 'builtin', reason: 'none_published' } : { source: 'builtin', reason: 'invalid_on_disk', errors: read.errors };
     }
     return new PolicyService(store, new PolicyEngine(bundle), name, options.audit, startup);
