@@ -56,6 +56,16 @@ for (const engine of engines()) {
       });
     }
 
+    it('refuses disable_reducer with an unknown name: 400 naming the valid reducers, nothing changed', async () => {
+      const before = await s.app.store.switches.load();
+      const res = await s.call('POST', '/v1/admin/switches', { key: KEYS.operator, body: { switch: 'disable_reducer', name: 'no_such_reducer', disabled: true } });
+      assert.equal(res.status, 400);
+      const body = (await res.json()) as { error: { code: string; message: string; retryable: boolean } };
+      assert.equal(body.error.code, 'invalid_request');
+      assert.match(body.error.message, /unknown reducer 'no_such_reducer'.*zstd/);
+      assert.deepEqual((await s.app.store.switches.load())?.disabled_reducers, before?.disabled_reducers);
+    });
+
     it('the switches change what a work unit may do', () => {
       const d = s.app.rollout.decide({ tenant: 'acme', work_unit_kind: 'byte_object', contract: 'semantic', requested_mode: 'enforce', work_unit_id: 'wu_01jaaaaaaaaaaaaaaaaaaaaaaa' });
       assert.equal(d.contract, 'exact_bytes');

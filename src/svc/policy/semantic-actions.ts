@@ -22,6 +22,13 @@ export const SEMANTIC_ACTIONS: ReadonlySet<string> = new Set([
 /** Exact reducers: rehydration returns the original bytes. Used by rollout to keep the exact path on. */
 export const EXACT_ACTIONS: ReadonlySet<string> = new Set(['hash', 'content_defined_chunk', 'dedupe', 'zstd', 'gzip', 'exact_cache', 'exact_cache_lookup']);
 
+/**
+ * Every reducer an admin can switch off by name (`disable_reducer`): the
+ * exact and semantic actions above plus the AI plan's semantic cache lookup.
+ * `hash` is not a reducer: it only records and always runs.
+ */
+export const KNOWN_REDUCERS: readonly string[] = [...new Set([...EXACT_ACTIONS, ...SEMANTIC_ACTIONS, 'semantic_cache_lookup'])].filter((a) => a !== 'hash').sort();
+
 /** True when the action would change meaning-bearing bytes; a caller's `action_class: 'exact'` cannot override the list. */
 export function isSemanticAction(input: Pick<PolicyInput, 'action' | 'action_class'>): boolean {
   return input.action_class === 'semantic' || SEMANTIC_ACTIONS.has(input.action);

@@ -99,7 +99,16 @@ describe('Switchboard', () => {
 
   it('does not lose updates when changes race', async () => {
     const { b } = await board();
-    await Promise.all(['a', 'b', 'c', 'd'].map((name) => b.apply(operator, { switch: 'disable_reducer', name, disabled: true })));
-    assert.deepEqual(b.current().disabled_reducers, ['a', 'b', 'c', 'd']);
+    await Promise.all(['zstd', 'gzip', 'dedupe', 'context_compile'].map((name) => b.apply(operator, { switch: 'disable_reducer', name, disabled: true })));
+    assert.deepEqual(b.current().disabled_reducers, ['context_compile', 'dedupe', 'gzip', 'zstd']);
+  });
+
+  it('refuses an unknown reducer name and lists the valid ones, changing nothing', async () => {
+    const { b } = await board();
+    assert.throws(
+      () => b.apply(operator, { switch: 'disable_reducer', name: 'no_such_reducer', disabled: true }),
+      (e: SvcError) => e.code === 'invalid_request' && /no_such_reducer/.test(e.message) && /zstd/.test(e.message) && !/\bhash\b/.test(e.message),
+    );
+    assert.deepEqual(b.current().disabled_reducers, []);
   });
 });

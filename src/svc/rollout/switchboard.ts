@@ -10,6 +10,7 @@ import { SvcError } from '../errors.ts';
 import { validate } from '../validation.ts';
 import type { AuditSink, DomainContext } from '../policy/audit-event.ts';
 import type { BundleRef } from '../policy/types.ts';
+import { KNOWN_REDUCERS } from '../policy/semantic-actions.ts';
 import { applySwitchChange, DEFAULT_SWITCHES, SwitchChange, type Switches, type SwitchStore } from './switches.ts';
 
 /** Clears semantic cache entries (all tenants when `tenant` is undefined); returns how many were removed. */
@@ -73,6 +74,9 @@ export class Switchboard {
   apply(ctx: DomainContext, body: unknown): Promise<SwitchResult> {
     requirePermission(ctx.principal, 'admin:switches');
     const change = validate(SwitchChange, body);
+    if (change.switch === 'disable_reducer' && !KNOWN_REDUCERS.includes(change.name)) {
+      throw new SvcError('invalid_request', `unknown reducer '${change.name}'; valid reducers: ${KNOWN_REDUCERS.join(', ')}`, { details: { name: change.name, valid: KNOWN_REDUCERS } });
+    }
     const run = this.#queue.then(() => this.#apply(ctx, change));
     this.#queue = run.catch(() => undefined);
     return run;
