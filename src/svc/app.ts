@@ -111,6 +111,7 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     key: await loadOrCreateSigningKey(stateDir),
     audit: ledger,
     activeBundle: () => policy.engine.activeBundle(),
+    workUnitTenant: async (id) => (await store.workUnits.get(id))?.tenant,
   });
   const switchboard = await Switchboard.open({
     store: store.switches,

@@ -9,20 +9,30 @@ import { engines } from '../helpers/engines.ts';
 import { KEYS, type TestServer, startTestServer } from '../helpers/server.ts';
 import { ledgerEvents } from '../policy/support/ledger.ts';
 
-const WU = 'wu_01jaaaaaaaaaaaaaaaaaaaaaaa';
 
 for (const engine of engines()) {
   describe(`approvals API on ${engine.name}`, { skip: engine.skip }, () => {
     let s: TestServer;
+    /** A stored acme work unit: approvals bind only to work units that exist in their tenant. */
+    let WU: string;
     before(async () => {
       s = await startTestServer({ engine: engine.name });
+      const created = await s.call('POST', '/v1/work-units', {
+        key: KEYS.acmeWriter,
+        body: { kind: 'byte_object', logical_ref: 'file://approvals/a.bin', payload: { _svc_encoding: 'base64', data: 'aGVsbG8=' } },
+      });
+      assert.equal(created.status, 201, await created.clone().text());
+      WU = ((await created.json()) as { work_unit_id: string }).work_unit_id;
     });
     after(async () => {
       await s?.close();
     });
 
     async function issue(body: Record<string, unknown> = {}): Promise<{ token: string; approval: { id: string; actor: string; bundle_hash: string } }> {
-      const res = await s.call('POST', '/v1/approvals', { key: KEYS.approver, body: { tenant: 'acme', contract: 'semantic', work_unit_id: WU, ...body } });
+      // `work_unit_id: null` issues an approval bound to no work unit.
+      const merged: Record<string, unknown> = { tenant: 'acme', contract: 'semantic', work_unit_id: WU, ...body };
+      if (merged['work_unit_id'] === null) delete merged['work_unit_id'];
+      const res = await s.call('POST', '/v1/approvals', { key: KEYS.approver, body: merged });
       assert.equal(res.status, 201, await res.clone().text());
       return (await res.json()) as { token: string; approval: { id: string; actor: string; bundle_hash: string } };
     }
@@ -33,6 +43,17 @@ for (const engine of engines()) {
     }
 
     const reasonOf = (r: Awaited<ReturnType<typeof redeem>>) => [r.status, r.body.error?.code, r.body.error?.details?.reason];
+
+    it('refuses an unknown contract and a work unit that is missing or another tenant\'s, with one answer for both', async () => {
+      const bad = await s.call('POST', '/v1/approvals', { key: KEYS.approver, body: { tenant: 'acme', contract: 'no_such_contract' } });
+      assert.equal(bad.status, 400);
+      assert.match(((await bad.json()) as { error: { message: string } }).error.message, /unknown contract 'no_such_contract'/);
+      const foreign = await s.call('POST', '/v1/approvals', { key: KEYS.approver, body: { tenant: 'globex', contract: 'semantic', work_unit_id: WU } });
+      const missing = await s.call('POST', '/v1/approvals', { key: KEYS.approver, body: { tenant: 'globex', contract: 'semantic', work_unit_id: 'wu_01jzzzzzzzzzzzzzzzzzzzzzzz' } });
+      assert.deepEqual([foreign.status, missing.status], [404, 404]);
+      const [f, m] = [(await foreign.json()) as { error: { code: string } }, (await missing.json()) as { error: { code: string } }];
+      assert.equal(f.error.code, m.error.code);
+    });
 
     it('issues an approval whose actor is the caller, verifiable with the published key', async () => {
       const { token, approval } = await issue();
@@ -71,7 +92,7 @@ for (const engine of engines()) {
     });
 
     it('refuses an approval issued for another tenant', async () => {
-      const { token } = await issue({ tenant: 'globex' });
+      const { token } = await issue({ tenant: 'globex', work_unit_id: null });
       assert.deepEqual(reasonOf(await redeem(token)), [403, 'approval_invalid', 'tenant_mismatch']);
     });
 
@@ -87,7 +108,7 @@ for (const engine of engines()) {
     });
 
     it('refuses a tampered approval', async () => {
-      const { token } = await issue({ tenant: 'globex' });
+      const { token } = await issue({ tenant: 'globex', work_unit_id: null });
       const [h, p, sig] = token.split('.') as [string, string, string];
       const claims = JSON.parse(Buffer.from(p, 'base64url').toString()) as Record<string, unknown>;
       claims['tenant'] = 'acme';

@@ -7,7 +7,7 @@ import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { MemoryApprovalRepository } from '../../../test/approvals/support/memory-approval-repository.ts';
 import { AuditRecorder } from '../../../test/policy/support/audit-recorder.ts';
 import { makePrincipal } from '../auth/principal.ts';
-import type { SvcError } from '../errors.ts';
+import { SvcError } from '../errors.ts';
 import type { BundleRef } from '../policy/types.ts';
 import { ApprovalService } from './approval-service.ts';
 import { loadOrCreateSigningKey, signingKeyPaths } from './signing-key.ts';
@@ -17,6 +17,9 @@ const OTHER_BUNDLE: BundleRef = { ...BUNDLE, version: '2', hash: 'b'.repeat(64) 
 const WU = 'wu_01bbbbbbbbbbbbbbbbbbbbbbbb';
 const approver = { principal: makePrincipal('ann', ['approver']), traceId: 'tr_a' };
 const executor = { principal: makePrincipal('eve', ['writer'], 'acme') };
+/** The stored work units the service can see: WU in acme, OTHER_WU in globex. */
+const OTHER_WU = 'wu_01eeeeeeeeeeeeeeeeeeeeeeee';
+const WORK_UNIT_TENANTS = new Map<string, string>([[WU, 'acme'], [OTHER_WU, 'globex']]);
 const scope = { tenant: 'acme', contract: 'semantic', bundle: BUNDLE, work_unit_id: WU };
 
 function refusalReason(reason: string, code = 'approval_invalid') {
@@ -36,13 +39,28 @@ describe('ApprovalService', () => {
     clock = new Date('2030-01-01T00:00:00Z');
     audit = new AuditRecorder();
     repo = new MemoryApprovalRepository();
-    service = new ApprovalService({ repository: repo, key, audit, activeBundle: () => BUNDLE, now: () => clock });
+    service = new ApprovalService({ repository: repo, key, audit, activeBundle: () => BUNDLE, workUnitTenant: async (id) => WORK_UNIT_TENANTS.get(id), now: () => clock });
   });
   after(async () => {
     await rm(dir, { recursive: true, force: true });
   });
 
   const issue = (over: Record<string, unknown> = {}) => service.create(approver, { tenant: 'acme', contract: 'semantic', work_unit_id: WU, ...over });
+
+  it('refuses an unknown contract, naming the valid ones', async () => {
+    await assert.rejects(issue({ contract: 'no_such_contract' }), (e: SvcError) => e.code === 'invalid_request' && /exact_bytes, semantic/.test(e.message));
+  });
+
+  it('refuses a work unit of another tenant exactly like a missing one, and writes nothing', async () => {
+    const before = audit.ofType('approval.created').length;
+    const other = await issue({ work_unit_id: OTHER_WU }).catch((e: SvcError) => e);
+    const missing = await issue({ work_unit_id: 'wu_01ffffffffffffffffffffffff' }).catch((e: SvcError) => e);
+    assert.ok(other instanceof SvcError && missing instanceof SvcError);
+    assert.equal(other.code, 'not_found');
+    assert.equal(missing.code, other.code);
+    assert.equal(missing.message.replace(/wu_\w+/, ''), other.message.replace(/wu_\w+/, ''));
+    assert.equal(audit.ofType('approval.created').length, before);
+  });
 
   it('stores the signing key with owner-only permissions and publishes the public JWK', async () => {
     const info = await stat(signingKeyPaths(dir).privatePath);
@@ -107,8 +125,8 @@ describe('ApprovalService', () => {
   });
 
   it('refuses an approval for another tenant', async () => {
-    const { token } = await issue({ tenant: 'globex' });
-    await assert.rejects(service.assertApproved(executor, scope, token), refusalReason('tenant_mismatch'));
+    const { token } = await issue({ tenant: 'globex', work_unit_id: OTHER_WU });
+    await assert.rejects(service.assertApproved(executor, { ...scope, work_unit_id: OTHER_WU }, token), refusalReason('tenant_mismatch'));
   });
 
   it('refuses an approval for another contract', async () => {
@@ -152,7 +170,7 @@ describe('ApprovalService', () => {
     const otherDir = await mkdtemp(path.join(os.tmpdir(), 'svc-approvals-other-'));
     try {
       const otherKey = await loadOrCreateSigningKey(otherDir);
-      const rogue = new ApprovalService({ repository: repo, key: otherKey, audit, activeBundle: () => BUNDLE, now: () => clock });
+      const rogue = new ApprovalService({ repository: repo, key: otherKey, audit, activeBundle: () => BUNDLE, workUnitTenant: async (id) => WORK_UNIT_TENANTS.get(id), now: () => clock });
       const { token } = await rogue.create(approver, { tenant: 'acme', contract: 'semantic' });
       await assert.rejects(service.assertApproved(executor, scope, token), refusalReason('bad_signature'));
     } finally {
@@ -171,7 +189,7 @@ describe('ApprovalService', () => {
   });
 
   it('hides other tenants approvals from a tenant-bound reader', async () => {
-    const { approval } = await issue({ tenant: 'globex' });
+    const { approval } = await issue({ tenant: 'globex', work_unit_id: OTHER_WU });
     const reader = { principal: makePrincipal('rita', ['reader'], 'acme') };
     await assert.rejects(service.get(reader, approval.id), (e: SvcError) => e.code === 'not_found');
     const listed = await service.list(reader, {});

@@ -17,6 +17,7 @@ import {
   DEFAULT_APPROVAL_TTL_SECONDS,
   RedeemApprovalRequest,
 } from './approval-record.ts';
+import { CONTRACTS } from '../work-units/work-unit.ts';
 import { type ApprovalRefusalReason, approvalRefusal } from './approval-refusal.ts';
 import type { ApprovalRepository } from './approval-repository.ts';
 import { signApprovalToken, verifyApprovalToken } from './approval-token.ts';
@@ -28,6 +29,8 @@ export interface ApprovalServiceOptions {
   audit: AuditSink;
   /** The bundle in force (approvals bind to it). */
   activeBundle: () => BundleRef;
+  /** The tenant of a stored work unit, or undefined when there is none (approvals bind only to existing units). */
+  workUnitTenant: (workUnitId: string) => Promise<string | undefined>;
   now?: () => Date;
 }
 
@@ -42,6 +45,7 @@ export class ApprovalService {
   readonly #key: ApprovalSigningKey;
   readonly #audit: AuditSink;
   readonly #activeBundle: () => BundleRef;
+  readonly #workUnitTenant: (workUnitId: string) => Promise<string | undefined>;
   readonly #now: () => Date;
 
   constructor(options: ApprovalServiceOptions) {
@@ -49,6 +53,7 @@ export class ApprovalService {
     this.#key = options.key;
     this.#audit = options.audit;
     this.#activeBundle = options.activeBundle;
+    this.#workUnitTenant = options.workUnitTenant;
     this.#now = options.now ?? (() => new Date());
   }
 
@@ -68,6 +73,16 @@ export class ApprovalService {
         policyBundleId: bundle.id,
         details: { requested_bundle_id: request.bundle_id },
       });
+    }
+    if (!(CONTRACTS as readonly string[]).includes(request.contract)) {
+      throw new SvcError('invalid_request', `unknown contract '${request.contract}'; valid contracts: ${CONTRACTS.join(', ')}`, {
+        policyBundleId: bundle.id,
+        details: { contract: request.contract, valid: [...CONTRACTS] },
+      });
+    }
+    if (request.work_unit_id !== undefined && (await this.#workUnitTenant(request.work_unit_id)) !== tenant) {
+      // The same answer for "another tenant's" and "does not exist": ids do not leak across tenants.
+      throw new SvcError('not_found', `no work unit '${request.work_unit_id}' in tenant '${tenant}'`, { policyBundleId: bundle.id, details: { work_unit_id: request.work_unit_id } });
     }
     const now = this.#now();
     // JWT times have one-second resolution; store the same instants so record and token agree.
