@@ -182,6 +182,17 @@ for (const engine of engines()) {
       assert.equal(defaults.max_keys, 1000);
     });
 
+    test('a continuation token the service did not issue is a 400, not an empty page', async () => {
+      const workUnitToken = Buffer.from('wul1:wu_01jaaaaaaaaaaaaaaaaaaaaaaa').toString('base64url');
+      for (const token of ['garbage', 'not base64!', Buffer.from('logs/a').toString('base64url'), workUnitToken, `${Buffer.from('obj1:logs/a').toString('base64url')}=`]) {
+        const res = await s.call('POST', '/v1/s3/objects/list', { ...writer, body: { bucket: 'paging', continuation_token: token } });
+        assert.equal(res.status, 400, token);
+        const body = (await res.json()) as { error: { code: string; message: string } };
+        assert.equal(body.error.code, 'invalid_request');
+        assert.match(body.error.message, /continuation_token/);
+      }
+    });
+
     const badPuts: Array<[string, Record<string, unknown>, number, string]> = [
       ['invalid base64', { bucket: 'bad', key: 'k', body_base64: 'not*base64' }, 400, 'invalid_request'],
       ['both body fields', { bucket: 'bad', key: 'k', body_text: 'a', body_base64: 'YQ==' }, 400, 'invalid_request'],

@@ -5,6 +5,7 @@
  * always the authenticated principal.
  */
 import { requirePermission, resolveTenant } from '../auth/principal.ts';
+import { assertIdCursor } from '../continuation-token.ts';
 import { newId } from '../../core/ids.ts';
 import { SvcError } from '../errors.ts';
 import { validate } from '../validation.ts';
@@ -136,6 +137,7 @@ export class ApprovalService {
 
   async list(ctx: DomainContext, query: { tenant?: string; limit?: number; after?: string }): Promise<ApprovalRecord[]> {
     requirePermission(ctx.principal, 'policy:read');
+    assertIdCursor('after', query.after, 'apr');
     const tenant = ctx.principal.tenant !== undefined || query.tenant !== undefined ? resolveTenant(ctx.principal, query.tenant) : undefined;
     return this.#repo.list({ ...(tenant ? { tenant } : {}), limit: Math.min(Math.max(query.limit ?? 100, 1), 1000), ...(query.after ? { after: query.after } : {}) });
   }

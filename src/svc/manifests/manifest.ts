@@ -126,7 +126,7 @@ export const ManifestListQuery = Type.Object(
     state: Type.Optional(Type.Union(MANIFEST_STATES.map((s) => Type.Literal(s)))),
     include_tombstoned: Type.Optional(Type.Boolean()),
     redacted: Type.Optional(Type.Boolean()),
-    cursor: Type.Optional(Type.String({ maxLength: 64 })),
+    cursor: Type.Optional(Type.String({ pattern: '^mf_[0-9a-hjkmnp-tv-z]{26}$', description: 'next_cursor of the previous page (a manifest id).' })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
   },
   { additionalProperties: false },

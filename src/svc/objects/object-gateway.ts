@@ -23,6 +23,7 @@ import type { ManifestService } from '../manifests/manifest-service.ts';
 import type { PlanService } from '../plans/service.ts';
 import type { PolicyEvaluator } from '../policy/types.ts';
 import type { ObjectRepository, ObjectRow } from '../store/repositories/objects.ts';
+import { decodeContinuationToken, encodeContinuationToken } from '../continuation-token.ts';
 import { validate } from '../validation.ts';
 import type { WorkUnitService } from '../work-units/service.ts';
 import { decodeBody } from './request-body.ts';
@@ -30,6 +31,7 @@ import { inSpan, namespaceOf } from '../observability/tracing.ts';
 import {
   DEFAULT_MAX_KEYS,
   ListObjectsRequest,
+  ObjectKey,
   ObjectRefRequest,
   PutObjectRequest,
   RangeObjectRequest,
@@ -104,14 +106,20 @@ function toInfo(row: ObjectRow): ObjectInfo {
   };
 }
 
-function encodeToken(key: string): string {
-  return Buffer.from(key, 'utf8').toString('base64url');
+/** Whether a decoded token position is a key the object schema accepts. */
+function validateObjectKey(key: string): boolean {
+  try {
+    validate(ObjectKey, key);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
-function decodeToken(token: string): string {
-  if (!/^[A-Za-z0-9_-]*$/.test(token)) throw new SvcError('invalid_request', 'continuation_token is not a token this service issued');
-  return Buffer.from(token, 'base64url').toString('utf8');
-}
+/** Object list tokens carry the last key of the previous page (scope `obj1`). */
+const OBJECT_TOKEN_SCOPE = 'obj1';
+const encodeToken = (key: string): string => encodeContinuationToken(OBJECT_TOKEN_SCOPE, key);
+const decodeToken = (token: string): string => decodeContinuationToken(OBJECT_TOKEN_SCOPE, token, (key) => validateObjectKey(key));
 
 export class ObjectGateway {
   readonly #deps: ObjectGatewayDeps;

@@ -5,6 +5,7 @@
  * `policy.transform.denied` before the error reaches the caller.
  */
 import { requirePermission } from '../auth/principal.ts';
+import { assertIdCursor } from '../continuation-token.ts';
 import type { TenantGuard } from '../auth/tenant-guard.ts';
 import type { RequestContext } from '../context.ts';
 import { SvcError } from '../errors.ts';
@@ -141,6 +142,7 @@ export class PlanService {
 
   async list(ctx: RequestContext, q: { tenant?: string | undefined; work_unit_id?: string | undefined; after?: string | undefined; limit?: number | undefined }): Promise<{ plans: Plan[]; next_cursor: string | null }> {
     requirePermission(ctx.principal, 'work_units:read');
+    assertIdCursor('after', q.after, 'pl');
     const tenant = await this.#deps.tenants.filter(ctx, q.tenant, 'plans.list.tenant');
     const limit = Math.min(Math.max(q.limit ?? 100, 1), 1000);
     const plans = await this.#deps.plans.list({ tenant, workUnitId: q.work_unit_id, after: q.after, limit });

@@ -5,6 +5,7 @@
  * is defined once here (validation, types, OpenAPI).
  */
 import { Type, type Static } from 'typebox';
+import { decodeContinuationToken as decodeToken, encodeContinuationToken as encodeToken } from '../continuation-token.ts';
 import { SvcError } from '../errors.ts';
 
 export const DEFAULT_LIST_LIMIT = 100;
@@ -27,23 +28,17 @@ export const WorkUnitListQuery = Type.Object(
 );
 export type WorkUnitListQuery = Static<typeof WorkUnitListQuery>;
 
-const TOKEN_PREFIX = 'wul1:';
+const TOKEN_SCOPE = 'wul1';
 const WORK_UNIT_ID = /^wu_[0-9a-hjkmnp-tv-z]{26}$/;
 
-/** The token after a page: the last work unit id, opaque to clients (base64url). */
+/** The token after a page: the last work unit id, opaque to clients. */
 export function encodeContinuationToken(lastId: string): string {
-  return Buffer.from(`${TOKEN_PREFIX}${lastId}`, 'utf8').toString('base64url');
+  return encodeToken(TOKEN_SCOPE, lastId);
 }
 
 /** The last id of the previous page; a token this service did not issue is a 400, never an empty page. */
 export function decodeContinuationToken(token: string): string {
-  const refuse = () => new SvcError('invalid_request', 'continuation_token is not a token this service issued: pass next_continuation_token from the previous page unchanged', { details: { param: 'continuation_token' } });
-  if (!/^[A-Za-z0-9_-]+$/.test(token)) throw refuse();
-  const text = Buffer.from(token, 'base64url').toString('utf8');
-  if (!text.startsWith(TOKEN_PREFIX)) throw refuse();
-  const id = text.slice(TOKEN_PREFIX.length);
-  if (!WORK_UNIT_ID.test(id)) throw refuse();
-  return id;
+  return decodeToken(TOKEN_SCOPE, token, (id) => WORK_UNIT_ID.test(id));
 }
 
 /** A timestamp the schema let through, normalised for comparison with stored `created_at` (ISO UTC). */

@@ -14,7 +14,7 @@ import { ctx } from '../request-context.ts';
 const IdParams = Type.Object({ id: Type.String({ pattern: '^apr_[0-9a-hjkmnp-tv-z]{26}$' }) });
 const ListQuery = Type.Object({
   tenant: Type.Optional(Type.String()),
-  after: Type.Optional(Type.String({ description: 'Cursor: the last approval id of the previous page.' })),
+  after: Type.Optional(Type.String({ pattern: '^apr_[0-9a-hjkmnp-tv-z]{26}$', description: 'Cursor: the last approval id of the previous page.' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
 });
 

@@ -16,7 +16,7 @@ export function planHeaders(plan: Plan): WorkUnitHeaderValues {
 const ListQuery = Type.Object({
   tenant: Type.Optional(Type.String()),
   work_unit_id: Type.Optional(Type.String()),
-  after: Type.Optional(Type.String({ description: 'Cursor: the last plan id of the previous page.' })),
+  after: Type.Optional(Type.String({ pattern: '^pl_[0-9a-hjkmnp-tv-z]{26}$', description: 'Cursor: the last plan id of the previous page.' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
 });
 
