@@ -36,8 +36,9 @@ function upstream(): http.Server {
   });
 }
 
+// request_ms leaves room for a loaded CI machine (a first request took ~500 ms at load 15); the hang test still bounds it under 2 s.
 function provider(url: string, extra: Partial<ProviderConfig> = {}): ProviderConfig {
-  return { name: 'up', base_url: url, models: [{ id: 'm', size_class: 'small' }], timeouts: { request_ms: 200, connect_ms: 500, stream_idle_ms: 150 }, ...extra };
+  return { name: 'up', base_url: url, models: [{ id: 'm', size_class: 'small' }], timeouts: { request_ms: 1000, connect_ms: 1000, stream_idle_ms: 150 }, ...extra };
 }
 
 describe('OpenAI-compatible client (undici pool)', () => {
