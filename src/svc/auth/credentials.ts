@@ -34,7 +34,7 @@ function parseKeysJson(json: string): Array<{ token: string; principal: Principa
   }
   return Object.entries(doc as Record<string, unknown>).map(([token, spec], i) => {
     const where = `SVC_API_KEYS_JSON entry #${i + 1}`; // never echo the token itself
-    if (token.length < 16) throw new SvcError('invalid_request', `${where}: tokens must be at least 16 characters`);
+    if (token.length < 16) throw new SvcError('invalid_request', `${where}: tokens must be at least 16 characters (generate one with \`openssl rand -hex 24\`)`);
     const s = spec as { actor?: unknown; tenant?: unknown; roles?: unknown };
     if (!s || typeof s !== 'object') throw new SvcError('invalid_request', `${where}: value must be an object`);
     const extra = Object.keys(s).filter((k) => !['actor', 'tenant', 'roles'].includes(k));

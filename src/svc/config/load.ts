@@ -95,10 +95,22 @@ function problemsOf(value: unknown): string[] {
     const where = err.instancePath || '';
     if (err.keyword === 'additionalProperties') {
       const extra = (err.params?.additionalProperties as string[] | string | undefined) ?? '';
-      return `${where}/${Array.isArray(extra) ? extra.join(',') : extra}: unknown key`;
+      const known = knownKeysAt(where);
+      return `${where}/${Array.isArray(extra) ? extra.join(',') : extra}: unknown key${known.length > 0 ? ` (known keys here: ${known.join(', ')})` : ''}`;
     }
     return `${where || '/'}: ${err.message ?? 'invalid'}`;
   });
+}
+
+/** The keys the schema allows at a JSON path such as `/server` (empty when the path is not an object). */
+function knownKeysAt(pointer: string): string[] {
+  let schema = SvcConfig as unknown as { properties?: Record<string, unknown>; items?: unknown };
+  for (const seg of pointer.split('/').filter((p) => p !== '')) {
+    const next = /^\d+$/.test(seg) ? schema.items : schema.properties?.[seg];
+    if (next === undefined || next === null || typeof next !== 'object') return [];
+    schema = next as typeof schema;
+  }
+  return Object.keys(schema.properties ?? {});
 }
 
 /** Rules that span keys, which the schema cannot express; same `path: message` form. */

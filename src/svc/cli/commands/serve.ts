@@ -4,8 +4,10 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import YAML from 'yaml';
 import { loadCredentials } from '../../auth/credentials.ts';
+import { INIT_HEADER, initConfigDocument } from '../../config/init-document.ts';
 import { CONFIG_FILE_NAME, loadConfig } from '../../config/load.ts';
-import { run } from '../runtime.ts';
+import { SvcError } from '../../errors.ts';
+import { EXIT, run } from '../runtime.ts';
 
 export function register(program: Command): void {
   program
@@ -19,9 +21,10 @@ export function register(program: Command): void {
         mkdirSync(stateDir, { recursive: true, mode: 0o700 });
         const file = path.join(stateDir, CONFIG_FILE_NAME);
         if (existsSync(file) && !o.force) throw new Error(`${file} exists (use --force to overwrite)`);
-        const { config } = loadConfig({ env: { SVC_STATE_DIR: stateDir }, file: undefined });
-        const doc = { ...config, state_dir: stateDir };
-        writeFileSync(file, `# svc configuration (docs: README.md#configuration). SVC_* environment variables override these values.\n${YAML.stringify(doc)}`, { mode: 0o600 });
+        const doc = initConfigDocument(stateDir);
+        writeFileSync(file, `${INIT_HEADER}${YAML.stringify(doc)}`, { mode: 0o600 });
+        // What was written must load: the same validation `svc serve` runs.
+        loadConfig({ env: { SVC_STATE_DIR: stateDir }, file });
         const creds = loadCredentials({ localApiKey: process.env.SVC_LOCAL_API_KEY, apiKeysJson: process.env.SVC_API_KEYS_JSON, stateDir, allowDevKey: true });
         return { state_dir: stateDir, config_file: file, dev_api_key_file: creds.devKeyFile ?? null };
       }),
@@ -35,37 +38,60 @@ export function register(program: Command): void {
     .option('--port <port>', 'port (0 picks a free one)', (v) => Number(v))
     .option('--grpc-port <port>', 'gRPC port (0 picks a free one; default grpc.port, 9090)', (v) => Number(v))
     .action(async (o) => {
-      const overrides: Record<string, unknown> = {};
-      if (o.host) overrides['server.host'] = o.host;
-      if (o.port !== undefined) overrides['server.port'] = o.port;
-      if (o.grpcPort !== undefined) overrides['grpc.port'] = o.grpcPort;
-      const loaded = loadConfig({ file: o.config, overrides });
-      // Loaded here, not at the top: other commands should not pay for the server's modules.
-      const { createSvcApp } = await import('../../app.ts');
-      const { buildServer } = await import('../../http/server.ts');
-      const app = await createSvcApp(loaded, { allowDevKey: true });
-      const server = await buildServer(app);
-      const address = await server.listen({ host: loaded.config.server.host, port: loaded.config.server.port });
-      process.stdout.write(`svc listening on ${address}\n`);
-      const grpcServer = loaded.config.grpc.enabled
-        ? await (await import('../../grpc/server.ts')).startGrpcServer(app, { host: loaded.config.grpc.host, port: loaded.config.grpc.port })
-        : undefined;
-      if (grpcServer) process.stdout.write(`svc gRPC listening on ${grpcServer.address} (docs/grpc.md)\n`);
-      process.stdout.write(`storage: ${app.databaseDescription}; state dir: ${app.stateDir}\n`);
-      if (app.credentials.devKeyFile) process.stdout.write(`development API key: ${app.credentials.devKeyFile} (send it as X-API-Key)\n`);
-      app.log.info({ event_type: 'server.started', address, grpc_address: grpcServer?.address }, 'svc started');
-      let stopping = false;
-      const stop = async (signal: string) => {
-        if (stopping) return;
-        stopping = true;
-        app.log.info({ event_type: 'server.stopping', signal }, 'svc stopping');
-        const timer = setTimeout(() => process.exit(1), loaded.config.server.shutdown_grace_ms).unref();
-        await Promise.all([server.close(), grpcServer?.close()]);
-        await app.close();
-        clearTimeout(timer);
-        process.exit(0);
-      };
-      process.on('SIGTERM', () => void stop('SIGTERM'));
-      process.on('SIGINT', () => void stop('SIGINT'));
+      try {
+        await serve(o);
+      } catch (err) {
+        explainStartupFailure(err);
+      }
     });
+}
+
+/**
+ * One line instead of a stack trace: a configuration problem (an unknown
+ * key, a bad value, a malformed SVC_API_KEYS_JSON) exits 2 with its path and
+ * fix; anything else that stops the start (a database that cannot be
+ * reached) exits 1 with its message.
+ */
+function explainStartupFailure(err: unknown): never {
+  if (err instanceof SvcError && err.code === 'invalid_request') {
+    process.stderr.write(`svc: configuration error: ${err.message}\n`);
+    process.exit(EXIT.usage);
+  }
+  process.stderr.write(`svc: cannot start: ${(err as Error)?.message ?? String(err)}\n`);
+  process.exit(EXIT.failed);
+}
+
+async function serve(o: { config?: string; host?: string; port?: number; grpcPort?: number }): Promise<void> {
+  const overrides: Record<string, unknown> = {};
+  if (o.host) overrides['server.host'] = o.host;
+  if (o.port !== undefined) overrides['server.port'] = o.port;
+  if (o.grpcPort !== undefined) overrides['grpc.port'] = o.grpcPort;
+  const loaded = loadConfig({ file: o.config, overrides });
+  // Loaded here, not at the top: other commands should not pay for the server's modules.
+  const { createSvcApp } = await import('../../app.ts');
+  const { buildServer } = await import('../../http/server.ts');
+  const app = await createSvcApp(loaded, { allowDevKey: true });
+  const server = await buildServer(app);
+  const address = await server.listen({ host: loaded.config.server.host, port: loaded.config.server.port });
+  process.stdout.write(`svc listening on ${address}\n`);
+  const grpcServer = loaded.config.grpc.enabled
+    ? await (await import('../../grpc/server.ts')).startGrpcServer(app, { host: loaded.config.grpc.host, port: loaded.config.grpc.port })
+    : undefined;
+  if (grpcServer) process.stdout.write(`svc gRPC listening on ${grpcServer.address} (docs/grpc.md)\n`);
+  process.stdout.write(`storage: ${app.databaseDescription}; state dir: ${app.stateDir}\n`);
+  if (app.credentials.devKeyFile) process.stdout.write(`development API key: ${app.credentials.devKeyFile} (send it as X-API-Key)\n`);
+  app.log.info({ event_type: 'server.started', address, grpc_address: grpcServer?.address }, 'svc started');
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.log.info({ event_type: 'server.stopping', signal }, 'svc stopping');
+    const timer = setTimeout(() => process.exit(1), loaded.config.server.shutdown_grace_ms).unref();
+    await Promise.all([server.close(), grpcServer?.close()]);
+    await app.close();
+    clearTimeout(timer);
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
 }
