@@ -15,7 +15,10 @@ import { ADMIN_KEY, KEYS, type TestServer, startTestServer } from '../helpers/se
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const SVC = path.join(ROOT, 'bin/svc.mjs');
 
-test('npm start serves /healthz within 10 s on a fresh state dir and prints where the dev key is', async () => {
+// A bound on "it comes up", not a start-time target: 10 s failed at load average 20 on a shared 2-core machine.
+const START_BOUND_MS = 30_000;
+
+test('npm start serves /healthz within 30 s on a fresh state dir and prints where the dev key is', async () => {
   const stateDir = mkdtempSync(path.join(os.tmpdir(), 'svc-start-'));
   const started = Date.now();
   const child = spawn('npm', ['start', '--silent', '--', '--port', '0'], {
@@ -27,7 +30,7 @@ test('npm start serves /healthz within 10 s on a fresh state dir and prints wher
   try {
     let out = '';
     const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no listening line within 10 s: ${out}`)), 10_000);
+      const timer = setTimeout(() => reject(new Error(`no listening line within ${START_BOUND_MS} ms: ${out}`)), START_BOUND_MS);
       child.stdout.on('data', (d) => {
         out += d;
         const m = /listening on (http:\/\/\S+)/.exec(out);
@@ -40,7 +43,7 @@ test('npm start serves /healthz within 10 s on a fresh state dir and prints wher
     });
     const res = await fetch(`${url}/healthz`);
     assert.equal(res.status, 200);
-    assert.ok(Date.now() - started < 10_000);
+    assert.ok(Date.now() - started < START_BOUND_MS);
     const keyFile = path.join(stateDir, 'dev-api-key');
     assert.ok(out.includes(keyFile));
     const key = readFileSync(keyFile, 'utf8').trim();
