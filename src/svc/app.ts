@@ -34,6 +34,8 @@ import { alertingGuardrailListener } from './rollout/guardrail-alerts.ts';
 import { RolloutService } from './rollout/rollout-service.ts';
 import { DEFAULT_GUARDRAIL_CONFIG, SloGuardrail } from './rollout/slo-guardrail.ts';
 import { Switchboard } from './rollout/switchboard.ts';
+import { SchedulerService } from './scheduler/scheduler-service.ts';
+import { startSchedulerRunner } from './scheduler/runner.ts';
 import { describeDb } from './store/open-db.ts';
 import { type Store, openStore } from './store/store.ts';
 import { WorkUnitService } from './work-units/service.ts';
@@ -72,6 +74,8 @@ export interface SvcApp {
   readonly alerts: AlertService;
   /** Legal holds on a tenant, prefix or manifest: block deletion (docs/alerts.md#legal-hold). */
   readonly legalHolds: LegalHoldService;
+  /** Energy-aware scheduler for flexible jobs (docs/scheduler.md). */
+  readonly scheduler: SchedulerService;
   close(): Promise<void>;
 }
 
@@ -131,6 +135,22 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     defaultMode: config.default_mode,
     onPlanned: (s) => metrics.planSeconds.observe(s),
   });
+  const scheduler = new SchedulerService({
+    repository: store.schedulerJobs,
+    audit: ledger,
+    // The rollback switch "bypass optimisation" also disables shifting: every job runs at its earliest start.
+    shiftingDisabled: () => switchboard.current().bypass_optimisation,
+    onTransition: (job, to) => {
+      metrics.schedulerTransitions.inc({ state: to });
+      if (to === 'scheduled' && job.run_at !== job.baseline_start) metrics.schedulerJobsShifted.inc();
+      if (to === 'missed') metrics.schedulerMissedDeadlines.inc();
+      if (to === 'succeeded' && job.baseline_gco2 !== null && job.planned_gco2 !== null && job.run_at === job.planned_start) {
+        metrics.schedulerGco2AvoidedEstimate.inc(Math.max(0, job.baseline_gco2 - job.planned_gco2));
+      }
+    },
+    onPlanned: (s) => metrics.schedulerPlanSeconds.observe(s),
+  });
+  const runner = startSchedulerRunner(scheduler, log, Number((options.env ?? process.env).SVC_SCHEDULER_TICK_MS ?? 1000));
   const ai = createAiServices({ providersConfig: config.providers, env: options.env ?? process.env, store, ledger, metrics, tracing, policy: () => policy.engine, switchboard, rollout });
   const legalHolds = new LegalHoldService({ repo: store.legalHolds, ledger, tenants, onBlocked: () => metrics.legalHoldDeletionAttempts.inc() });
   const objects = await createObjectServices({
@@ -194,8 +214,10 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     alerts,
     legalHolds,
     platforms: new PlatformService({ config, env: options.env ?? process.env, pgSchema: options.pgSchema }),
+    scheduler,
     async close() {
       alerts.close();
+      await runner.stop();
       await ai.close();
       await ledger.drained();
       await objects.close();

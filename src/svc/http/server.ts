@@ -13,6 +13,7 @@ import { fromFrameworkError, makeErrorHandler, sendError } from './errors.ts';
 import { setRequestAttributes, tenantHash } from '../observability/tracing.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { approvalRoutes } from './routes/approvals.ts';
+import { schedulerRoutes } from './routes/scheduler.ts';
 import { aiRoutes } from './routes/ai.ts';
 import { cacheRoutes } from './routes/cache.ts';
 import { executeRoutes } from './routes/execute.ts';
@@ -112,6 +113,7 @@ export async function buildServer(app: SvcApp): Promise<FastifyInstance> {
   await server.register(async (s) => logRoutes(s, app));
   await server.register(async (s) => policyRoutes(s, app));
   await server.register(async (s) => approvalRoutes(s, app));
+  await server.register(async (s) => schedulerRoutes(s, app));
   await server.register(async (s) => adminRoutes(s, app));
   await server.register(async (s) => aiRoutes(s, app));
   await server.register(async (s) => cacheRoutes(s, app));

@@ -16,6 +16,7 @@ import { UploadRepository } from './repositories/uploads.ts';
 import { PlanRepository } from './repositories/plans.ts';
 import { LegalHoldRepository } from './repositories/legal-holds.ts';
 import { ReportRowsRepository } from './repositories/report-rows.ts';
+import { SchedulerJobRepository } from './repositories/scheduler-jobs.ts';
 import { SemanticCacheRepository } from './repositories/semantic-cache.ts';
 import { SqlSwitchStore } from './repositories/switches.ts';
 import { WorkUnitRepository } from './repositories/work-units.ts';
@@ -36,6 +37,7 @@ export interface Store {
   /** Read-only rows the reports are computed from (src/svc/reports). */
   readonly reportRows: ReportRowsRepository;
   readonly legalHolds: LegalHoldRepository;
+  readonly schedulerJobs: SchedulerJobRepository;
   close(): Promise<void>;
 }
 
@@ -55,6 +57,7 @@ export function storeOver(db: Db): Store {
     aiManifests: new AiManifestRepository(db),
     reportRows: new ReportRowsRepository(db),
     legalHolds: new LegalHoldRepository(db),
+    schedulerJobs: new SchedulerJobRepository(db),
     close: () => db.close(),
   };
 }

@@ -1,0 +1,103 @@
+/**
+ * The scheduler's job record and request schemas (one TypeBox source for REST,
+ * OpenAPI and domain validation). Field choices: docs/decisions/080-scheduler-job-record.md.
+ */
+import Type, { type Static } from 'typebox';
+
+export const JOB_STATES = ['scheduled', 'running', 'succeeded', 'failed', 'cancelled', 'missed'] as const;
+export type JobState = (typeof JOB_STATES)[number];
+export const TERMINAL_STATES: ReadonlySet<JobState> = new Set(['succeeded', 'failed', 'cancelled', 'missed']);
+
+/** Why the run time is what it is; recorded on every job. */
+export type PlanReason = 'lowest_forecast_emissions' | 'observe_mode' | 'shifting_disabled' | 'forecast_stale' | 'forecast_incomplete' | 'no_window';
+
+export interface SchedulerJob {
+  id: string;
+  tenant: string;
+  /** `external`: svc only times it; the caller starts it when told and reports completion. */
+  kind: 'external';
+  state: JobState;
+  mode: 'observe' | 'enforce';
+  zone: string;
+  priority: number;
+  work_unit_id: string | null;
+  earliest_start: string;
+  deadline: string;
+  duration_s: number;
+  energy_kwh: number;
+  metadata: Record<string, string>;
+  /** Run-at-earliest, the baseline every saving is measured against. */
+  baseline_start: string;
+  /** The start the planner chose (lowest integrated forecast emissions). */
+  planned_start: string;
+  /** When the runner dispatches it: `planned_start` in enforce mode, else the baseline. */
+  run_at: string;
+  baseline_gco2: number | null;
+  planned_gco2: number | null;
+  shift_minutes: number;
+  forecast_source: string;
+  forecast_age_s: number | null;
+  plan_reason: PlanReason;
+  lease_owner: string | null;
+  lease_expires_at: string | null;
+  started_at: string | null;
+  completed_at: string | null;
+  outcome: string | null;
+  actor: string;
+  created_at: string;
+  updated_at: string;
+}
+
+const Zone = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$', description: 'Grid zone (Electricity Maps zone code, e.g. DE, FR, GB).' });
+const Instant = Type.String({ format: 'date-time' });
+
+export const CreateJobRequest = Type.Object(
+  {
+    tenant: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+    kind: Type.Optional(Type.Literal('external', { description: 'Only `external` is implemented: svc times it, the caller runs it.' })),
+    earliest_start: Type.Optional(Type.String({ format: 'date-time', description: 'Default: now.' })),
+    deadline: Instant,
+    duration_seconds: Type.Integer({ minimum: 1, maximum: 31 * 86400 }),
+    energy_kwh: Type.Optional(Type.Number({ minimum: 0 })),
+    average_power_w: Type.Optional(Type.Number({ minimum: 0 })),
+    zone: Zone,
+    priority: Type.Optional(Type.Integer({ minimum: 0, maximum: 9 })),
+    mode: Type.Optional(Type.Union([Type.Literal('observe'), Type.Literal('enforce')])),
+    work_unit_id: Type.Optional(Type.String({ pattern: '^wu_[0-9a-hjkmnp-tv-z]{26}$' })),
+    metadata: Type.Optional(Type.Record(Type.String({ maxLength: 64 }), Type.String({ maxLength: 512 }))),
+  },
+  { additionalProperties: false },
+);
+export type CreateJobRequest = Static<typeof CreateJobRequest>;
+
+export const CompleteJobRequest = Type.Object(
+  { outcome: Type.Union([Type.Literal('succeeded'), Type.Literal('failed')]) },
+  { additionalProperties: false },
+);
+export type CompleteJobRequest = Static<typeof CompleteJobRequest>;
+
+export const ForecastPoint = Type.Object(
+  { zone: Zone, start: Instant, end: Instant, gco2_per_kwh: Type.Number({ minimum: 0, maximum: 5000 }) },
+  { additionalProperties: false },
+);
+export type ForecastPoint = Static<typeof ForecastPoint>;
+
+export const LoadForecastRequest = Type.Object(
+  {
+    source: Type.Optional(Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_.:-]+$' })),
+    points: Type.Array(ForecastPoint, { minItems: 1, maxItems: 50_000 }),
+  },
+  { additionalProperties: false },
+);
+export type LoadForecastRequest = Static<typeof LoadForecastRequest>;
+
+export const JobListQuery = Type.Object(
+  {
+    tenant: Type.Optional(Type.String()),
+    state: Type.Optional(Type.Union(JOB_STATES.map((s) => Type.Literal(s)))),
+    zone: Type.Optional(Zone),
+    after: Type.Optional(Type.String({ description: 'Cursor: the last job id of the previous page.' })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+  },
+  { additionalProperties: false },
+);

@@ -1,0 +1,300 @@
+/**
+ * The energy-aware scheduler's domain: create (plan), read, list, cancel,
+ * complete, plan preview, forecast loading (with re-plan), and the runner
+ * tick. Every state transition appends a `scheduler.job.*` ledger event.
+ * REST (and later gRPC/CLI) are thin adapters over this class.
+ */
+import { newId } from '../../core/ids.ts';
+import { requirePermission, resolveTenant } from '../auth/principal.ts';
+import { SvcError } from '../errors.ts';
+import type { AuditSink, DomainContext } from '../policy/audit-event.ts';
+import { SYSTEM_ACTOR } from '../policy/audit-event.ts';
+import type { SchedulerJobRepository, StoredForecastPoint } from '../store/repositories/scheduler-jobs.ts';
+import { validate } from '../validation.ts';
+import { EMBEDDED_SOURCE, embeddedForecast, isKnownZone } from './embedded-forecast.ts';
+import { CompleteJobRequest, CreateJobRequest, type JobState, LoadForecastRequest, type PlanReason, type SchedulerJob } from './job-record.ts';
+import { type IntensitySegment, plan } from './planner.ts';
+import type { PlanFields } from '../store/repositories/scheduler-jobs.ts';
+
+/** Loaded forecasts older than this are stale: jobs then run at their earliest start (reason `forecast_stale`). */
+export const FORECAST_MAX_AGE_MS = 24 * 3_600_000;
+const LEASE_MS = 60_000;
+
+export interface SchedulerServiceOptions {
+  repository: SchedulerJobRepository;
+  audit: AuditSink;
+  /** True when the rollback switch disables shifting (every job runs at its earliest start). */
+  shiftingDisabled: () => boolean;
+  onTransition?: (job: SchedulerJob, to: JobState) => void;
+  onPlanned?: (seconds: number) => void;
+  now?: () => Date;
+  /** Process identity for leases. */
+  owner?: string;
+}
+
+export interface JobPlan extends PlanFields {
+  baseline_start: string;
+  /** Savings are estimates: the forecast is a forecast (or the embedded estimate). */
+  estimate: true;
+}
+
+function fail(message: string, details?: Record<string, unknown>): never {
+  throw new SvcError('invalid_request', message, details ? { details } : {});
+}
+
+function instant(value: string | undefined, field: string, fallback: Date): Date {
+  if (value === undefined) return fallback;
+  const t = Date.parse(value);
+  if (!Number.isFinite(t)) fail(`${field} is not a valid date-time`, { field });
+  return new Date(t);
+}
+
+export class SchedulerService {
+  readonly #repo: SchedulerJobRepository;
+  readonly #audit: AuditSink;
+  readonly #shiftingDisabled: () => boolean;
+  readonly #now: () => Date;
+  readonly #owner: string;
+  readonly #onTransition: (job: SchedulerJob, to: JobState) => void;
+  readonly #onPlanned: (seconds: number) => void;
+
+  constructor(o: SchedulerServiceOptions) {
+    this.#repo = o.repository;
+    this.#audit = o.audit;
+    this.#shiftingDisabled = o.shiftingDisabled;
+    this.#now = o.now ?? (() => new Date());
+    this.#owner = o.owner ?? `svc-${process.pid}-${newId('job').slice(-8)}`;
+    this.#onTransition = o.onTransition ?? (() => undefined);
+    this.#onPlanned = o.onPlanned ?? (() => undefined);
+  }
+
+  /** Validates a request and computes its plan; stores nothing. */
+  async preview(ctx: DomainContext, body: unknown): Promise<{ tenant: string; request: CreateJobRequest; plan: JobPlan; energyKwh: number }> {
+    requirePermission(ctx.principal, 'scheduler:write');
+    const request = validate(CreateJobRequest, body);
+    const tenant = resolveTenant(ctx.principal, request.tenant);
+    const now = this.#now();
+    const earliest = instant(request.earliest_start, 'earliest_start', now);
+    const deadline = instant(request.deadline, 'deadline', now);
+    const durationMs = request.duration_seconds * 1000;
+    if (deadline.getTime() <= earliest.getTime()) fail('deadline must be after earliest_start', { field: 'deadline' });
+    if (earliest.getTime() + durationMs > deadline.getTime()) fail('duration_seconds does not fit between earliest_start and deadline', { field: 'duration_seconds' });
+    if (deadline.getTime() < now.getTime() + durationMs) fail('the deadline cannot be met: it is less than duration_seconds from now', { field: 'deadline' });
+    if (request.energy_kwh !== undefined && request.average_power_w !== undefined) fail('give energy_kwh or average_power_w, not both');
+    if (!isKnownZone(request.zone) && !(await this.#repo.hasForecast(request.zone))) {
+      fail(`unknown zone '${request.zone}': no embedded estimate and no loaded forecast`, { field: 'zone' });
+    }
+    const energyKwh = request.energy_kwh ?? ((request.average_power_w ?? 0) * request.duration_seconds) / 3_600_000;
+    // A job whose earliest start has passed starts no earlier than now.
+    const from = new Date(Math.max(earliest.getTime(), now.getTime()));
+    const p = await this.#plan(request.zone, from, deadline, durationMs, energyKwh, request.mode ?? 'enforce', now);
+    return { tenant, request, plan: p, energyKwh };
+  }
+
+  async #plan(zone: string, earliest: Date, deadline: Date, durationMs: number, energyKwh: number, mode: 'observe' | 'enforce', now: Date): Promise<JobPlan> {
+    const started = performance.now();
+    const loaded = await this.#repo.forecast(zone, earliest.toISOString(), deadline.toISOString());
+    let reason: PlanReason = 'lowest_forecast_emissions';
+    let source = EMBEDDED_SOURCE;
+    let ageS: number | null = null;
+    let points: Array<{ start: string; end: string; gco2_per_kwh: number }>;
+    if (loaded.length > 0) {
+      const newest = loaded.reduce((a, b) => (a.loaded_at > b.loaded_at ? a : b));
+      ageS = Math.max(0, Math.round((now.getTime() - Date.parse(newest.loaded_at)) / 1000));
+      source = newest.source;
+      points = loaded;
+      if (ageS * 1000 > FORECAST_MAX_AGE_MS) reason = 'forecast_stale';
+    } else {
+      points = embeddedForecast(zone, earliest, deadline);
+    }
+    const segments: IntensitySegment[] = points.map((p: StoredForecastPoint | { start: string; end: string; gco2_per_kwh: number }) => ({ start: Date.parse(p.start), end: Date.parse(p.end), gco2PerKwh: p.gco2_per_kwh }));
+    const out = plan({ earliest: earliest.getTime(), deadline: deadline.getTime(), durationMs, energyKwh, segments });
+    if (reason === 'lowest_forecast_emissions' && !out.covered) reason = 'forecast_incomplete';
+    let chosen = out.start;
+    let chosenGco2 = out.gco2;
+    if (reason !== 'lowest_forecast_emissions') {
+      chosen = earliest.getTime();
+      chosenGco2 = out.baselineGco2;
+    }
+    let runAt = chosen;
+    if (reason === 'lowest_forecast_emissions' && this.#shiftingDisabled()) {
+      reason = 'shifting_disabled';
+      runAt = earliest.getTime();
+    } else if (reason === 'lowest_forecast_emissions' && mode === 'observe') {
+      reason = 'observe_mode';
+      runAt = earliest.getTime();
+    }
+    // Never past the deadline: the planner's window already ends at deadline − duration; assert it.
+    if (runAt + durationMs > deadline.getTime()) throw new SvcError('internal', 'planner chose a start past the latest start');
+    this.#onPlanned((performance.now() - started) / 1000);
+    return {
+      baseline_start: earliest.toISOString(),
+      planned_start: new Date(chosen).toISOString(),
+      run_at: new Date(runAt).toISOString(),
+      baseline_gco2: out.baselineGco2,
+      planned_gco2: chosenGco2,
+      shift_minutes: Math.round((chosen - earliest.getTime()) / 60_000),
+      forecast_source: source,
+      forecast_age_s: ageS,
+      plan_reason: reason,
+      estimate: true,
+    };
+  }
+
+  async create(ctx: DomainContext, body: unknown): Promise<SchedulerJob> {
+    const { tenant, request, plan: p, energyKwh } = await this.preview(ctx, body);
+    const at = this.#now().toISOString();
+    const job: SchedulerJob = {
+      id: newId('job'),
+      tenant,
+      kind: 'external',
+      state: 'scheduled',
+      mode: request.mode ?? 'enforce',
+      zone: request.zone,
+      priority: request.priority ?? 5,
+      work_unit_id: request.work_unit_id ?? null,
+      earliest_start: p.baseline_start,
+      deadline: new Date(Date.parse(request.deadline)).toISOString(),
+      duration_s: request.duration_seconds,
+      energy_kwh: energyKwh,
+      metadata: request.metadata ?? {},
+      baseline_start: p.baseline_start,
+      planned_start: p.planned_start,
+      run_at: p.run_at,
+      baseline_gco2: p.baseline_gco2,
+      planned_gco2: p.planned_gco2,
+      shift_minutes: p.shift_minutes,
+      forecast_source: p.forecast_source,
+      forecast_age_s: p.forecast_age_s,
+      plan_reason: p.plan_reason,
+      lease_owner: null,
+      lease_expires_at: null,
+      started_at: null,
+      completed_at: null,
+      outcome: null,
+      actor: ctx.principal.actor,
+      created_at: at,
+      updated_at: at,
+    };
+    await this.#repo.insert(job);
+    await this.#event('scheduler.job.created', job, ctx.principal.actor, ctx.traceId);
+    await this.#event('scheduler.job.scheduled', job, ctx.principal.actor, ctx.traceId);
+    this.#onTransition(job, 'scheduled');
+    return job;
+  }
+
+  async get(ctx: DomainContext, id: string): Promise<SchedulerJob> {
+    requirePermission(ctx.principal, 'work_units:read');
+    const job = await this.#repo.get(id);
+    // Other tenants' jobs answer "not found", so ids do not leak across tenants.
+    if (!job || (ctx.principal.tenant !== undefined && job.tenant !== ctx.principal.tenant)) throw new SvcError('not_found', `no scheduler job '${id}'`);
+    return job;
+  }
+
+  async list(ctx: DomainContext, q: { tenant?: string | undefined; state?: JobState | undefined; zone?: string | undefined; after?: string | undefined; limit?: number | undefined }): Promise<{ jobs: SchedulerJob[]; next_after: string | null }> {
+    requirePermission(ctx.principal, 'work_units:read');
+    const tenant = ctx.principal.tenant !== undefined ? resolveTenant(ctx.principal, q.tenant) : q.tenant;
+    const limit = q.limit ?? 100;
+    const jobs = await this.#repo.list({ tenant, state: q.state, zone: q.zone, after: q.after, limit });
+    return { jobs, next_after: jobs.length === limit ? jobs[jobs.length - 1]!.id : null };
+  }
+
+  async cancel(ctx: DomainContext, id: string): Promise<SchedulerJob> {
+    requirePermission(ctx.principal, 'scheduler:write');
+    const job = await this.get(ctx, id);
+    const at = this.#now().toISOString();
+    const moved = await this.#repo.transition(job.id, ['scheduled', 'running'], 'cancelled', at, { completed_at: at, outcome: 'cancelled' });
+    if (!moved) throw new SvcError('conflict', `scheduler job '${id}' is ${job.state} and cannot be cancelled`, { details: { state: job.state } });
+    await this.#event('scheduler.job.cancelled', moved, ctx.principal.actor, ctx.traceId);
+    this.#onTransition(moved, 'cancelled');
+    return moved;
+  }
+
+  /** The caller of an external job reports that it finished. Only a started (running) job can complete. */
+  async complete(ctx: DomainContext, id: string, body: unknown): Promise<SchedulerJob> {
+    requirePermission(ctx.principal, 'scheduler:write');
+    const { outcome } = validate(CompleteJobRequest, body);
+    const job = await this.get(ctx, id);
+    const at = this.#now().toISOString();
+    const moved = await this.#repo.transition(job.id, ['running'], outcome, at, { completed_at: at, outcome });
+    if (!moved) throw new SvcError('conflict', `scheduler job '${id}' is ${job.state}; only a running job can complete`, { details: { state: job.state } });
+    await this.#event('scheduler.job.completed', moved, ctx.principal.actor, ctx.traceId);
+    this.#onTransition(moved, outcome);
+    return moved;
+  }
+
+  /** Loads operator forecast points and re-plans scheduled jobs of the zones they cover. */
+  async loadForecast(ctx: DomainContext, body: unknown): Promise<{ loaded: number; zones: string[]; replanned: number }> {
+    requirePermission(ctx.principal, 'admin:switches');
+    const request = validate(LoadForecastRequest, body);
+    request.points.forEach((p, i) => {
+      const s = Date.parse(p.start);
+      const e = Date.parse(p.end);
+      if (!Number.isFinite(s) || !Number.isFinite(e) || e <= s) fail(`points[${i}]: end must be a date-time after start`, { index: i });
+    });
+    const points = request.points.map((p) => ({ ...p, start: new Date(p.start).toISOString(), end: new Date(p.end).toISOString() }));
+    const now = this.#now();
+    await this.#repo.upsertForecast(points, request.source ?? 'operator', now.toISOString());
+    const zones = [...new Set(points.map((p) => p.zone))].sort();
+    let replanned = 0;
+    for (const zone of zones) {
+      for (const job of await this.#repo.scheduledInZone(zone, now.toISOString())) {
+        const earliest = new Date(Math.max(Date.parse(job.earliest_start), now.getTime()));
+        const p = await this.#plan(zone, earliest, new Date(job.deadline), job.duration_s * 1000, job.energy_kwh, job.mode, now);
+        if (await this.#repo.replan(job.id, p, now.toISOString())) {
+          replanned++;
+          await this.#event('scheduler.job.scheduled', { ...job, ...p }, SYSTEM_ACTOR, ctx.traceId, { replanned: true });
+        }
+      }
+    }
+    await this.#audit.append({ type: 'scheduler.forecast.loaded', tenant: 'default', actor: ctx.principal.actor, payload: { points: points.length, zones, source: request.source ?? 'operator' } });
+    return { loaded: points.length, zones, replanned };
+  }
+
+  /**
+   * One runner pass: jobs that can no longer meet their deadline become `missed`;
+   * due jobs are claimed (exactly one process wins each) and started.
+   */
+  async tick(limit = 100): Promise<{ started: SchedulerJob[]; missed: SchedulerJob[] }> {
+    const now = this.#now();
+    const missed = await this.#repo.markMissed(now);
+    for (const job of missed) {
+      await this.#event('scheduler.job.missed', job, SYSTEM_ACTOR);
+      this.#onTransition(job, 'missed');
+    }
+    const started = await this.#repo.claimDue(this.#owner, now, LEASE_MS, limit);
+    for (const job of started) {
+      await this.#event('scheduler.job.started', job, SYSTEM_ACTOR);
+      await this.#repo.releaseLease(job.id, this.#owner);
+      this.#onTransition(job, 'running');
+    }
+    return { started, missed };
+  }
+
+  async countByState(): Promise<Record<string, number>> {
+    return this.#repo.countByState();
+  }
+
+  async #event(type: string, job: SchedulerJob, actor: string, traceId?: string, extra: Record<string, unknown> = {}): Promise<void> {
+    await this.#audit.append({
+      type,
+      tenant: job.tenant,
+      actor,
+      ...(job.work_unit_id ? { work_unit_id: job.work_unit_id } : {}),
+      ...(traceId ? { trace_id: traceId } : {}),
+      payload: {
+        job_id: job.id,
+        state: job.state,
+        run_at: job.run_at,
+        baseline_start: job.baseline_start,
+        planned_start: job.planned_start,
+        shift_minutes: job.shift_minutes,
+        plan_reason: job.plan_reason,
+        forecast_source: job.forecast_source,
+        estimated_baseline_gco2: job.baseline_gco2,
+        estimated_planned_gco2: job.planned_gco2,
+        ...extra,
+      },
+    });
+  }
+}

@@ -1,0 +1,177 @@
+/**
+ * Scheduler job records and forecast points (SQLite and PostgreSQL).
+ * Claiming is one conditional UPDATE: on PostgreSQL the inner SELECT takes
+ * row locks with FOR UPDATE SKIP LOCKED, so concurrent processes claim
+ * disjoint jobs; a lease lets another process reclaim work whose owner died.
+ * SQLite has one writer (BEGIN IMMEDIATE), which gives the same guarantee
+ * inside one process.
+ */
+import type { ForecastPoint, JobState, SchedulerJob } from '../../scheduler/job-record.ts';
+import type { Db } from '../db.ts';
+
+type Row = Omit<SchedulerJob, 'metadata'> & { metadata: string };
+
+const COLUMNS =
+  'id, tenant, kind, state, mode, zone, priority, work_unit_id, earliest_start, deadline, duration_s, energy_kwh, metadata, baseline_start, planned_start, run_at, baseline_gco2, planned_gco2, shift_minutes, forecast_source, forecast_age_s, plan_reason, lease_owner, lease_expires_at, started_at, completed_at, outcome, actor, created_at, updated_at';
+
+function fromRow(r: Row): SchedulerJob {
+  return {
+    ...r,
+    priority: Number(r.priority),
+    duration_s: Number(r.duration_s),
+    energy_kwh: Number(r.energy_kwh),
+    baseline_gco2: r.baseline_gco2 === null ? null : Number(r.baseline_gco2),
+    planned_gco2: r.planned_gco2 === null ? null : Number(r.planned_gco2),
+    shift_minutes: Number(r.shift_minutes),
+    forecast_age_s: r.forecast_age_s === null ? null : Number(r.forecast_age_s),
+    metadata: JSON.parse(r.metadata) as Record<string, string>,
+  };
+}
+
+export interface JobListFilter {
+  tenant?: string | undefined;
+  state?: JobState | undefined;
+  zone?: string | undefined;
+  after?: string | undefined;
+  limit: number;
+}
+
+export interface StoredForecastPoint extends ForecastPoint {
+  source: string;
+  loaded_at: string;
+}
+
+/** Fields a re-plan rewrites. */
+export type PlanFields = Pick<SchedulerJob, 'planned_start' | 'run_at' | 'baseline_gco2' | 'planned_gco2' | 'shift_minutes' | 'forecast_source' | 'forecast_age_s' | 'plan_reason'>;
+
+export class SchedulerJobRepository {
+  readonly #db: Db;
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  async insert(j: SchedulerJob): Promise<void> {
+    await this.#db.run(
+      `INSERT INTO scheduler_jobs (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30)`,
+      [
+        j.id, j.tenant, j.kind, j.state, j.mode, j.zone, j.priority, j.work_unit_id, j.earliest_start, j.deadline, j.duration_s, j.energy_kwh,
+        JSON.stringify(j.metadata), j.baseline_start, j.planned_start, j.run_at, j.baseline_gco2, j.planned_gco2, j.shift_minutes, j.forecast_source,
+        j.forecast_age_s, j.plan_reason, j.lease_owner, j.lease_expires_at, j.started_at, j.completed_at, j.outcome, j.actor, j.created_at, j.updated_at,
+      ],
+    );
+  }
+
+  async get(id: string): Promise<SchedulerJob | undefined> {
+    const row = await this.#db.get<Row>(`SELECT ${COLUMNS} FROM scheduler_jobs WHERE id = $1`, [id]);
+    return row ? fromRow(row) : undefined;
+  }
+
+  async list(f: JobListFilter): Promise<SchedulerJob[]> {
+    const rows = await this.#db.all<Row>(
+      `SELECT ${COLUMNS} FROM scheduler_jobs WHERE ($1 = '' OR tenant = $1) AND ($2 = '' OR state = $2) AND ($3 = '' OR zone = $3) AND id > $4 ORDER BY id LIMIT $5`,
+      [f.tenant ?? '', f.state ?? '', f.zone ?? '', f.after ?? '', f.limit],
+    );
+    return rows.map(fromRow);
+  }
+
+  /** Moves a job from one of `from` to `to`; false when it was not in one of them (a concurrent transition won). */
+  async transition(id: string, from: readonly JobState[], to: JobState, at: string, extra: { completed_at?: string; outcome?: string } = {}): Promise<SchedulerJob | undefined> {
+    const placeholders = from.map((_, i) => `$${i + 6}`).join(', ');
+    const row = await this.#db.get<Row>(
+      `UPDATE scheduler_jobs SET state = $1, updated_at = $2, completed_at = COALESCE($3, completed_at), outcome = COALESCE($4, outcome), lease_owner = NULL, lease_expires_at = NULL
+       WHERE id = $5 AND state IN (${placeholders}) RETURNING ${COLUMNS}`,
+      [to, at, extra.completed_at ?? null, extra.outcome ?? null, id, ...from],
+    );
+    return row ? fromRow(row) : undefined;
+  }
+
+  /** Rewrites the plan of a still-scheduled job (re-plan on a newer forecast). */
+  async replan(id: string, p: PlanFields, at: string): Promise<boolean> {
+    const r = await this.#db.run(
+      `UPDATE scheduler_jobs SET planned_start = $1, run_at = $2, baseline_gco2 = $3, planned_gco2 = $4, shift_minutes = $5, forecast_source = $6, forecast_age_s = $7, plan_reason = $8, updated_at = $9
+       WHERE id = $10 AND state = 'scheduled'`,
+      [p.planned_start, p.run_at, p.baseline_gco2, p.planned_gco2, p.shift_minutes, p.forecast_source, p.forecast_age_s, p.plan_reason, at, id],
+    );
+    return r.changes === 1;
+  }
+
+  /** Scheduled jobs in a zone not yet due (candidates for a re-plan). */
+  async scheduledInZone(zone: string, after: string): Promise<SchedulerJob[]> {
+    const rows = await this.#db.all<Row>(`SELECT ${COLUMNS} FROM scheduler_jobs WHERE state = 'scheduled' AND zone = $1 AND run_at > $2 ORDER BY id`, [zone, after]);
+    return rows.map(fromRow);
+  }
+
+  /**
+   * Scheduled jobs that can no longer finish by their deadline (their latest start,
+   * deadline − duration, has passed): `missed`. Returns them.
+   */
+  async markMissed(now: Date): Promise<SchedulerJob[]> {
+    const candidates = await this.#db.all<Row>(`SELECT ${COLUMNS} FROM scheduler_jobs WHERE state = 'scheduled' AND run_at <= $1 ORDER BY run_at LIMIT 1000`, [now.toISOString()]);
+    const missed: SchedulerJob[] = [];
+    for (const c of candidates.map(fromRow)) {
+      if (Date.parse(c.deadline) - c.duration_s * 1000 >= now.getTime()) continue;
+      const moved = await this.transition(c.id, ['scheduled'], 'missed', now.toISOString(), { completed_at: now.toISOString(), outcome: 'missed' });
+      if (moved) missed.push(moved);
+    }
+    return missed;
+  }
+
+  /**
+   * Claims up to `limit` due jobs for `owner` and marks them running with a lease.
+   * Due = scheduled with run_at ≤ now, or running with an expired lease (its owner died before reporting it started).
+   */
+  async claimDue(owner: string, now: Date, leaseMs: number, limit: number): Promise<SchedulerJob[]> {
+    const at = now.toISOString();
+    const lease = new Date(now.getTime() + leaseMs).toISOString();
+    const lock = this.#db.dialect === 'postgres' ? 'FOR UPDATE SKIP LOCKED' : '';
+    const rows = await this.#db.all<Row>(
+      `UPDATE scheduler_jobs SET state = 'running', lease_owner = $1, lease_expires_at = $2, started_at = COALESCE(started_at, $3), updated_at = $3
+       WHERE id IN (
+         SELECT id FROM scheduler_jobs
+         WHERE (state = 'scheduled' AND run_at <= $3) OR (state = 'running' AND lease_expires_at IS NOT NULL AND lease_expires_at <= $3)
+         ORDER BY run_at, id LIMIT $4 ${lock}
+       ) RETURNING ${COLUMNS}`,
+      [owner, lease, at, limit],
+    );
+    return rows.map(fromRow);
+  }
+
+  /**
+   * Releases the lease once the start has been announced: an external job then
+   * waits for its caller's completion report, which no lease should time out.
+   */
+  async releaseLease(id: string, owner: string): Promise<boolean> {
+    const r = await this.#db.run(`UPDATE scheduler_jobs SET lease_owner = NULL, lease_expires_at = NULL WHERE id = $1 AND lease_owner = $2 AND state = 'running'`, [id, owner]);
+    return r.changes === 1;
+  }
+
+  async countByState(): Promise<Record<string, number>> {
+    const rows = await this.#db.all<{ state: string; n: number }>('SELECT state, COUNT(*) AS n FROM scheduler_jobs GROUP BY state');
+    return Object.fromEntries(rows.map((r) => [r.state, Number(r.n)]));
+  }
+
+  async upsertForecast(points: readonly ForecastPoint[], source: string, loadedAt: string): Promise<void> {
+    await this.#db.transaction(async (tx) => {
+      for (const p of points) {
+        await tx.run(
+          `INSERT INTO scheduler_forecast_points (zone, starts_at, ends_at, gco2_per_kwh, source, loaded_at) VALUES ($1, $2, $3, $4, $5, $6)
+           ON CONFLICT (zone, starts_at) DO UPDATE SET ends_at = excluded.ends_at, gco2_per_kwh = excluded.gco2_per_kwh, source = excluded.source, loaded_at = excluded.loaded_at`,
+          [p.zone, p.start, p.end, p.gco2_per_kwh, source, loadedAt],
+        );
+      }
+    });
+  }
+
+  /** Loaded points of a zone overlapping [from, to), by start. */
+  async forecast(zone: string, from: string, to: string): Promise<StoredForecastPoint[]> {
+    const rows = await this.#db.all<{ zone: string; starts_at: string; ends_at: string; gco2_per_kwh: number; source: string; loaded_at: string }>(
+      'SELECT zone, starts_at, ends_at, gco2_per_kwh, source, loaded_at FROM scheduler_forecast_points WHERE zone = $1 AND ends_at > $2 AND starts_at < $3 ORDER BY starts_at',
+      [zone, from, to],
+    );
+    return rows.map((r) => ({ zone: r.zone, start: r.starts_at, end: r.ends_at, gco2_per_kwh: Number(r.gco2_per_kwh), source: r.source, loaded_at: r.loaded_at }));
+  }
+
+  async hasForecast(zone: string): Promise<boolean> {
+    return (await this.#db.get('SELECT 1 AS one FROM scheduler_forecast_points WHERE zone = $1 LIMIT 1', [zone])) !== undefined;
+  }
+}
