@@ -60,7 +60,7 @@ const SCENARIOS: Record<string, Scenario> = {
     fire: (m) => (m.workUnits.inc({ kind: 'prompt_request' }, 30), m.aiFallbacks.inc({ reason: 'verifier_failed' }, 5)),
     quiet: (m) => (m.workUnits.inc({ kind: 'prompt_request' }, 30), m.workUnits.inc({ kind: 'byte_object' }, 500)),
   },
-  SvcSchedulerMissedDeadlines: { fire: (m) => futureCounter(m, 'svc_scheduler_missed_deadlines_total').inc(), quiet: () => {} },
+  SvcSchedulerMissedDeadlines: { fire: (m) => m.schedulerMissedDeadlines.inc(), quiet: (m) => m.schedulerTransitions.inc({ state: 'succeeded' }) },
 };
 
 async function run(alertName: string, traffic: 'fire' | 'quiet') {
