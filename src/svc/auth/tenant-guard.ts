@@ -35,7 +35,9 @@ export class TenantGuard {
   /** The tenant to act on; throws `tenant_forbidden` (after recording it) on a cross-tenant attempt. */
   async resolve(ctx: RequestContext, requested: string | undefined | null, where: string): Promise<string> {
     try {
-      return resolveTenant(ctx.principal, requested);
+      const tenant = resolveTenant(ctx.principal, requested);
+      if (ctx.facts) ctx.facts.tenant = tenant;
+      return tenant;
     } catch (err) {
       if (err instanceof SvcError && err.code === 'tenant_forbidden') {
         await this.#ledger.append(tenantDeniedEvent(ctx, requested, where));
@@ -49,7 +51,10 @@ export class TenantGuard {
    * an unbound one sees the tenant it names, or all tenants when it names none.
    */
   async filter(ctx: RequestContext, requested: string | undefined, where: string): Promise<string | undefined> {
-    if (ctx.principal.tenant === undefined) return requested;
+    if (ctx.principal.tenant === undefined) {
+      if (ctx.facts && requested !== undefined) ctx.facts.tenant = requested;
+      return requested;
+    }
     return this.resolve(ctx, requested, where);
   }
 }

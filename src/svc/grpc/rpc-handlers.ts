@@ -51,21 +51,25 @@ function authenticateCall(rt: GrpcRuntime, metadata: grpc.Metadata, traceId: str
     return callContext(rt.app.credentials, metadata, traceId);
   } catch (err) {
     rt.app.metrics.authFailures.inc();
-    rt.app.log.warn({ event_type: 'auth.rejected', trace_id: traceId, error_code: 'unauthenticated', transport: 'grpc' }, 'credential rejected');
+    rt.app.log.warn({ event_type: 'auth.rejected', trace_id: traceId, error_code: 'unauthenticated', transport: 'grpc' }, 'gRPC call refused: no valid credential');
     throw err;
   }
 }
 
-/** Records the outcome of one call: metrics, guardrail, and a log entry for failures. */
+/** Records the outcome of one call: metrics, guardrail, and its log entry (method, code, trace; never the request). */
 function settle(rt: GrpcRuntime, method: string, options: RpcOptions, started: number, traceId: string, err: SvcError | undefined): void {
   const elapsedMs = performance.now() - started;
   rt.metrics.requests.inc({ method, code: statusName(err ? err.grpcStatus : grpc.status.OK) });
   rt.metrics.seconds.observe({ method }, elapsedMs / 1000);
   if (options.guarded) rt.app.rollout.guardrail.record(elapsedMs, !err || err.httpStatus < 500);
-  if (!err || err.code === 'unauthenticated') return;
-  const fields = { event_type: 'grpc.error', error_code: err.code, trace_id: traceId, work_unit_id: err.workUnitId, method };
-  if (err.httpStatus >= 500) rt.app.log.error({ ...fields, cause: err.cause instanceof Error ? err.cause.message : undefined }, 'request failed');
-  else rt.app.log.info(fields, 'request rejected');
+  if (err?.code === 'unauthenticated') return; // logged by authenticateCall
+  if (!err) {
+    rt.app.log.info({ event_type: 'grpc.request', trace_id: traceId, method, duration_ms: Math.round(elapsedMs * 1000) / 1000 }, `${method} answered OK`);
+    return;
+  }
+  const fields = { event_type: 'grpc.error', error_code: err.code, trace_id: traceId, work_unit_id: err.workUnitId, policy_bundle_id: err.policyBundleId, method };
+  if (err.httpStatus >= 500) rt.app.log.error({ ...fields, cause: err.cause instanceof Error ? err.cause.message : undefined }, `${method} failed: ${err.code}`);
+  else rt.app.log.info(fields, `${method} rejected: ${err.code}`);
 }
 
 /** A unary method: `handler` gets the request context and the decoded request, returns the response message. */

@@ -19,6 +19,7 @@ export function fromFrameworkError(err: FastifyError): SvcError {
 }
 
 export function sendError(reply: FastifyReply, err: SvcError): FastifyReply {
+  reply.request.errorCode = err.code;
   if (!err.retryable) reply.header('x-should-retry', 'false');
   if (err.workUnitId) reply.header('X-SVC-Work-Unit-ID', err.workUnitId);
   if (err.policyBundleId) reply.header('X-SVC-Policy-Bundle', err.policyBundleId);
@@ -28,9 +29,11 @@ export function sendError(reply: FastifyReply, err: SvcError): FastifyReply {
 export function makeErrorHandler(log: OpLog) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const err = fromFrameworkError(error);
-    const fields = { event_type: 'http.error', error_code: err.code, trace_id: request.traceId, work_unit_id: err.workUnitId, route: request.routeOptions.url ?? 'unknown' };
-    if (err.httpStatus >= 500) log.error({ ...fields, cause: err.cause instanceof Error ? err.cause.message : undefined }, 'request failed');
-    else log.info(fields, 'request rejected');
+    // The request's own log line (request-log.ts) names the code; a server fault also gets its cause here.
+    if (err.httpStatus >= 500) {
+      const fields = { event_type: 'http.error', error_code: err.code, trace_id: request.traceId, work_unit_id: err.workUnitId, route: request.routeOptions.url ?? 'unknown' };
+      log.error({ ...fields, cause: err.cause instanceof Error ? err.cause.message : undefined }, `${request.method} ${fields.route} failed: ${err.code}`);
+    }
     return sendError(reply, err);
   };
 }

@@ -5,7 +5,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import type { Principal } from '../auth/principal.ts';
-import type { RequestContext } from '../context.ts';
+import type { RequestContext, RequestFacts } from '../context.ts';
 import type { RequestTrace } from '../observability/tracing.ts';
 import { SvcError } from '../errors.ts';
 
@@ -15,11 +15,15 @@ declare module 'fastify' {
     /** The request's trace (root span `svc.intake`); set by the first onRequest hook. */
     requestTrace: RequestTrace;
     principal: Principal | undefined;
+    /** What the domain learnt while serving the request (tenant), for its log line. */
+    facts: RequestFacts;
+    /** The error code the request was answered with, for its log line. */
+    errorCode: string | undefined;
   }
 }
 
 export function ctx(request: FastifyRequest): RequestContext {
   if (!request.principal) throw new SvcError('unauthenticated', 'this route requires a credential');
   const approval = request.headers['x-svc-approval'];
-  return { principal: request.principal, traceId: request.traceId, approvalToken: typeof approval === 'string' ? approval : undefined };
+  return { principal: request.principal, traceId: request.traceId, approvalToken: typeof approval === 'string' ? approval : undefined, facts: request.facts };
 }

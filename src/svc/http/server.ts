@@ -10,6 +10,7 @@ import { authenticate } from '../auth/credentials.ts';
 import { SvcError } from '../errors.ts';
 import { isGuardedRoute } from '../rollout/guarded-routes.ts';
 import { fromFrameworkError, makeErrorHandler, sendError } from './errors.ts';
+import { logRequest } from './request-log.ts';
 import { setRequestAttributes, tenantHash } from '../observability/tracing.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { approvalRoutes } from './routes/approvals.ts';
@@ -60,6 +61,8 @@ export async function buildServer(app: SvcApp): Promise<FastifyInstance> {
     const requestTrace = app.tracing.beginRequest(request.headers.traceparent);
     request.requestTrace = requestTrace;
     request.traceId = requestTrace.traceId;
+    request.facts = {};
+    request.errorCode = undefined;
     requestTrace.enter(done);
   });
   // Body parsing runs on the socket's callbacks, outside the scope: enter it again before validation.
@@ -77,7 +80,7 @@ export async function buildServer(app: SvcApp): Promise<FastifyInstance> {
       if (request.principal.tenant !== undefined) setRequestAttributes({ tenant_hash: tenantHash(request.principal.tenant) });
     } catch (err) {
       app.metrics.authFailures.inc();
-      app.log.warn({ event_type: 'auth.rejected', trace_id: request.traceId, error_code: 'unauthenticated' }, 'credential rejected');
+      // sendError records the code for the response's log line (request-log.ts); the credential is never logged.
       reply.header('WWW-Authenticate', 'Bearer realm="svc"');
       return sendError(reply, err instanceof SvcError ? err : SvcError.from(err));
     }
@@ -85,6 +88,7 @@ export async function buildServer(app: SvcApp): Promise<FastifyInstance> {
 
   server.addHook('onResponse', async (request, reply) => {
     request.requestTrace.end(reply.statusCode);
+    logRequest(app.log, request, reply);
     const route = request.routeOptions.url ?? 'unmatched';
     app.metrics.httpRequests.inc({ route, status: `${Math.floor(reply.statusCode / 100)}xx` });
     app.metrics.httpSeconds.observe({ route }, reply.elapsedTime / 1000);
