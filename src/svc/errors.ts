@@ -31,6 +31,8 @@ export const ERROR_TABLE = {
   approval_invalid: { http: 403, grpc: 7, retryable: false },
   rate_limited: { http: 429, grpc: 8, retryable: true },
   unavailable: { http: 503, grpc: 14, retryable: true },
+  /** The path exists, the method does not (405 with `Allow`). */
+  method_not_allowed: { http: 405, grpc: 12 /* UNIMPLEMENTED */, retryable: false },
   internal: { http: 500, grpc: 13, retryable: true },
 } as const satisfies Record<string, { http: number; grpc: number; retryable: boolean }>;
 

@@ -18,11 +18,15 @@ export function fromFrameworkError(err: FastifyError): SvcError {
   return SvcError.from(err);
 }
 
+/** A prefixed id (`wu_…`, `pb_…`): the only values error headers carry. */
+const HEADER_SAFE_ID = /^[a-z]{1,8}_[0-9a-z]{1,64}$/;
+
 export function sendError(reply: FastifyReply, err: SvcError): FastifyReply {
   reply.request.errorCode = err.code;
   if (!err.retryable) reply.header('x-should-retry', 'false');
-  if (err.workUnitId) reply.header('X-SVC-Work-Unit-ID', err.workUnitId);
-  if (err.policyBundleId) reply.header('X-SVC-Policy-Bundle', err.policyBundleId);
+  // Only ids go into headers: an id taken from a hostile path (non-ASCII, control characters) would make the header itself fail.
+  if (err.workUnitId && HEADER_SAFE_ID.test(err.workUnitId)) reply.header('X-SVC-Work-Unit-ID', err.workUnitId);
+  if (err.policyBundleId && HEADER_SAFE_ID.test(err.policyBundleId)) reply.header('X-SVC-Policy-Bundle', err.policyBundleId);
   return reply.status(err.httpStatus).type('application/json').send(errorBody(err));
 }
 

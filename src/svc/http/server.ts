@@ -10,6 +10,7 @@ import { authenticate } from '../auth/credentials.ts';
 import { SvcError } from '../errors.ts';
 import { isGuardedRoute } from '../rollout/guarded-routes.ts';
 import { fromFrameworkError, makeErrorHandler, sendError } from './errors.ts';
+import { RouteTable } from './method-not-allowed.ts';
 import { logRequest } from './request-log.ts';
 import { setRequestAttributes, tenantHash } from '../observability/tracing.ts';
 import { adminRoutes } from './routes/admin.ts';
@@ -48,6 +49,27 @@ export async function buildServer(app: SvcApp): Promise<FastifyInstance> {
     forceCloseConnections: 'idle',
     // No coercion: the domain validates the body exactly as sent (ajv would otherwise rewrite 1 into "1" in place).
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: false } },
+    // Errors the router raises before any hook runs (a path parameter over maxParamLength, a malformed URL):
+    // the spec's error body like every other error.
+    frameworkErrors: (error, _request, reply) => {
+      sendError(reply, fromFrameworkError(error));
+    },
+  });
+
+  // Every route's methods and path pattern, so an unknown method on a known path is a 405 with `Allow` (method-not-allowed.ts).
+  const routeTable = new RouteTable();
+  server.addHook('onRoute', (route) => routeTable.add(route.method, route.url));
+
+  // An empty body sent as application/json reads as "no body" (routes whose body is optional accept it);
+  // anything else goes through fastify's own JSON parser (prototype-poisoning protection included).
+  const defaultJson = server.getDefaultJsonParser('error', 'error');
+  server.removeContentTypeParser('application/json');
+  server.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (typeof body === 'string' && body.trim() === '') {
+      done(null, undefined);
+      return;
+    }
+    defaultJson(request, typeof body === 'string' ? body : body.toString('utf8'), done);
   });
 
   server.decorateRequest('traceId', '');
@@ -97,7 +119,14 @@ export async function buildServer(app: SvcApp): Promise<FastifyInstance> {
   });
 
   server.setErrorHandler(makeErrorHandler(app.log));
-  server.setNotFoundHandler((request, reply) => sendError(reply, fromFrameworkError(Object.assign(new Error('not found'), { statusCode: 404 }) as never)));
+  server.setNotFoundHandler((request, reply) => {
+    const allowed = routeTable.methodsFor(request.url);
+    if (allowed.length > 0) {
+      reply.header('Allow', allowed.join(', '));
+      return sendError(reply, new SvcError('method_not_allowed', `${request.method} is not allowed on this path; allowed: ${allowed.join(', ')}`, { details: { allow: allowed } }));
+    }
+    return sendError(reply, fromFrameworkError(Object.assign(new Error('not found'), { statusCode: 404 }) as never));
+  });
 
   await server.register(swagger, {
     openapi: {
