@@ -42,12 +42,12 @@ export async function approvalRoutes(server: FastifyInstance, app: SvcApp): Prom
   });
 
   server.get('/v1/approvals/:id', { ...doc, schema: { tags: ['approvals'], summary: 'Get an approval record', params: IdParams } }, async (request) => {
-    const { id } = validate(IdParams, request.params);
+    const { id } = validate(IdParams, request.params, 'invalid_request', 'path parameters');
     return { approval: await app.approvals.get(ctx(request), id) };
   });
 
   server.post('/v1/approvals/:id/revoke', { ...doc, schema: { tags: ['approvals'], summary: 'Revoke an approval', params: IdParams } }, async (request, reply) => {
-    const { id } = validate(IdParams, request.params);
+    const { id } = validate(IdParams, request.params, 'invalid_request', 'path parameters');
     const revoked = await app.operations.approvalRevoke(ctx(request), id);
     setWorkUnitHeaders(reply, { workUnitId: revoked.work_unit_id });
     return revoked;

@@ -34,14 +34,14 @@ export async function policyRoutes(server: FastifyInstance, app: SvcApp): Promis
   }));
 
   server.get('/v1/policies/bundles/:name', { ...doc, schema: { tags: ['policies'], summary: 'Get a bundle (the active version, or ?version=)', params: NameParams, querystring: VersionQuery } }, async (request) => {
-    const { name } = validate(NameParams, request.params);
-    const { version } = validate(VersionQuery, request.query);
+    const { name } = validate(NameParams, request.params, 'invalid_request', 'path parameters');
+    const { version } = validate(VersionQuery, request.query, 'invalid_request', 'query parameters');
     const bundle = await app.policy.getBundle(ctx(request), name, version);
     return { bundle: bundle.ref, document: bundleToDocument(bundle) };
   });
 
   server.post('/v1/policies/bundles/:name/publish', { ...doc, schema: { tags: ['policies'], summary: 'Publish a bundle (requires policy:publish)', params: NameParams, body: PolicyTextRequest } }, async (request, reply) => {
-    const { name } = validate(NameParams, request.params);
+    const { name } = validate(NameParams, request.params, 'invalid_request', 'path parameters');
     const body = validate(PolicyTextRequest, request.body);
     const result = await app.operations.policyPublish(ctx(request), name, body.document);
     setWorkUnitHeaders(reply, { policyBundleId: result.bundle.id, workUnitId: result.work_unit_id });
@@ -49,7 +49,7 @@ export async function policyRoutes(server: FastifyInstance, app: SvcApp): Promis
   });
 
   server.post('/v1/policies/bundles/:name/reload', { ...doc, schema: { tags: ['policies'], summary: 'Validate the active bundle on disk and put it in force; a bad bundle keeps the old one', params: NameParams } }, async (request, reply) => {
-    const { name } = validate(NameParams, request.params);
+    const { name } = validate(NameParams, request.params, 'invalid_request', 'path parameters');
     const result = await app.operations.policyReload(ctx(request), name);
     setWorkUnitHeaders(reply, { policyBundleId: result.bundle.id, workUnitId: result.work_unit_id });
     return result;

@@ -33,17 +33,17 @@ export async function schedulerRoutes(server: FastifyInstance, app: SvcApp): Pro
   });
 
   server.get('/v1/scheduler/jobs/:id', { ...doc, schema: { tags, summary: 'Get a job', params: IdParams } }, async (request) => {
-    const { id } = validate(IdParams, request.params);
+    const { id } = validate(IdParams, request.params, 'invalid_request', 'path parameters');
     return { job: await app.scheduler.get(ctx(request), id) };
   });
 
   server.post('/v1/scheduler/jobs/:id/cancel', { ...doc, schema: { tags, summary: 'Cancel a scheduled or running job', params: IdParams } }, async (request) => {
-    const { id } = validate(IdParams, request.params);
+    const { id } = validate(IdParams, request.params, 'invalid_request', 'path parameters');
     return { job: await app.scheduler.cancel(ctx(request), id) };
   });
 
   server.post('/v1/scheduler/jobs/:id/complete', { ...doc, schema: { tags, summary: 'Report that a started external job finished', params: IdParams, body: CompleteJobRequest } }, async (request) => {
-    const { id } = validate(IdParams, request.params);
+    const { id } = validate(IdParams, request.params, 'invalid_request', 'path parameters');
     return { job: await app.scheduler.complete(ctx(request), id, request.body) };
   });
 
