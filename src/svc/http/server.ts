@@ -11,6 +11,7 @@ import { SvcError } from '../errors.ts';
 import { isGuardedRoute } from '../rollout/guarded-routes.ts';
 import { fromFrameworkError, makeErrorHandler, sendError } from './errors.ts';
 import { RouteTable } from './method-not-allowed.ts';
+import { withOpenApiDefaults } from './openapi-defaults.ts';
 import { logRequest } from './request-log.ts';
 import { setRequestAttributes, tenantHash } from '../observability/tracing.ts';
 import { adminRoutes } from './routes/admin.ts';
@@ -131,10 +132,12 @@ export async function buildServer(app: SvcApp): Promise<FastifyInstance> {
   await server.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'svc — work-unit optimization service', version: '1.0.0' },
+      info: { title: 'svc — work-unit optimization service', version: '1.0.0', license: { name: 'UNLICENSED (proprietary)' } },
+      servers: [{ url: 'http://127.0.0.1:8080', description: 'svc on its defaults (npm start); set your deployment URL' }],
       components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' }, bearer: { type: 'http', scheme: 'bearer' } } },
       security: [{ apiKey: [] }, { bearer: [] }],
     },
+    transform: withOpenApiDefaults as never,
   });
   server.get('/openapi.json', { schema: { hide: true } }, async () => server.swagger());
 
