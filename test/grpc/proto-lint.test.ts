@@ -1,9 +1,9 @@
 /**
- * Lints proto/svc/v1/svc.proto with the naming rules of `buf lint`'s
- * STANDARD category, checked over the descriptors @grpc/proto-loader builds
- * (buf itself is a downloaded binary, which this project does not fetch;
- * docs/decisions/009-grpc-mapping.md). Also keeps the generated TypeScript
- * types in step with the .proto.
+ * Checks proto/svc/v1/svc.proto's naming rules (those of `buf lint`'s
+ * STANDARD category) over the descriptors @grpc/proto-loader builds, which is
+ * what the server loads; the real `buf lint` and `buf breaking` run in
+ * test/grpc/buf.test.ts. Also keeps the generated TypeScript types in step
+ * with the .proto.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
