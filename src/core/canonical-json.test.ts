@@ -1,19 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import canonicalize from 'canonicalize';
+import { mulberry32 } from '../../test/helpers/prng.ts';
 import { canonicalJson } from './canonical-json.ts';
 
-/** Deterministic pseudo-random generator (mulberry32), so a failure is reproducible from its seed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = mulberry32;
 
 const STRINGS = ['', 'a', 'plain text', 'quote " and \\ backslash', 'line\nbreak\ttab', '\u0000\u001f\u007f', 'é ü ß 漢字', '😀 pair', '\u2028\u2029', 'key', 'Key', '10', '2', '__proto__', 'ü'];
 const NUMBERS = [0, -0, 1, -1, 1.5, 1e21, 1e-7, 123456789012345680000, 0.1 + 0.2, Number.MAX_SAFE_INTEGER, Number.MIN_VALUE, -3.4e38];

@@ -6,22 +6,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { mulberry32 as prng } from '../helpers/prng.ts';
 import { ADMIN_KEY, KEYS, type TestServer, startTestServer } from '../helpers/server.ts';
 
 const SEED = Number(process.env.SVC_FUZZ_SEED ?? 20261124);
 const REQUESTS = Number(process.env.SVC_FUZZ_REQUESTS ?? 10_000);
-
-/** mulberry32: a small seeded PRNG, so a failing run can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** encodeURIComponent, with lone surrogates sent as the raw (invalid UTF-8) bytes a hostile client would send. */
 function enc(text: string): string {
