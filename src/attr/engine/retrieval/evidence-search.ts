@@ -44,11 +44,11 @@ export interface ClaimEvidence {
 /** Relatedness a sentence needs (on non-numeric tokens) before it can contradict a claim. */
 const CONFLICT_RELATEDNESS = 0.7;
 /** Each sentence beyond the first must add at least this much recall to join the window. */
-export const EXTRA_SENTENCE_GAIN = 0.1;
+export const EXTRA_SENTENCE_GAIN = 0.03;
 /** A window is built from at most this many chosen sentences… */
-export const MAX_WINDOW_SENTENCES = 4;
+export const MAX_WINDOW_SENTENCES = 6;
 /** …and spans at most this many characters from the first to the last. */
-export const MAX_WINDOW_CHARS = 1500;
+export const MAX_WINDOW_CHARS = 2000;
 
 function polarity(text: string): number {
   return (text.toLowerCase().match(NEGATION)?.length ?? 0) % 2;

@@ -29,6 +29,7 @@
  * Every constant is calibrated on the WiCE dev split; docs/attr-grounding.md
  * gives each one with the figures behind it.
  */
+import { DEFAULT_ACCEPTANCE_POLICY } from '../../verify/acceptance-policy.ts';
 import type { TokenSpan } from '../text/tokenizer.ts';
 import { APPROXIMATE, BOUNDED, CAUSAL, CERTAIN, EFFECT_VERB, GENERAL, PARTICULAR, POSSIBLE, PROBABLE, UNIVERSAL } from '../warrant/lexicon.ts';
 import { YEAR_RELATION, type ClaimReading } from './claim-reading.ts';
@@ -52,8 +53,6 @@ export const NEGATION_MIN_COVERAGE = 0.6;
 export const SUBSTITUTION_MIN_COVERAGE = 0.6;
 /** Pairs of neighbouring claim words that must be broken apart in the sentence for an argument swap. */
 export const ROLE_MIN_BROKEN = 2;
-/** …as a share of all neighbouring pairs. */
-export const ROLE_BROKEN_SHARE = 0;
 /** Content tokens within which two claim neighbours must follow each other in the sentence. */
 export const NEIGHBOUR_REACH = 3;
 /** At most this many other words may stand between the neighbours of a substituted word. */
@@ -64,8 +63,8 @@ export const ENTITY_PREFIX = 5;
 export const QUANTITY_REACH = 3;
 /** Recall at which a window that passes every check is supported (calibrated on the WiCE dev split). */
 export const SUPPORTED_RECALL = 0.6;
-/** The support score the default acceptance policy requires (DEFAULT_ACCEPTANCE_POLICY.min_support_score). */
-const SUPPORTED_SCORE = 0.65;
+/** The support score the default acceptance policy requires. */
+const SUPPORTED_SCORE = DEFAULT_ACCEPTANCE_POLICY.min_support_score;
 /** Score ceiling for a window that fails a hard check: `partially_supported` at best, never `supported`. */
 export const FAILED_CHECK_CAP = 0.5;
 /** Score ceiling for a window that leaves a clause unsupported. */
@@ -174,7 +173,7 @@ export function judgeSupport(claim: ClaimReading, weight: (term: string) => numb
 
   let score = calibratedScore(recall);
   if (flags.some((f) => f !== 'fragment_unsupported')) score = Math.min(score, FAILED_CHECK_CAP);
-  else if (fragmentFailed) score = Math.min(score, FRAGMENT_CAP);
+  else if (flags.includes('fragment_unsupported')) score = Math.min(score, FRAGMENT_CAP);
   return { recall, score, flags };
 }
 
@@ -264,17 +263,15 @@ function positions(spans: readonly TokenSpan[]): Map<string, number[]> {
 function brokenNeighbours(claim: readonly TokenSpan[], sentence: readonly TokenSpan[]): boolean {
   const at = positions(sentence);
   const seq = claim.filter((s) => at.has(s.term)).map((s) => s.term);
-  let pairs = 0;
   let broken = 0;
   for (let i = 0; i + 1 < seq.length; i++) {
     const x = seq[i]!;
     const y = seq[i + 1]!;
     if (x === y) continue;
-    pairs++;
     const ys = at.get(y)!;
     if (!at.get(x)!.some((p) => ys.some((q) => q > p && q - p <= NEIGHBOUR_REACH))) broken++;
   }
-  return broken >= ROLE_MIN_BROKEN && broken / Math.max(1, pairs) >= ROLE_BROKEN_SHARE;
+  return broken >= ROLE_MIN_BROKEN;
 }
 
 /**

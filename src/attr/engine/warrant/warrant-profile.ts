@@ -11,6 +11,8 @@ import {
 import { numberMentions, type NumberMentions } from './numbers.ts';
 import { stripCitationNoise } from '../text/citation-markers.ts';
 import { stripLinks } from '../text/links.ts';
+import { segmentSentences } from '../text/sentence-segmenter.ts';
+import { contentTokens } from '../text/tokenizer.ts';
 
 /** Citation markers and links carry no warrant; "[1]" is not the number one. */
 function body(text: string): string {
@@ -24,6 +26,11 @@ const TEMPORAL_MARKER = new RegExp(TEMPORAL_MARKERS.source, 'i');
 export interface WarrantReading {
   profile: WarrantProfile;
   numbers: NumberMentions;
+  /** The text read (citation markers and links removed). */
+  text: string;
+  /** Its content tokens and, for a text of several sentences, each sentence's (filled on first use). */
+  terms?: ReadonlySet<string>;
+  sentences?: ReadonlyArray<{ text: string; terms: ReadonlySet<string> }>;
 }
 
 /** Reads the force of a text once; the profile and the mismatch flags both derive from this. */
@@ -40,7 +47,36 @@ export function readWarrant(rawText: string): WarrantReading {
       numeric: nums.values.length === 0 ? 'none' : APPROXIMATE.test(t) ? 'approximate' : BOUNDED.test(t) ? 'bounded' : 'exact',
     },
     numbers: nums,
+    text,
   };
+}
+
+/** A sentence of the evidence carries the claim when it holds at least this share of the claim's distinct tokens. */
+export const CARRYING_SHARE = 0.25;
+
+function termsOf(reading: WarrantReading): ReadonlySet<string> {
+  return (reading.terms ??= new Set(contentTokens(reading.text)));
+}
+
+/**
+ * The part of a multi-sentence evidence span whose force the claim must
+ * not exceed: the sentences that carry the claim (CARRYING_SHARE of its
+ * tokens), read together. A window chosen for its coverage may hold a
+ * neighbouring sentence about something else; its "may" or "all" says
+ * nothing about the claim. A hedge in a carrying sentence still counts.
+ */
+function carryingReading(claim: WarrantReading, evidence: WarrantReading): WarrantReading {
+  const sentences = (evidence.sentences ??= segmentSentences(evidence.text).map((s) => ({ text: s.text, terms: new Set(contentTokens(s.text)) })));
+  if (sentences.length <= 1) return evidence;
+  const claimTerms = termsOf(claim);
+  const need = Math.max(1, CARRYING_SHARE * claimTerms.size);
+  const carrying = sentences.filter((s) => {
+    let n = 0;
+    for (const t of claimTerms) if (s.terms.has(t)) n++;
+    return n >= need;
+  });
+  if (carrying.length === 0 || carrying.length === sentences.length) return evidence;
+  return readWarrant(carrying.map((s) => s.text).join(' '));
 }
 
 /**
@@ -105,7 +141,7 @@ export function warrantMismatchFlags(claimText: string, evidenceText: string): s
 /** `warrantMismatchFlags` from readings already made. */
 export function mismatchFlags(claim: WarrantReading, evidence: WarrantReading): string[] {
   const c = claim.profile;
-  const e = evidence.profile;
+  const e = carryingReading(claim, evidence).profile;
   const flags: string[] = [];
   if (c.relation === 'causal' && e.relation === 'correlational') flags.push('relation_causal_from_correlational');
   if (MODALITY_RANK[c.modality] > MODALITY_RANK[e.modality]) flags.push('modality_stronger_than_evidence');
