@@ -10,7 +10,9 @@
 import type { Corpus } from '../../corpus/load-corpus.ts';
 import type { CorpusRecord } from '../../corpus/corpus-record.ts';
 import { segmentSentences } from '../text/sentence-segmenter.ts';
-import { contentTokens } from '../text/tokenizer.ts';
+import { contentTokens, tokenSpans } from '../text/tokenizer.ts';
+import { negatedTerms, PASSIVE } from '../support/claim-reading.ts';
+import type { WindowSentence } from '../support/support-judge.ts';
 import { Bm25Index, type Postings } from './bm25-index.ts';
 
 export interface IndexedSentence {
@@ -54,6 +56,7 @@ export class CorpusIndex {
   readonly #terms = new Map<string, IndexedTerm>();
   readonly #unknownTerm: IndexedTerm;
   readonly #titleTerms: ReadonlySet<string>[];
+  readonly #readings: Array<WindowSentence | undefined>;
 
   constructor(corpus: Corpus) {
     const chunks: IndexedChunk[] = [];
@@ -88,10 +91,29 @@ export class CorpusIndex {
     this.sentenceTermStart = Int32Array.from([...termStarts, sentenceTerms.length]);
     this.sentenceStart = Int32Array.from(starts);
     this.sentenceEnd = Int32Array.from(ends);
+    this.#readings = new Array<WindowSentence | undefined>(ends.length).fill(undefined);
     this.#bm25 = new Bm25Index(docs);
     for (const [term, postings] of this.#bm25.terms()) this.#terms.set(term, { id: this.#termIds.get(term) ?? -1, idf: postings.idf, postings });
     for (const [term, id] of this.#termIds) if (!this.#terms.has(term)) this.#terms.set(term, { id, idf: this.#bm25.idf(term), postings: undefined });
     this.#unknownTerm = { id: -1, idf: this.#bm25.unseenIdf, postings: undefined };
+  }
+
+  /**
+   * What the support checks read of one sentence (tokens with offsets,
+   * negated words, passive voice), computed on first use and kept: it is a
+   * pure function of the sentence text, and the same sentences are judged
+   * again and again.
+   */
+  sentenceReading(chunk: IndexedChunk, j: number): WindowSentence {
+    const key = chunk.firstSentence + j;
+    let r = this.#readings[key];
+    if (r === undefined) {
+      const text = chunk.sentences[j]!.text;
+      const spans = tokenSpans(text);
+      r = { lower: text.toLowerCase(), spans, negatedTerms: negatedTerms(text, spans), passive: PASSIVE.test(text) };
+      this.#readings[key] = r;
+    }
+    return r;
   }
 
   /** Content tokens of a source's title (names a page is about are often only in its title). */

@@ -8,9 +8,8 @@
  * source disagreement instead.
  */
 import { PARTIAL_SUPPORT_FLOOR } from '../support-labels.ts';
-import { negatedTerms, PASSIVE, type ClaimReading } from '../support/claim-reading.ts';
+import type { ClaimReading } from '../support/claim-reading.ts';
 import { calibratedScore, judgeSupport, type WindowSentence } from '../support/support-judge.ts';
-import { tokenSpans } from '../text/tokenizer.ts';
 import { NEGATION } from '../warrant/lexicon.ts';
 import { numberMentions } from '../warrant/numbers.ts';
 import type { CorpusRecord } from '../../corpus/corpus-record.ts';
@@ -63,11 +62,15 @@ export class EvidenceSearch {
   readonly #depth: number;
   /** Term id → position of the term in the claim being searched, -1 elsewhere (reset after each search). */
   readonly #slotOfTerm: Int32Array;
+  /** Per term id, the stamp of the last union count that saw it. */
+  readonly #seen: Int32Array;
+  #stamp = 0;
 
   constructor(index: CorpusIndex, depth: number) {
     this.#index = index;
     this.#depth = depth;
     this.#slotOfTerm = new Int32Array(index.termCount).fill(-1);
+    this.#seen = new Int32Array(index.termCount);
   }
 
   search(claim: ClaimReading): ClaimEvidence {
@@ -159,18 +162,7 @@ export class EvidenceSearch {
       const all = n + windowSize - inter;
       return all === 0 ? 0 : inter / all;
     };
-    const readings = new Map<number, WindowSentence>();
-    const sentenceReading = (chunk: IndexedChunk, j: number): WindowSentence => {
-      const key = chunk.firstSentence + j;
-      let r = readings.get(key);
-      if (r === undefined) {
-        const text = chunk.sentences[j]!.text;
-        const spans = tokenSpans(text);
-        r = { lower: text.toLowerCase(), spans, negatedTerms: negatedTerms(text, spans), passive: PASSIVE.test(text) };
-        readings.set(key, r);
-      }
-      return r;
-    };
+    const sentenceReading = (chunk: IndexedChunk, j: number): WindowSentence => this.#index.sentenceReading(chunk, j);
     const weight = (term: string) => this.#index.lookup(term).idf;
 
     const { sentenceTermStart: termStart, sentenceStart: starts, sentenceEnd: ends } = this.#index;
@@ -280,7 +272,7 @@ export class EvidenceSearch {
         end: ends[z]!,
         text: chunk.text.slice(starts[a]!, ends[z]!),
         support: round4(support),
-        textMatch: round4(jaccard(bestStart, bestEnd, unionSize(terms, termStart, a, z))),
+        textMatch: round4(jaccard(bestStart, bestEnd, this.#unionSize(a, z))),
         recall: round4(bestSupport),
         checks,
       };
@@ -290,12 +282,20 @@ export class EvidenceSearch {
     }
     return { primary, bestBySource, conflicts, conflictSources };
   }
-}
 
-/** Number of distinct terms in sentences `a..z` together. */
-function unionSize(terms: Int32Array, termStart: Int32Array, a: number, z: number): number {
-  if (a === z) return termStart[a + 1]! - termStart[a]!;
-  const seen = new Set<number>();
-  for (let k = termStart[a]!; k < termStart[z + 1]!; k++) seen.add(terms[k]!);
-  return seen.size;
+  /** Number of distinct terms in sentences `a..z` (corpus-wide numbers) together; a stamp per term id instead of a set. */
+  #unionSize(a: number, z: number): number {
+    const { sentenceTerms: terms, sentenceTermStart: termStart } = this.#index;
+    if (a === z) return termStart[a + 1]! - termStart[a]!;
+    const stamp = ++this.#stamp;
+    let n = 0;
+    for (let k = termStart[a]!; k < termStart[z + 1]!; k++) {
+      const t = terms[k]!;
+      if (this.#seen[t] !== stamp) {
+        this.#seen[t] = stamp;
+        n++;
+      }
+    }
+    return n;
+  }
 }

@@ -42,6 +42,8 @@ export interface Quantity {
   value: string;
   /** The content token right after the number ("3 kilometres" → "kilometr"), if any. */
   unit: string | undefined;
+  /** Other ways the evidence may write the value (see `ClaimReading.numbers`). */
+  alternatives: string[];
 }
 
 /** Months and weekdays are capitalised but are dates, not names: numbers and the tokens themselves carry them. */
@@ -110,13 +112,6 @@ export function readClaim(raw: string): ClaimReading {
     // weekdays are dates, checked as such.
     if (!CALENDAR_WORDS.has(s.term)) entities.add(s.term);
   });
-  const quantities: Quantity[] = [];
-  spans.forEach((s, i) => {
-    if (!s.number || /^(1[5-9]|20)\d\d$/.test(s.term)) return;
-    const next = spans[i + 1];
-    const adjacent = next !== undefined && !next.number && /^[\s-]*$/.test(text.slice(s.end, next.start));
-    quantities.push({ value: s.term, unit: adjacent ? next.term : undefined });
-  });
   const numbers = spans.filter((s) => s.number).map((s, _, all) => {
     const alternatives: string[] = [];
     const prev = all[all.indexOf(s) - 1];
@@ -125,6 +120,13 @@ export function readClaim(raw: string): ClaimReading {
       alternatives.push(prev.term.slice(0, 2) + s.term);
     }
     return { term: s.term, alternatives };
+  });
+  const quantities: Quantity[] = [];
+  spans.forEach((s, i) => {
+    if (!s.number || /^(1[5-9]|20)\d\d$/.test(s.term)) return;
+    const next = spans[i + 1];
+    const adjacent = next !== undefined && !next.number && /^[\s-]*$/.test(text.slice(s.end, next.start));
+    quantities.push({ value: s.term, unit: adjacent ? next.term : undefined, alternatives: numbers.find((n) => n.term === s.term)?.alternatives ?? [] });
   });
   const compared: string[] = [];
   for (const m of text.matchAll(COMPARISON)) {

@@ -130,7 +130,7 @@ export function judgeSupport(claim: ClaimReading, weight: (term: string) => numb
   }
   if (!flags.includes('number_missing')) {
     for (const q of claim.quantities) {
-      if (q.unit !== undefined && has.has(q.unit) && !window.sentences.some((s) => countsWith(s.spans, q.value, q.unit!))) {
+      if (q.unit !== undefined && has.has(q.unit) && !window.sentences.some((s) => [q.value, ...q.alternatives].some((v) => countsWith(s.spans, v, q.unit!)))) {
         flags.push('quantity_mismatch');
         break;
       }
@@ -283,7 +283,8 @@ function substituted(claimText: string, claim: readonly TokenSpan[], sentence: r
   const at = positions(sentence);
   for (let i = 0; i < claim.length; i++) {
     const m = claim[i]!;
-    if (window.has(m.term)) continue;
+    // Numbers are the number checks' to judge (with their alternative forms).
+    if (window.has(m.term) || m.number) continue;
     // Words of force ("causes", "always", "may", "about") are rule 4's to judge, against the evidence's own force.
     if (FORCE_WORD.test(claimText.slice(m.start, m.end).toLowerCase())) continue;
     // At either end of the clause the sentence's own first or last word stands in for the missing neighbour.

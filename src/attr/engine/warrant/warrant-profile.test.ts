@@ -20,3 +20,18 @@ test('the profile reads each dimension of force', () => {
     relation: 'causal', modality: 'probable', scope: 'universal', temporal: 'atemporal', numeric: 'approximate',
   });
 });
+
+test('verbs of effect are causal, and a causal word inside a correlational phrase is not', () => {
+  assert.deepEqual(warrantMismatchFlags('Street trees lower surface temperatures in summer.', 'Street trees are associated with lower surface temperatures in summer.'), [
+    'relation_causal_from_correlational',
+  ]);
+  assert.equal(warrantProfile('Exercise is linked to a reduced risk.').relation, 'correlational');
+  assert.equal(warrantProfile('Streets with trees have lower surface temperatures.').relation, 'descriptive');
+  assert.equal(warrantProfile('Exercise reduces the risk.').relation, 'causal');
+});
+
+test('a hedge in a neighbouring sentence of the evidence span does not weaken an unrelated claim, one in the carrying sentence does', () => {
+  const span = 'Western honeybees usually forage within 3 kilometres of their hive. Bumblebee colonies may be smaller in cold years.';
+  assert.deepEqual(warrantMismatchFlags('Western honeybees usually forage within 3 kilometres of their hive.', span), []);
+  assert.deepEqual(warrantMismatchFlags('Bumblebee colonies are smaller in cold years.', span), ['modality_stronger_than_evidence']);
+});

@@ -1,0 +1,65 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { negatedTerms, PASSIVE, readClaim } from './claim-reading.ts';
+import { calibratedScore, judgeSupport, SUPPORTED_RECALL, type WindowSentence } from './support-judge.ts';
+import { contentTokens, tokenSpans } from '../text/tokenizer.ts';
+
+function window(texts: string[], title = '') {
+  const sentences: WindowSentence[] = texts.map((t) => {
+    const spans = tokenSpans(t);
+    return { lower: t.toLowerCase(), spans, negatedTerms: negatedTerms(t, spans), passive: PASSIVE.test(t) };
+  });
+  return { terms: new Set(sentences.flatMap((s) => s.spans.map((x) => x.term))), sentences, titleTerms: new Set(contentTokens(title)) };
+}
+const ones = () => 1;
+const judge = (claim: string, texts: string[], title = '') => judgeSupport(readClaim(claim), ones, window(texts, title));
+const EVIDENCE = 'Western honeybees usually forage within 3 kilometres of their hive.';
+
+test('the claim reading splits clauses, finds names, numbers, comparisons and dated relations', () => {
+  const c = readClaim('Eastern bumblebees forage near Lyon in 2018–19, and they also produce more honey than wasps after 2019 [1].');
+  assert.deepEqual(c.fragments.map((f) => f.terms), [['eastern', 'bumblebe', 'forag', 'near', 'lyon', '2018', '19'], ['produc', 'more', 'honei', 'wasp', '2019']]);
+  assert.deepEqual([...c.entities], ['eastern', 'lyon']);
+  assert.deepEqual(c.numbers.find((n) => n.term === '19')?.alternatives, ['2019']);
+  assert.deepEqual(c.compared, ['wasp']);
+  assert.deepEqual(c.yearRelations, [{ relation: 'after', year: '2019' }]);
+});
+
+test('a claim that restates its evidence is supported at full score', () => {
+  const v = judge(EVIDENCE, [EVIDENCE]);
+  assert.deepEqual(v.flags, []);
+  assert.equal(v.score, 1);
+});
+
+test('each check flags the attack it is written for', () => {
+  const cases: Array<[string, string, string[]]> = [
+    ['fragment_unsupported', 'Western honeybees usually forage within 3 kilometres of their hive, and they also produce gold.', [EVIDENCE]],
+    ['entity_missing', 'Eastern honeybees usually forage within 3 kilometres of their hive.', [EVIDENCE]],
+    ['number_missing', 'Western honeybees usually forage within 30 kilometres of their hive.', [EVIDENCE]],
+    ['quantity_mismatch', 'Western honeybees forage within 3 hives of 10 kilometres.', ['Western honeybees forage within 3 kilometres of 10 hives.']],
+    ['negation_mismatch', 'Bleached corals are dead and cannot recover.', ['Bleached corals are not dead and can recover.']],
+    ['role_order', 'Their hive usually forages within 3 kilometres of western honeybees.', [EVIDENCE]],
+    ['word_substituted', 'A cup of brewed green tea holds 47 milligrams of caffeine.', ['A cup of brewed black tea holds 47 milligrams of caffeine.']],
+    ['comparison_missing', 'Green tea holds less caffeine than cocoa.', ['Green tea holds less caffeine than black tea.']],
+    ['date_relation_mismatch', 'The ice sheet lost mass after 2019.', ['Between 2000 and 2019 the ice sheet lost mass.']],
+  ];
+  for (const [flag, claim, texts] of cases) {
+    const v = judge(claim, texts);
+    assert.ok(v.flags.includes(flag), `${flag}: ${v.flags.join(',')}`);
+    assert.ok(v.score < 0.65, `${flag}: score ${v.score}`);
+  }
+});
+
+test('paraphrase-level changes pass: a moved date, a demonym, a name from the title, passive voice, a year range', () => {
+  assert.deepEqual(judge('In 2018 the band released the album.', ['The band released the album in 2018.']).flags, []);
+  assert.deepEqual(judge('The Canadian team won the final.', ['The team from Canada won the final.']).flags, []);
+  assert.deepEqual(judge('Arnold joined the paper in 1991.', ['He joined the paper in 1991.'], 'Thomas K. Arnold').flags, []);
+  assert.deepEqual(judge('The album was released by the band in 2004.', ['The band released the album in 2004.']).flags, []);
+  assert.deepEqual(judge('The change takes place in the 2018–19 year.', ['The change will take place in the 2018-2019 year.']).flags, []);
+});
+
+test('the calibrated score maps the supported recall onto the policy minimum and keeps 0 and 1', () => {
+  assert.equal(calibratedScore(SUPPORTED_RECALL), 0.65);
+  assert.equal(calibratedScore(0), 0);
+  assert.equal(calibratedScore(1), 1);
+  assert.ok(calibratedScore(SUPPORTED_RECALL - 0.01) < 0.65);
+});
