@@ -1,18 +1,31 @@
 /**
  * The append side of the hash-chained JSONL audit log.
  *
- * Concurrency: every append goes through one in-process queue. A single
- * writer drains it in batches (group commit): it chains the batch onto the
- * current head, writes the lines with one `write`, `fdatasync`s once when the
- * policy is `per_batch`, and only then resolves the callers — so a response is
- * never released before its audit entry is durable, and concurrent requests
- * always produce one unbroken chain. One process owns a log file; two services
- * pointed at the same file would fork the chain (documented in docs/attr-service.md).
+ * Concurrency: every operation — a batch of appends, a rotation, a liveness
+ * probe — runs on one in-process task chain, so none interleave. Appends are
+ * group-committed: a batch is chained onto the current head, written with
+ * one `write`, `fdatasync`ed once when the policy is `per_batch`, and only
+ * then are the callers resolved — so a response is never released before its
+ * audit entry is durable, and concurrent requests produce one unbroken chain.
+ *
+ * Fail closed (issue 18, item 11): the log keeps its file open and, before
+ * every batch and on every readiness probe, checks that the path still names
+ * that file (not removed, not replaced by logrotate), that its size is what
+ * this process wrote (not truncated, not appended to by someone else), and
+ * that the last entry's bytes are unchanged. Any difference stops all appends
+ * for good: the service turns not-ready and refuses attributions
+ * (`audit_unavailable`) instead of writing to a file nobody will read.
+ *
+ * Rotation (`rotate()`, SIGHUP in attr-service, `attr-service-audit-rotate`)
+ * closes the live file as segment `<path>.NNNNNN` and continues the chain in
+ * a fresh live file (audit-segments.ts, docs/decisions/132-audit-log-rotation.md).
+ * One process owns a log: attr-service locks it (src/attr/service/state-lock.ts).
  */
-import { mkdir, open, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, rename, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { GENESIS_HASH, chainHash } from '../../core/hash-chain.ts';
 import { AUDIT_ENTRY_SCHEMA_ID, auditEntryCanonicalBody, type AuditEntry, type AuditRecord } from './audit-entry.ts';
+import { closedSegments, segmentPath } from './audit-segments.ts';
 import { verifyAuditLogFile } from './verify-audit-log.ts';
 
 export type AuditFsyncPolicy = 'per_batch' | 'none';
@@ -33,11 +46,31 @@ interface Pending {
 
 export interface AuditLogState {
   path: string;
+  /** Entries in the whole chain (all segments): the head's sequence number. */
   entries: number;
   headHash: string;
+  /** Number of the live segment: 1 + closed segments. */
+  segment: number;
   healthy: boolean;
   /** Why the log refuses appends, when it does. */
   problem: string | undefined;
+}
+
+/** What a rotation closed: the segment file and the head it ends with (the next segment's first prev_hash). */
+export interface RotationResult {
+  segment: number;
+  segmentPath: string;
+  headSeq: number;
+  headHash: string;
+}
+
+async function fsyncDir(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
 }
 
 export class AuditLog {
@@ -45,46 +78,76 @@ export class AuditLog {
   readonly #fsync: AuditFsyncPolicy;
   readonly #now: () => Date;
   #handle: FileHandle | undefined;
+  #ino = 0;
+  #dev = 0;
+  /** Bytes of the live file, all written by this process (or verified at open). */
+  #bytes = 0;
+  /** The last line written (with its newline), to re-read and compare before the next batch. */
+  #lastLine: Buffer | undefined;
   #seq: number;
   #head: string;
+  #segment: number;
   #problem: string | undefined;
   #queue: Pending[] = [];
-  #draining: Promise<void> | undefined;
+  #drainScheduled = false;
+  #chain: Promise<unknown> = Promise.resolve();
 
-  private constructor(filePath: string, fsync: AuditFsyncPolicy, now: () => Date, seq: number, head: string, problem: string | undefined) {
+  private constructor(filePath: string, fsync: AuditFsyncPolicy, now: () => Date, seq: number, head: string, segment: number, problem: string | undefined) {
     this.path = filePath;
     this.#fsync = fsync;
     this.#now = now;
     this.#seq = seq;
     this.#head = head;
+    this.#segment = segment;
     this.#problem = problem;
   }
 
   /**
-   * Opens (creating if needed) the log and resumes its chain. An existing log
-   * that does not verify is opened read-only in a refusing state: the service
-   * still starts so /readyz can say why, but no entry is appended to a broken chain.
+   * Opens (creating if needed) the log and resumes its chain across its
+   * segments. A log that does not verify is opened in a refusing state: the
+   * service still starts so /readyz can say why, but no entry is appended to
+   * a broken chain.
    */
   static async open(filePath: string, options: { fsync: AuditFsyncPolicy; now?: () => Date }): Promise<AuditLog> {
     const now = options.now ?? (() => new Date());
     await mkdir(path.dirname(filePath), { recursive: true });
     const report = await verifyAuditLogFile(filePath, { missingIsEmpty: true });
+    const segment = report.segments.filter((s) => s.path !== filePath).length + 1;
     if (!report.ok) {
       const bad = report.first_bad_entry;
       const why = bad ? `audit log does not verify: ${bad.kind} at line ${bad.line}` : 'audit log does not verify';
-      return new AuditLog(filePath, options.fsync, now, report.entries_checked, report.head_hash ?? GENESIS_HASH, why);
+      return new AuditLog(filePath, options.fsync, now, report.head_seq ?? 0, report.head_hash ?? GENESIS_HASH, segment, why);
     }
-    const log = new AuditLog(filePath, options.fsync, now, report.head_seq ?? 0, report.head_hash ?? GENESIS_HASH, undefined);
+    const log = new AuditLog(filePath, options.fsync, now, report.head_seq ?? 0, report.head_hash ?? GENESIS_HASH, segment, undefined);
     try {
-      log.#handle = await open(filePath, 'a', 0o600);
+      await log.#openLive('a+');
     } catch (err) {
       log.#problem = `audit log not writable: ${(err as NodeJS.ErrnoException).code ?? 'error'}`;
     }
     return log;
   }
 
+  /** Opens the live file and records its identity, size and last line. */
+  async #openLive(flags: 'a+' | 'wx+'): Promise<void> {
+    const handle = await open(this.path, flags, 0o600);
+    const st = await handle.stat();
+    this.#handle = handle;
+    this.#ino = st.ino;
+    this.#dev = st.dev;
+    this.#bytes = st.size;
+    this.#lastLine = undefined;
+    if (st.size > 0) {
+      // The last line (up to 64 KiB back) is what the tail check compares from now on.
+      const span = Math.min(st.size, 65_536);
+      const buf = Buffer.alloc(span);
+      await handle.read(buf, 0, span, st.size - span);
+      const cut = buf.lastIndexOf(0x0a, buf.length - 2);
+      this.#lastLine = buf.subarray(cut + 1);
+    }
+  }
+
   state(): AuditLogState {
-    return { path: this.path, entries: this.#seq, headHash: this.#head, healthy: this.#problem === undefined, problem: this.#problem };
+    return { path: this.path, entries: this.#seq, headHash: this.#head, segment: this.#segment, healthy: this.#problem === undefined, problem: this.#problem };
   }
 
   /** Appends one record; resolves with the chained entry once it is written (and synced, per policy). */
@@ -92,32 +155,104 @@ export class AuditLog {
     if (this.#problem !== undefined) return Promise.reject(new AuditLogUnavailableError(this.#problem));
     return new Promise<AuditEntry>((resolve, reject) => {
       this.#queue.push({ record, resolve, reject });
-      this.#draining ??= this.#drain().finally(() => {
-        this.#draining = undefined;
+      if (this.#drainScheduled) return;
+      this.#drainScheduled = true;
+      void this.#run(async () => {
+        // Yield once so appends issued in the same tick join the first batch.
+        await new Promise<void>((r) => setImmediate(r));
+        this.#drainScheduled = false;
+        while (this.#queue.length > 0) {
+          const batch = this.#queue;
+          this.#queue = [];
+          await this.#commit(batch);
+        }
       });
     });
   }
 
-  /** Waits for queued appends, then closes the file. */
+  /** Re-checks the live file now (readiness probe); resolves with the state after the check. */
+  probe(): Promise<AuditLogState> {
+    return this.#run(async () => {
+      if (this.#problem === undefined && this.#handle !== undefined) await this.#checkLive(this.#handle);
+      return this.state();
+    });
+  }
+
+  /**
+   * Closes the live file as the next segment and continues the chain in a
+   * fresh live file. Runs between batches: no entry is split or lost.
+   */
+  rotate(): Promise<RotationResult> {
+    return this.#run(async () => {
+      const handle = this.#handle;
+      if (this.#problem !== undefined || handle === undefined) throw new AuditLogUnavailableError(this.#problem ?? 'audit log not open');
+      await this.#checkLive(handle);
+      if (this.#problem !== undefined) throw new AuditLogUnavailableError(this.#problem);
+      const target = segmentPath(this.path, this.#segment);
+      const existing = await closedSegments(this.path);
+      if (existing.some((s) => s.path === target)) throw new AuditLogUnavailableError(`cannot rotate: ${target} already exists`);
+      await handle.sync();
+      await handle.close();
+      this.#handle = undefined;
+      try {
+        await rename(this.path, target);
+        await this.#openLive('wx+');
+        await fsyncDir(path.dirname(this.path));
+      } catch (err) {
+        this.#problem = `audit log rotation failed: ${(err as NodeJS.ErrnoException).code ?? 'error'}`;
+        throw new AuditLogUnavailableError(this.#problem, { cause: err });
+      }
+      const result: RotationResult = { segment: this.#segment, segmentPath: target, headSeq: this.#seq, headHash: this.#head };
+      this.#segment++;
+      return result;
+    });
+  }
+
+  /** Waits for queued work, then closes the file. */
   async close(): Promise<void> {
-    while (this.#draining) await this.#draining;
+    await this.#run(async () => undefined);
     await this.#handle?.close();
     this.#handle = undefined;
     this.#problem ??= 'audit log closed';
   }
 
-  async #drain(): Promise<void> {
-    // Yield once so appends issued in the same tick join the first batch.
-    await new Promise<void>((r) => setImmediate(r));
-    while (this.#queue.length > 0) {
-      const batch = this.#queue;
-      this.#queue = [];
-      await this.#commit(batch);
+  /** Runs `task` after every task queued before it. */
+  #run<T>(task: () => Promise<T>): Promise<T> {
+    const result = this.#chain.then(task);
+    this.#chain = result.catch(() => undefined);
+    return result;
+  }
+
+  /** Sets #problem when the live file is no longer exactly what this process wrote. */
+  async #checkLive(handle: FileHandle): Promise<void> {
+    let onDisk;
+    try {
+      onDisk = await stat(this.path);
+    } catch (err) {
+      this.#problem = `audit log file was removed (${(err as NodeJS.ErrnoException).code ?? 'error'}); appends stopped`;
+      return;
+    }
+    if (onDisk.ino !== this.#ino || onDisk.dev !== this.#dev) {
+      this.#problem = 'audit log file was replaced by another file; appends stopped';
+      return;
+    }
+    const held = await handle.stat();
+    if (held.size !== this.#bytes) {
+      this.#problem = `audit log size changed outside the service (${held.size} bytes, expected ${this.#bytes}): truncated or written by another process; appends stopped`;
+      return;
+    }
+    if (this.#lastLine !== undefined) {
+      const buf = Buffer.alloc(this.#lastLine.length);
+      await handle.read(buf, 0, buf.length, this.#bytes - buf.length);
+      if (!buf.equals(this.#lastLine)) this.#problem = 'the last audit entry was modified outside the service; appends stopped';
     }
   }
 
   async #commit(batch: Pending[]): Promise<void> {
     const handle = this.#handle;
+    if (this.#problem === undefined && handle !== undefined) await this.#checkLive(handle).catch((err: unknown) => {
+      this.#problem = `audit log check failed: ${(err as NodeJS.ErrnoException).code ?? 'error'}`;
+    });
     if (this.#problem !== undefined || handle === undefined) {
       const err = new AuditLogUnavailableError(this.#problem ?? 'audit log not open');
       for (const p of batch) p.reject(err);
@@ -134,9 +269,11 @@ export class AuditLog {
       entries.push({ ...unsigned, prev_hash: head, entry_hash: entryHash });
       head = entryHash;
     }
-    const text = entries.map((e) => `${JSON.stringify(e)}\n`).join('');
+    const lines = entries.map((e) => `${JSON.stringify(e)}\n`);
+    const bytes = Buffer.from(lines.join(''), 'utf8');
     try {
-      await handle.write(text);
+      const { bytesWritten } = await handle.write(bytes, 0, bytes.length, null);
+      if (bytesWritten !== bytes.length) throw Object.assign(new Error('short write'), { code: 'ESHORTWRITE' });
       if (this.#fsync === 'per_batch') await handle.datasync();
     } catch (err) {
       // A partial write leaves the file's tail unknown: stop appending for good.
@@ -147,6 +284,8 @@ export class AuditLog {
     }
     this.#seq = seq;
     this.#head = head;
+    this.#bytes += bytes.length;
+    this.#lastLine = Buffer.from(lines[lines.length - 1]!, 'utf8');
     batch.forEach((p, i) => p.resolve(entries[i]!));
   }
 }

@@ -29,11 +29,35 @@ export const AuditVerificationReportSchema = Type.Object(
             Type.Literal('sequence_gap'),
             Type.Literal('prev_hash_mismatch'),
             Type.Literal('entry_hash_mismatch'),
+            Type.Literal('segment_missing'),
+            Type.Literal('expected_head_missing'),
+            Type.Literal('expected_head_mismatch'),
           ]),
           message: Type.String(),
           expected: Type.Union([Type.String(), Type.Null()]),
           found: Type.Union([Type.String(), Type.Null()]),
         },
+        { additionalProperties: false },
+      ),
+      Type.Null(),
+    ]),
+    /** The files verified, in chain order: closed segments `<path>.NNNNNN`, then the live file. */
+    segments: Type.Array(
+      Type.Object(
+        {
+          path: Type.String(),
+          entries: Type.Integer({ minimum: 0 }),
+          first_seq: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]),
+          head_seq: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]),
+          head_hash: Type.Union([Type.String({ pattern: '^[0-9a-f]{64}$' }), Type.Null()]),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    /** The checkpoint the log must contain (`--expect-head <seq>:<hash>`); null when none was given. */
+    expected_head: Type.Union([
+      Type.Object(
+        { seq: Type.Integer({ minimum: 0 }), hash: Type.String({ pattern: '^[0-9a-f]{64}$' }), found: Type.Boolean() },
         { additionalProperties: false },
       ),
       Type.Null(),

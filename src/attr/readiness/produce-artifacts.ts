@@ -33,7 +33,7 @@ export function foundationChecks(inputs: ReadinessInputs): CheckResult[] {
   return [
     check('auth_hash', inputs.auth.configured, inputs.auth.problem ?? `${inputs.auth.digestEnv} holds a SHA-256 digest`),
     check('engine_load', inputs.engine.ok, inputs.engine.ok ? `${inputs.engine.engine.stats.sourceCount} sources, ${inputs.engine.engine.stats.chunkCount} chunks` : inputs.engine.problem),
-    check('audit_log', audit.healthy, audit.problem ?? `${audit.entries} entries, chain verified`),
+    check('audit_log', audit.healthy, audit.problem ?? `${audit.entries} entries in ${audit.segment} segment(s), chain verified, live file unchanged`),
     check(
       'trust_store',
       inputs.trustStore === null || inputs.trustStore.valid,

@@ -76,6 +76,8 @@ export class ReadinessGate {
       results.set(name, { name, status: passed ? 'passed' : 'failed', detail });
     };
     put(...(await this.#checkConfig()));
+    // Re-check the live audit file (removed, replaced, truncated, tail edited) before reading its state.
+    await this.#inputs.auditLog.probe();
     for (const c of foundationChecks(this.#inputs)) results.set(c.name, c);
     // The trust store is re-read on every evaluation: one made invalid while running turns the service not-ready.
     if (this.#inputs.config.trustStorePath !== undefined) put(...(await this.#checkTrustStore(this.#inputs.config.trustStorePath)));

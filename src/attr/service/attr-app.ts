@@ -73,7 +73,13 @@ export async function createAttrApp(config: ServiceConfig, options: AttrAppOptio
   const engine = await loadEngine(config.corpusPath);
   const auditLog = await AuditLog.open(config.auditLogPath, { fsync: config.auditFsync, now });
   const trustStore = config.trustStorePath === undefined ? null : await validateTrustStoreFile(config.trustStorePath);
-  const metrics = new ServiceMetrics({ providerRouteCount: config.providers.length });
+  const metrics = new ServiceMetrics({
+    providerRouteCount: config.providers.length,
+    auditHead: () => {
+      const s = auditLog.state();
+      return { seq: s.entries, hash: s.headHash, segment: s.segment };
+    },
+  });
 
   const inputs: ReadinessInputs = {
     instanceId: randomBytes(12).toString('hex'),

@@ -63,6 +63,14 @@ export async function runServiceCli(argv: string[]): Promise<number> {
     return 4;
   }
   process.stdout.write(`${JSON.stringify({ event: 'listening', url, ready: app.gate.ready })}\n`);
+  // SIGHUP rotates the audit log (attr-service-audit-rotate sends it); the outcome is one JSON line.
+  const rotate = (): void => {
+    app.auditLog.rotate().then(
+      (r) => process.stdout.write(`${JSON.stringify({ event: 'audit_rotated', segment: r.segment, segment_path: r.segmentPath, head_seq: r.headSeq, head_hash: r.headHash })}\n`),
+      (err: unknown) => process.stderr.write(`attr-service: audit log rotation failed: ${(err as Error).message}\n`),
+    );
+  };
+  process.on('SIGHUP', rotate);
   await new Promise<void>((resolve) => {
     const stop = (): void => {
       process.off('SIGINT', stop);
@@ -72,6 +80,7 @@ export async function runServiceCli(argv: string[]): Promise<number> {
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
+  process.off('SIGHUP', rotate);
   await app.close();
   lock.release();
   return 0;

@@ -19,6 +19,14 @@ export const MetricsResponseSchema = Type.Object(
     rate_limited_requests_total: Type.Integer({ minimum: 0, description: 'Requests rejected with 429.' }),
     ready_status: Type.Union([Type.Literal(0), Type.Literal(1)], { description: '1 when every readiness check passes.' }),
     uptime_seconds: Type.Number({ minimum: 0 }),
+    audit_head: Type.Object(
+      {
+        seq: Type.Integer({ minimum: 0, description: 'Sequence number of the last audit entry (entries in the whole chain).' }),
+        hash: Type.String({ pattern: '^[0-9a-f]{64}$', description: 'entry_hash of that entry (64 zeros for an empty log).' }),
+        segment: Type.Integer({ minimum: 1, description: 'Number of the live segment.' }),
+      },
+      { additionalProperties: false, description: 'Not a counter: the checkpoint for `attr-service-audit-verify --expect-head <seq>:<hash>`.' },
+    ),
   },
   { additionalProperties: false },
 );
@@ -37,7 +45,10 @@ export class ServiceMetrics {
   readonly #ready: Gauge;
   readonly #uptime: Gauge;
 
-  constructor(options: { providerRouteCount: number }) {
+  readonly #auditHead: () => MetricsResponse['audit_head'];
+
+  constructor(options: { providerRouteCount: number; auditHead: () => MetricsResponse['audit_head'] }) {
+    this.#auditHead = options.auditHead;
     const registers = [this.registry];
     this.#requests = new Counter({ name: 'attr_requests_total', help: 'Every HTTP request received.', registers });
     this.#attributions = new Counter({ name: 'attr_attribution_requests_total', help: 'Attribution requests that reached the attribution domain.', labelNames: ['route', 'status'], registers });
@@ -82,7 +93,7 @@ export class ServiceMetrics {
     this.#ready.set(ready ? 1 : 0);
   }
 
-  /** The spec's nine JSON counters, summed over labels. */
+  /** The spec's nine JSON counters, summed over labels, plus the audit head (not a counter). */
   async snapshot(): Promise<MetricsResponse> {
     const total = async (metric: Counter<string> | Gauge<string>): Promise<number> => (await metric.get()).values.reduce((s, v) => s + v.value, 0);
     return {
@@ -95,6 +106,7 @@ export class ServiceMetrics {
       rate_limited_requests_total: await total(this.#rateLimited),
       ready_status: (await total(this.#ready)) === 1 ? 1 : 0,
       uptime_seconds: Math.round(((performance.now() - this.#started) / 1000) * 1000) / 1000,
+      audit_head: this.#auditHead(),
     };
   }
 

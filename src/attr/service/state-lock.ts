@@ -77,6 +77,12 @@ function acquireOne(lockFile: string, body: LockBody): void {
   throw new StateLockedError(lockFile, readOwner(lockFile));
 }
 
+/** The live pid holding `lockFile`, or undefined when the lock is absent or stale. */
+export function lockOwner(lockFile: string): number | undefined {
+  const owner = readOwner(lockFile);
+  return owner !== undefined && alive(owner) ? owner : undefined;
+}
+
 export interface StateLock {
   readonly files: readonly string[];
   release(): void;

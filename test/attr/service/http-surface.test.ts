@@ -44,12 +44,13 @@ test('unauthenticated calls are rejected with 401 and counted as fail-closed', a
 });
 
 test('the Prometheus endpoint exposes the same counters as the JSON endpoint', async () => {
-  const json = (await (await svc.request('/v1/metrics', { auth: true })).json()) as Record<string, number>;
+  const { audit_head: head, ...json } = (await (await svc.request('/v1/metrics', { auth: true })).json()) as Record<string, number> & { audit_head: unknown };
   const text = await (await svc.request('/v1/metrics/prometheus', { auth: true })).text();
   assert.deepEqual(Object.keys(json).sort(), [
     'attribution_requests_total', 'audit_errors_total', 'blocked_requests_total', 'provider_requests_total', 'provider_route_count',
     'rate_limited_requests_total', 'ready_status', 'requests_total', 'uptime_seconds',
   ]);
+  assert.deepEqual(Object.keys(head as object).sort(), ['hash', 'segment', 'seq'], 'the audit head rides along, not as a counter');
   for (const name of Object.keys(json)) assert.match(text, new RegExp(`^# TYPE attr_${name} `, 'm'), name);
   assert.match(text, /^attr_ready_status 1$/m);
 });
