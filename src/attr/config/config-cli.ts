@@ -1,8 +1,13 @@
 /**
- * `attr-service-config create|validate`.
+ * `attr-service-config create|validate|footer-key`.
  *
  *   attr-service-config create --template default --corpus <path> --audit-log-path <path> --artifact-dir <path> --output <path> [--force]
  *   attr-service-config validate --config <path>
+ *   attr-service-config footer-key --key-id <id> --private-key <path> --trust-store <path> [--issuer <name>]
+ *
+ * `footer-key` creates an Ed25519 footer signing key (mode 0600, never
+ * overwritten) and publishes its public key in the trust store (created when
+ * missing), allowed `receipt_public_key` (docs/decisions/136-signed-footers.md).
  *
  * `create` creates the output's directory when missing, writes the config and then validates it, printing the report;
  * `validate` prints the attr-service-config-verification/v1 report. Exit 0
@@ -12,6 +17,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CONFIG_TEMPLATES, configFromTemplate, type ConfigTemplate } from './config-template.ts';
+import { createFooterKey } from './footer-key.ts';
 import { verifyConfigFile } from './verify-config.ts';
 
 function parseTemplate(value: string): ConfigTemplate {
@@ -54,6 +60,22 @@ export async function runConfigCli(argv: string[]): Promise<number> {
       const report = await verifyConfigFile(o.config);
       process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
       exitCode = report.valid ? 0 : 1;
+    });
+  program
+    .command('footer-key')
+    .description('create an Ed25519 footer signing key and publish its public key in the trust store')
+    .requiredOption('--key-id <id>', 'key id (as footer_signing.key_id and in the trust store)')
+    .requiredOption('--private-key <path>', 'PEM file to create for the private key (mode 0600)')
+    .requiredOption('--trust-store <path>', 'trust store to add the public key to (created when missing)')
+    .option('--issuer <name>', 'issuer recorded in the trust store', 'attr-service operator')
+    .action(async (o: { keyId: string; privateKey: string; trustStore: string; issuer: string }) => {
+      const result = await createFooterKey(o);
+      if (!result.ok) {
+        process.stderr.write(`attr-service-config: ${result.problem}\n`);
+        exitCode = result.exitCode;
+        return;
+      }
+      process.stdout.write(`${JSON.stringify(result.summary, null, 2)}\n`);
     });
   try {
     await program.parseAsync(argv, { from: 'user' });

@@ -55,6 +55,15 @@ export const ServiceConfigSchema = Type.Object(
     audit_log_path: NonEmpty,
     artifact_dir: NonEmpty,
     trust_store_path: Type.Optional(NonEmpty),
+    footer_signing: Type.Optional(
+      Type.Object(
+        {
+          key_id: Type.String({ minLength: 1, maxLength: 256, description: 'Key id of the signing key in the trust store (allowed `receipt_public_key`).' }),
+          private_key_path: Type.String({ minLength: 1, description: 'PKCS#8 PEM Ed25519 private key; must not be readable by group or others.' }),
+        },
+        { additionalProperties: false, description: 'Sign every source footer (Ed25519); requires `trust_store_path` (docs/decisions/136-signed-footers.md).' },
+      ),
+    ),
     service: Type.Object(
       {
         host: NonEmpty,

@@ -34,6 +34,8 @@ export interface ServiceConfig {
   readonly auditLogPath: string;
   readonly artifactDir: string;
   readonly trustStorePath: string | undefined;
+  /** Footer signing key (docs/decisions/136-signed-footers.md); undefined: footers are unsigned. */
+  readonly footerSigning: { readonly keyId: string; readonly privateKeyPath: string } | undefined;
   readonly host: string;
   readonly port: number;
   readonly operator: string;
@@ -66,6 +68,9 @@ export function configDocumentIssues(document: unknown): SchemaIssue[] {
     if (first !== undefined) issues.push({ path: `/providers/${i}/provider_id`, message: `duplicate provider_id (also /providers/${first})` });
     else seen.set(p.provider_id, i);
   });
+  if (document.footer_signing !== undefined && document.trust_store_path === undefined) {
+    issues.push({ path: '/footer_signing', message: 'requires trust_store_path (relying parties check footer signatures against the trust store)' });
+  }
   for (const i of invalidProxyEntries(document.rate_limit.trusted_proxies ?? [])) {
     issues.push({ path: `/rate_limit/trusted_proxies/${i}`, message: 'must be an IP address or a CIDR range (e.g. 10.0.0.0/8)' });
   }
@@ -93,6 +98,10 @@ export function parseServiceConfig(text: string, configPath: string): ServiceCon
     auditLogPath: resolve(document.audit_log_path),
     artifactDir: resolve(document.artifact_dir),
     trustStorePath: document.trust_store_path === undefined ? undefined : resolve(document.trust_store_path),
+    footerSigning:
+      document.footer_signing === undefined
+        ? undefined
+        : Object.freeze({ keyId: document.footer_signing.key_id, privateKeyPath: resolve(document.footer_signing.private_key_path) }),
     host: document.service.host,
     port: document.service.port,
     operator: document.service.operator,

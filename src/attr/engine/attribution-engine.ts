@@ -63,7 +63,7 @@ export function createAttributionEngine(corpus: Corpus, options: AttributionEngi
     const outcome = evaluateDisplayRules({
       footer: draft.footer, policy, event, answer: { text: answer, units, scan: scanAnswer(answer) }, warrants, integrityByConstruction: !rederive,
     });
-    const footer = finalizeFooter(draft, outcome.errors, outcome.acceptance.attribution_gap_verdict === 'closed');
+    const footer = finalizeFooter(draft, outcome.errors, outcome.acceptance.attribution_gap_verdict === 'closed', options.footerSigner);
     return buildResponse(answer, footer, event, outcome.errors);
   };
 

@@ -2,6 +2,7 @@
  * Public types of the attribution engine: what callers pass in, the options
  * they may tighten, and the engine object they get back.
  */
+import type { FooterSigner } from '../footer/footer-signature.ts';
 import type { AttributionResponse } from '../schemas/attribution-response.ts';
 
 /** Who asked, when, and (provider mode) which provider response is attributed. */
@@ -38,6 +39,8 @@ export interface AttributionEngineOptions {
    * only slower; tests use it to show that.
    */
   rederiveDraftIntegrity?: boolean;
+  /** The operator's footer signing key: final footers carry its Ed25519 signature (docs/decisions/136). */
+  footerSigner?: FooterSigner;
 }
 
 export interface AttributionEngine {

@@ -2,9 +2,10 @@
  * The hashes that bind a response together, all SHA-256 over canonical JSON:
  * - event hash: the event without `event_hash`;
  * - row hash: a source row without `row_hash`;
- * - footer hash: the footer without `footer_hash` and `rendered_text` (the
- *   rendered text is derived from the footer and shows the footer hash, so
- *   it cannot be part of what is hashed).
+ * - footer hash: the footer without `footer_hash`, `rendered_text` and
+ *   `signature` (the rendered text is derived from the footer and shows the
+ *   footer hash, and the signature signs the footer hash, so neither can be
+ *   part of what is hashed).
  * Canonical JSON is RFC 8785 (src/core/canonical-json.ts).
  */
 import { type KnownCanonicalJson, cutCanonical, joinCanonical } from '../../core/canonical-json.ts';
@@ -23,10 +24,10 @@ export function rowHash(row: Omit<SourceRow, 'row_hash'> & { row_hash?: string }
 
 /** `knownRows`: canonical JSON of source rows just serialized by `sealRow` or `checkRowHash`. */
 export function footerHash(
-  footer: Omit<SourceFooter, 'footer_hash' | 'rendered_text'> & { footer_hash?: string; rendered_text?: string },
+  footer: Omit<SourceFooter, 'footer_hash' | 'rendered_text' | 'signature'> & { footer_hash?: string; rendered_text?: string; signature?: unknown },
   knownRows?: KnownCanonicalJson,
 ): string {
-  const { footer_hash: _h, rendered_text: _t, ...rest } = footer;
+  const { footer_hash: _h, rendered_text: _t, signature: _s, ...rest } = footer;
   return canonicalSha256(rest, knownRows);
 }
 

@@ -69,5 +69,7 @@ export function renderFooter(footer: RenderableFooter, claimLines: readonly stri
   ];
   if (footer.disclosures.length > 0) lines.push('Blocked because:', ...footer.disclosures.map((d) => `  - ${d}`));
   lines.push(`Footer: sha256:${footer.footer_hash}`);
+  // The signature signs the footer hash, so it is shown after it (docs/decisions/136-signed-footers.md).
+  if (footer.signature !== null) lines.push(`Signature: ${footer.signature.algorithm} · key ${footer.signature.key_id} · ${footer.signature.value}`);
   return lines.join('\n');
 }

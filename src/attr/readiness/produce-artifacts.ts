@@ -13,6 +13,9 @@ import { groundedHashes, runSelfTest, type SelfTestResult } from './self-test.ts
 import { FOOTER_SCHEMA_ID, EVENT_SCHEMA_ID } from '../schemas/attribution-response.ts';
 import { RESPONSE_SCHEMA_ID } from '../engine/index.ts';
 import { AUDIT_ENTRY_SCHEMA_ID } from '../audit/audit-entry.ts';
+import { signerTrustProblem } from '../footer/footer-signature.ts';
+import type { FooterSigningLoad } from '../footer/load-footer-signer.ts';
+import type { TrustStoreValidationReport } from '../trust-store/trust-store-validation-report.ts';
 
 const ZERO_HASH = '0'.repeat(64);
 
@@ -39,7 +42,21 @@ export function foundationChecks(inputs: ReadinessInputs): CheckResult[] {
       inputs.trustStore === null || inputs.trustStore.valid,
       inputs.trustStore === null ? 'not configured' : inputs.trustStore.valid ? `${inputs.trustStore.keys.length} keys` : 'trust store does not validate',
     ),
+    footerSigningCheck(inputs.footerSigning, inputs.trustStore),
   ];
+}
+
+/**
+ * `footer_signing`: unsigned deployments pass (footers say so: `signature: null`); a configured key must load
+ * and be published in the trust store for `receipt_public_key` (docs/decisions/136-signed-footers.md).
+ */
+export function footerSigningCheck(signing: FooterSigningLoad | null, trustStore: TrustStoreValidationReport | null): CheckResult {
+  const check = (passed: boolean, detail: string): CheckResult => ({ name: 'footer_signing', status: passed ? 'passed' : 'failed', detail });
+  if (signing === null) return check(true, 'not configured: footers are unsigned');
+  if (!signing.ok) return check(false, signing.problem);
+  if (trustStore === null || !trustStore.valid) return check(false, 'the trust store that publishes the signing key does not validate');
+  const problem = signerTrustProblem(signing.signer, trustStore.keys);
+  return problem === undefined ? check(true, `footers signed (Ed25519) with trust store key ${JSON.stringify(signing.signer.keyId)}`) : check(false, problem);
 }
 
 export interface ProducedArtifacts {
@@ -60,7 +77,12 @@ export async function produceReadinessArtifacts(inputs: ReadinessInputs, store: 
   const hashes: Partial<Record<ArtifactName, string>> = {};
 
   const selfTest = inputs.engine.ok
-    ? runSelfTest(inputs.engine.engine, inputs.engine.corpus, { operator: config.operator, instanceId: inputs.instanceId, createdAt: generatedAt })
+    ? runSelfTest(inputs.engine.engine, inputs.engine.corpus, {
+        operator: config.operator,
+        instanceId: inputs.instanceId,
+        createdAt: generatedAt,
+        ...(inputs.footerSigning?.ok === true && inputs.trustStoreDocument !== null ? { trustStore: inputs.trustStoreDocument } : {}),
+      })
     : undefined;
   const certification: CertificationReport = {
     schema: ARTIFACT_SCHEMA_IDS.certificationReport,

@@ -17,9 +17,10 @@ import { configDocumentIssues } from '../config/service-config.ts';
 import { compileChecker, type SchemaChecker } from '../config/schema-check.ts';
 import { ARTIFACTS, type ArtifactName, type CheckResult } from './artifact-schemas.ts';
 import type { ArtifactStore } from './artifact-store.ts';
-import { foundationChecks } from './produce-artifacts.ts';
+import { footerSigningCheck, foundationChecks } from './produce-artifacts.ts';
 import type { ReadinessInputs } from './readiness-inputs.ts';
 import { validateTrustStoreFile } from '../trust-store/validate-trust-store.ts';
+import type { TrustStoreValidationReport } from '../trust-store/trust-store-validation-report.ts';
 import type { TSchema } from 'typebox';
 
 /** Check names in report order; the first ten are the spec's list. */
@@ -36,6 +37,7 @@ export const READINESS_CHECKS = [
   'source_grounded_response_receipt',
   'audit_log',
   'trust_store',
+  'footer_signing',
 ] as const;
 
 export interface ReadinessEvaluation {
@@ -80,7 +82,12 @@ export class ReadinessGate {
     await this.#inputs.auditLog.probe();
     for (const c of foundationChecks(this.#inputs)) results.set(c.name, c);
     // The trust store is re-read on every evaluation: one made invalid while running turns the service not-ready.
-    if (this.#inputs.config.trustStorePath !== undefined) put(...(await this.#checkTrustStore(this.#inputs.config.trustStorePath)));
+    if (this.#inputs.config.trustStorePath !== undefined) {
+      const trustStore = await validateTrustStoreFile(this.#inputs.config.trustStorePath);
+      put(...trustStoreCheck(trustStore));
+      // The signing key must still be published in the trust store as it is now.
+      results.set('footer_signing', footerSigningCheck(this.#inputs.footerSigning, trustStore));
+    }
 
     const reads = new Map<ArtifactName, { value: Artifact; sha256: string }>();
     for (const name of Object.keys(ARTIFACTS) as ArtifactName[]) {
@@ -135,15 +142,6 @@ export class ReadinessGate {
     return issues.length === 0 ? ['service_config', true, `attr-service-config/v1 sha256 ${config.configSha256.slice(0, 12)}`] : ['service_config', false, `${issues.length} schema issues`];
   }
 
-  async #checkTrustStore(file: string): Promise<[string, boolean, string]> {
-    const report = await validateTrustStoreFile(file);
-    if (!report.valid) {
-      const first = report.schema_issues[0] ?? report.key_issues[0];
-      return ['trust_store', false, `trust store no longer validates: ${first ? `${first.path || '/'} ${first.message}` : 'invalid'}`];
-    }
-    return ['trust_store', true, `${report.keys.length} keys`];
-  }
-
   #artifactProblem(name: ArtifactName, value: unknown): string | undefined {
     const checker = this.#checkers[name];
     if (!checker.check(value)) {
@@ -162,4 +160,12 @@ export class ReadinessGate {
     if ('decision' in a && a.decision !== 'admitted') return `decision ${String(a.decision)}: ${(a.reasons as string[]).join('; ')}`;
     return undefined;
   }
+}
+
+function trustStoreCheck(report: TrustStoreValidationReport): [string, boolean, string] {
+  if (!report.valid) {
+    const first = report.schema_issues[0] ?? report.key_issues[0];
+    return ['trust_store', false, `trust store no longer validates: ${first ? `${first.path || '/'} ${first.message}` : 'invalid'}`];
+  }
+  return ['trust_store', true, `${report.keys.length} keys`];
 }

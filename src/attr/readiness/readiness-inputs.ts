@@ -5,6 +5,8 @@
 import type { AuditLog } from '../audit/audit-log.ts';
 import type { ServiceConfig } from '../config/service-config.ts';
 import type { AttributionEngine, Corpus } from '../engine/index.ts';
+import type { FooterSigningLoad } from '../footer/load-footer-signer.ts';
+import type { TrustStore } from '../trust-store/trust-store-schema.ts';
 import type { TrustStoreValidationReport } from '../trust-store/trust-store-validation-report.ts';
 
 export type EngineLoad = { ok: true; engine: AttributionEngine; corpus: Corpus } | { ok: false; problem: string };
@@ -26,6 +28,10 @@ export interface ReadinessInputs {
   auditLog: AuditLog;
   /** Validation report of the configured trust store; null when none is configured. */
   trustStore: TrustStoreValidationReport | null;
+  /** The trust store document when it validated at start-up (the self-test checks footer signatures against it). */
+  trustStoreDocument: TrustStore | null;
+  /** The footer signing key as loaded at start-up; null when footers are unsigned. */
+  footerSigning: FooterSigningLoad | null;
   endpoints: readonly EndpointDescription[];
   securityHeaders: Readonly<Record<string, string>>;
   requestIdHeader: string;

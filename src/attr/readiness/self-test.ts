@@ -25,6 +25,7 @@ import {
   type FooterVerificationReport,
 } from '../engine/index.ts';
 import type { CheckResult } from './artifact-schemas.ts';
+import type { TrustStore } from '../trust-store/trust-store-schema.ts';
 
 /** An answer no registered source supports; the engine must block it. */
 export const UNSUPPORTED_PROBE_ANSWER = 'The lighthouse keepers of Saturn elected a purple walrus as their chancellor in 1642.';
@@ -47,11 +48,16 @@ export interface SelfTestContext {
   operator: string;
   instanceId: string;
   createdAt: string;
+  /** Set when the deployment signs footers: they must then verify against it, signature included. */
+  trustStore?: TrustStore;
 }
 
-/** A footer passes standalone verification only when it is ready for public reliance. */
-function footerPassed(report: FooterVerificationReport): boolean {
-  return report.status === 'passed' && report.public_reliance_ready;
+/**
+ * A footer passes standalone verification when it verifies; in a signing deployment it must also be ready
+ * for public reliance (signature checked against the trust store).
+ */
+function footerPassed(report: FooterVerificationReport, trustStore: TrustStore | undefined): boolean {
+  return report.status === 'passed' && (trustStore === undefined || report.public_reliance_ready);
 }
 
 export function runSelfTest(engine: AttributionEngine, corpus: Corpus, ctx: SelfTestContext): SelfTestResult {
@@ -85,11 +91,12 @@ export function runSelfTest(engine: AttributionEngine, corpus: Corpus, ctx: Self
   record('known_answer_ready', response.status === 'ready', `status ${response.status}, ${response.audit_errors.length} audit errors`);
 
   const displayText = response.display.rendered_text;
-  const verification = verifyAttributionResponse(response, { displayText });
+  const trust = ctx.trustStore === undefined ? {} : { trustStore: ctx.trustStore };
+  const verification = verifyAttributionResponse(response, { displayText, ...trust });
   const acceptanceStatus = verification.source_grounding_acceptance?.status ?? 'not_evaluated';
   record('response_verifies_for_display', verification.production_display_ready === true, `production_display_ready ${verification.production_display_ready}`);
   record('source_grounding_acceptance_passed', acceptanceStatus === 'passed', `source_grounding_acceptance.status ${acceptanceStatus}`);
-  record('footer_verifies_standalone', footerPassed(verifySourceFooter(response.source_footer, { displayText })), 'verifySourceFooter with the exact display text');
+  record('footer_verifies_standalone', footerPassed(verifySourceFooter(response.source_footer, { displayText, ...trust }), ctx.trustStore), 'verifySourceFooter with the exact display text');
 
   try {
     const again = engine.attribute({ prompt, output: answer, grossRevenue: SELF_TEST_REVENUE, context: context(1) });
@@ -105,7 +112,7 @@ export function runSelfTest(engine: AttributionEngine, corpus: Corpus, ctx: Self
   } else {
     const last = row.verify.at(-1) === '0' ? '1' : '0';
     row.verify = `${row.verify.slice(0, -1)}${last}`;
-    record('forged_handle_rejected', !footerPassed(verifySourceFooter(forged, { displayText })), 'a footer with one altered verification handle must not verify');
+    record('forged_handle_rejected', !footerPassed(verifySourceFooter(forged, { displayText, ...trust }), ctx.trustStore), 'a footer with one altered verification handle must not verify');
   }
 
   try {

@@ -138,6 +138,19 @@ export const AcceptancePolicySchema = Type.Object(
   Strict,
 );
 
+/**
+ * The operator's Ed25519 signature over `attr-source-footer-signature/v1\n<key_id>\n<footer_hash>`
+ * (docs/decisions/136-signed-footers.md); null when the deployment signs no footers.
+ */
+export const FooterSignatureSchema = Type.Object(
+  {
+    algorithm: Type.Literal('Ed25519'),
+    key_id: Type.String({ minLength: 1, maxLength: 256 }),
+    value: Type.String({ pattern: '^[A-Za-z0-9_-]{86}$', description: 'base64url (no padding) of the 64-byte signature' }),
+  },
+  Strict,
+);
+
 export const SourceFooterSchema = Type.Object(
   {
     schema: Type.Literal(FOOTER_SCHEMA_ID),
@@ -154,6 +167,7 @@ export const SourceFooterSchema = Type.Object(
     claim_rows: Type.Array(ClaimRowSchema),
     rendered_text: Type.String(),
     footer_hash: Sha256Hex,
+    signature: Nullable(FooterSignatureSchema),
   },
   Strict,
 );
@@ -240,6 +254,7 @@ export const AttributionResponseSchema = Type.Object(
 
 export type AttributionResponse = Static<typeof AttributionResponseSchema>;
 export type SourceFooter = Static<typeof SourceFooterSchema>;
+export type FooterSignature = Static<typeof FooterSignatureSchema>;
 export type SourceRow = Static<typeof SourceRowSchema>;
 export type ClaimRow = Static<typeof ClaimRowSchema>;
 export type UsageEvent = Static<typeof UsageEventSchema>;

@@ -6,6 +6,7 @@
 import Type, { type Static } from 'typebox';
 import { AuditErrorSchema } from './common.ts';
 import { RuleResultSchema } from './response-verification-report.ts';
+import { SignatureFindingSchema } from './signature-finding.ts';
 
 export const FOOTER_VERIFICATION_SCHEMA_ID = 'attr-source-footer-verification/v1';
 
@@ -31,12 +32,14 @@ export const FooterVerificationReportSchema = Type.Object(
         event_binding_valid: Type.Boolean(),
         status_consistent: Type.Boolean(),
         display_text_holds_footer: Nullable(Type.Boolean()),
+        signature_valid: Nullable(Type.Boolean({ description: 'null when no trust store was given' })),
       },
       { additionalProperties: false },
     ),
     source_row_count: Type.Integer({ minimum: 0 }),
     claim_row_count: Type.Integer({ minimum: 0 }),
     verified_handle_count: Type.Integer({ minimum: 0 }),
+    signature: SignatureFindingSchema,
     answer_rules_checked: Type.Boolean(),
     rule_results: Type.Array(RuleResultSchema),
     errors: Type.Array(AuditErrorSchema),

@@ -5,6 +5,7 @@
  */
 import Type, { type Static } from 'typebox';
 import { AuditErrorSchema } from './common.ts';
+import { SignatureFindingSchema } from './signature-finding.ts';
 
 export const RESPONSE_VERIFICATION_SCHEMA_ID = 'attr-service-response-verification/v1';
 
@@ -141,6 +142,7 @@ export const ResponseVerificationReportSchema = Type.Object(
       },
       Strict,
     ),
+    signature: SignatureFindingSchema,
     errors: Type.Array(AuditErrorSchema),
     source_grounding_acceptance: Type.Union([SourceGroundingAcceptanceSchema, Type.Null()]),
   },

@@ -12,12 +12,13 @@ import { AuditLog } from '../audit/audit-log.ts';
 import type { ServiceConfig } from '../config/service-config.ts';
 import { createAttributionEngine, loadCorpus } from '../engine/index.ts';
 import { AttrError } from '../errors.ts';
+import { loadFooterSigner, type FooterSigningLoad } from '../footer/load-footer-signer.ts';
 import type { Fetch } from '../provider/chat-completions-client.ts';
 import { ArtifactStore } from '../readiness/artifact-store.ts';
 import { produceReadinessArtifacts } from '../readiness/produce-artifacts.ts';
 import { ReadinessGate } from '../readiness/readiness-gate.ts';
 import type { EngineLoad, ReadinessInputs } from '../readiness/readiness-inputs.ts';
-import { validateTrustStoreFile } from '../trust-store/validate-trust-store.ts';
+import { loadTrustStoreFile } from '../trust-store/validate-trust-store.ts';
 import { AttributionService } from './attribution-service.ts';
 import { BearerAuthenticator, TOKEN_DIGEST_ENV } from './bearer-auth.ts';
 import { ClientIdentity } from './client-identity.ts';
@@ -55,10 +56,12 @@ function serviceVersion(): string {
   }
 }
 
-async function loadEngine(corpusPath: string): Promise<EngineLoad> {
+async function loadEngine(corpusPath: string, footerSigning: FooterSigningLoad | null): Promise<EngineLoad> {
   try {
     const corpus = await loadCorpus(corpusPath);
-    return { ok: true, corpus, engine: createAttributionEngine(corpus) };
+    // A key that failed to load signs nothing; its readiness check keeps the gate closed.
+    const footerSigner = footerSigning?.ok === true ? footerSigning.signer : undefined;
+    return { ok: true, corpus, engine: createAttributionEngine(corpus, footerSigner === undefined ? {} : { footerSigner }) };
   } catch (err) {
     const e = AttrError.from(err);
     return { ok: false, problem: e.code === 'internal' ? 'engine failed to start' : `${e.code}: ${e.message}` };
@@ -70,9 +73,11 @@ export async function createAttrApp(config: ServiceConfig, options: AttrAppOptio
   const now = options.now ?? (() => new Date());
   const version = serviceVersion();
   const auth = new BearerAuthenticator(env);
-  const engine = await loadEngine(config.corpusPath);
+  const footerSigning = config.footerSigning === undefined ? null : await loadFooterSigner(config.footerSigning);
+  const engine = await loadEngine(config.corpusPath, footerSigning);
   const auditLog = await AuditLog.open(config.auditLogPath, { fsync: config.auditFsync, now });
-  const trustStore = config.trustStorePath === undefined ? null : await validateTrustStoreFile(config.trustStorePath);
+  const trustStoreLoad = config.trustStorePath === undefined ? null : await loadTrustStoreFile(config.trustStorePath);
+  const trustStore = trustStoreLoad?.report ?? null;
   const metrics = new ServiceMetrics({
     providerRouteCount: config.providers.length,
     auditHead: () => {
@@ -90,6 +95,8 @@ export async function createAttrApp(config: ServiceConfig, options: AttrAppOptio
     engine,
     auditLog,
     trustStore,
+    trustStoreDocument: trustStoreLoad?.document ?? null,
+    footerSigning,
     endpoints: ENDPOINTS,
     securityHeaders: SECURITY_HEADERS,
     requestIdHeader: REQUEST_ID_HEADER,

@@ -3,9 +3,15 @@
  * service — unauthenticated and forged tokens, oversized prompt / output /
  * body, negative and malformed revenue, unknown fields, unknown provider,
  * wrong content type, a CORS probe, forged verification handles and a copied
- * text without its footer (checked with the shipped verifiers), and a
+ * text without its footer (checked with the shipped verifiers against the
+ * deployment's trust store: the smoke deployment signs its footers), and a
  * rate-limit flood counted in rate_limited_requests_total.
  */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { createFooterKey } from '../config/footer-key.ts';
+import type { TrustStore } from '../trust-store/trust-store-schema.ts';
 import { verifyAttributionResponse, verifySourceFooter, type AttributionResponse, type FooterVerificationReport } from '../engine/index.ts';
 import { SmokeRecorder, type SmokeReport } from './smoke-report.ts';
 import { SMOKE_PROMPT, errorCodeOf, jsonOf } from './smoke-http.ts';
@@ -21,11 +27,19 @@ function passes(report: FooterVerificationReport): boolean {
 export async function runSecuritySmoke(options: { corpusPath?: string } = {}): Promise<SmokeReport> {
   const started = performance.now();
   const r = new SmokeRecorder();
+  // A throw-away footer signing key and trust store, so footers are checked the way relying parties check them.
+  const keyDir = await mkdtemp(path.join(os.tmpdir(), 'attr-smoke-key-'));
+  const trustStorePath = path.join(keyDir, 'trust-store.json');
+  const key = await createFooterKey({ keyId: 'smoke-footer', privateKey: path.join(keyDir, 'footer.pem'), trustStore: trustStorePath, issuer: 'attr-smoke' });
+  if (!key.ok) throw new Error(`cannot create the smoke footer key: ${key.problem}`);
+  const trustStore = JSON.parse(await readFile(trustStorePath, 'utf8')) as TrustStore;
   const svc = await startServiceProcess({
     ...(options.corpusPath ? { corpusPath: options.corpusPath } : {}),
     configure: (d) => {
       d.rate_limit = { window_ms: WINDOW_MS, max_requests: MAX_REQUESTS };
       d.limits = { max_request_bytes: 65_536, max_prompt_bytes: 2_048, max_output_bytes: 16_384, max_messages: 8 };
+      d.trust_store_path = trustStorePath;
+      d.footer_signing = key.summary.config_snippet.footer_signing;
     },
   });
   try {
@@ -59,15 +73,20 @@ export async function runSecuritySmoke(options: { corpusPath?: string } = {}): P
       const res = await attribute({ prompt: SMOKE_PROMPT, gross_revenue: '3.00' });
       const response = (await jsonOf(res)) as unknown as AttributionResponse;
       const displayText = response.display.rendered_text;
-      const genuine = passes(verifySourceFooter(response.source_footer, { displayText }));
+      const genuine = passes(verifySourceFooter(response.source_footer, { displayText, trustStore }));
       const forged = structuredClone(response);
       const row = forged.source_footer.source_rows[0]!;
       row.verify = `attr://verify/source-footer/${'f'.repeat(32)}`;
-      const forgedFooter = passes(verifySourceFooter(forged.source_footer, { displayText }));
+      const forgedFooter = passes(verifySourceFooter(forged.source_footer, { displayText, trustStore }));
       const forgedResponse = verifyAttributionResponse(forged, { displayText }).production_display_ready;
       r.expect('forged_handle_detected', res.status === 200 && genuine && !forgedFooter && forgedResponse === false, `genuine footer verifies ${genuine}, forged footer verifies ${forgedFooter}, forged response display-ready ${forgedResponse}`);
       const stripped = response.display.answer_text;
       const copiedWithoutFooter = verifyAttributionResponse(response, { displayText: stripped }).production_display_ready;
+      const unsigned = structuredClone(response.source_footer);
+      unsigned.signature = null;
+      unsigned.rendered_text = unsigned.rendered_text.split('\n').slice(0, -1).join('\n');
+      const unsignedPasses = passes(verifySourceFooter(unsigned, { trustStore }));
+      r.expect('unsigned_footer_not_relied_on', !unsignedPasses, `footer with its signature removed ready for public reliance ${unsignedPasses}`);
       r.expect('copied_text_without_footer_detected', copiedWithoutFooter === false, `copied answer without footer display-ready ${copiedWithoutFooter}`);
     });
 
@@ -87,6 +106,7 @@ export async function runSecuritySmoke(options: { corpusPath?: string } = {}): P
     });
   } finally {
     await svc.stop();
+    await rm(keyDir, { recursive: true, force: true });
   }
   return r.report('security', svc.url, started);
 }

@@ -7,7 +7,7 @@ import { createPublicKey } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { sha256Hex } from '../../core/hashing.ts';
 import { compileChecker } from '../config/schema-check.ts';
-import { TrustStoreSchema } from './trust-store-schema.ts';
+import { TrustStoreSchema, type TrustStore } from './trust-store-schema.ts';
 import { TRUST_STORE_VALIDATION_REPORT_SCHEMA_ID, type TrustStoreValidationReport } from './trust-store-validation-report.ts';
 
 const checker = compileChecker(TrustStoreSchema);
@@ -43,17 +43,23 @@ export function validateTrustStoreDocument(document: unknown, file: string): Tru
 
 /** Reads, parses and validates a trust store file. Unreadable or non-JSON files are reported, not thrown. */
 export async function validateTrustStoreFile(file: string): Promise<TrustStoreValidationReport> {
+  return (await loadTrustStoreFile(file)).report;
+}
+
+/** Like `validateTrustStoreFile`, also returning the document when it is valid (for signature checks). */
+export async function loadTrustStoreFile(file: string): Promise<{ report: TrustStoreValidationReport; document: TrustStore | null }> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (err) {
-    return { ...validateTrustStoreDocument(undefined, file), schema_issues: [{ path: '', message: `cannot read file: ${(err as NodeJS.ErrnoException).code ?? 'error'}` }] };
+    return { report: { ...validateTrustStoreDocument(undefined, file), schema_issues: [{ path: '', message: `cannot read file: ${(err as NodeJS.ErrnoException).code ?? 'error'}` }] }, document: null };
   }
   let document: unknown;
   try {
     document = JSON.parse(text);
   } catch {
-    return { ...validateTrustStoreDocument(undefined, file), schema_issues: [{ path: '', message: 'not valid JSON' }] };
+    return { report: { ...validateTrustStoreDocument(undefined, file), schema_issues: [{ path: '', message: 'not valid JSON' }] }, document: null };
   }
-  return validateTrustStoreDocument(document, file);
+  const report = validateTrustStoreDocument(document, file);
+  return { report, document: report.valid ? (document as TrustStore) : null };
 }

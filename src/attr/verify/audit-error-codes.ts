@@ -18,6 +18,11 @@ export const AUDIT_ERROR_RULES = {
   audit_errors_inconsistent: 0,
   settlement_status_inconsistent: 0,
   event_claims_mismatch: 0,
+  // 0: the operator signature, checked only against a trust store (docs/decisions/136).
+  signature_missing: 0,
+  signature_key_unknown: 0,
+  signature_key_not_allowed: 0,
+  signature_invalid: 0,
   // 1-15: the grounded display rules.
   unresolved_citation_marker: 1,
   unresolved_answer_link: 2,

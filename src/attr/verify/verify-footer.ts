@@ -17,7 +17,9 @@ import { DISPLAY_SEPARATOR } from '../engine/assembly/build-response.ts';
 import { claimUnits } from '../engine/claims/claim-units.ts';
 import { effectivePolicy } from './acceptance-policy.ts';
 import { scanAnswer } from './answer-scan.ts';
-import { auditError } from './audit-error-codes.ts';
+import { auditError, type AuditErrorCode } from './audit-error-codes.ts';
+import { signatureFinding } from '../footer/footer-signature.ts';
+import type { TrustStore } from '../trust-store/trust-store-schema.ts';
 import { evaluateDisplayRules } from './display-rules.ts';
 import { rowFacts } from './rules/source-row-checks.ts';
 import { footerOutcomeMatches } from './status-consistency.ts';
@@ -33,7 +35,20 @@ function answerFromDisplayText(copied: string, renderedFooter: string): string |
   return copied.slice(0, at);
 }
 
-export function verifySourceFooter(input: unknown, opts: { displayText?: string } = {}): FooterVerificationReport {
+export interface FooterVerifyOptions {
+  /** Copied display text that must be exactly answer + separator + footer. */
+  displayText?: string;
+  /** The deployment trust store: the footer's signature must verify under one of its keys. */
+  trustStore?: TrustStore;
+}
+
+/**
+ * `status: passed`: the footer is intact, ready, consistent and (with a trust
+ * store) signed by a trusted key. `public_reliance_ready` additionally needs
+ * that signature check: without a trust store nobody can tell the operator's
+ * footer from one rebuilt elsewhere with the same URIs (docs/decisions/136).
+ */
+export function verifySourceFooter(input: unknown, opts: FooterVerifyOptions = {}): FooterVerificationReport {
   if (!checkFooter.Check(input)) {
     const obj = (typeof input === 'object' && input !== null ? input : {}) as Record<string, unknown>;
     const str = (v: unknown) => (typeof v === 'string' ? v : null);
@@ -44,7 +59,9 @@ export function verifySourceFooter(input: unknown, opts: { displayText?: string 
       checks: {
         schema_valid: false, row_hashes_valid: false, evidence_span_hashes_valid: false, handles_valid: false, footer_hash_valid: false,
         rendered_footer_valid: false, event_binding_valid: false, status_consistent: false, display_text_holds_footer: null,
+        signature_valid: opts.trustStore === undefined ? null : false,
       },
+      signature: { present: false, trust_store_checked: opts.trustStore !== undefined, valid: opts.trustStore === undefined ? null : false, key_id: null, issuer: null },
       source_row_count: 0, claim_row_count: 0, verified_handle_count: 0, answer_rules_checked: false, rule_results: [],
       errors: [...checkFooter.Errors(input)].slice(0, 20).map((e) => auditError('schema_invalid', `${e.instancePath || '/'} ${e.message}`, e.instancePath || '/')),
     };
@@ -84,15 +101,18 @@ export function verifySourceFooter(input: unknown, opts: { displayText?: string 
         : footer.blocking_rules.length > 0 && ruleFindings.every((e) => footer.blocking_rules.includes(e.rule));
   if (!statusConsistent) integrity.push(auditError('status_inconsistent', "the footer's status does not follow from the rules re-run on it"));
 
+  const signature = signatureFinding(footer, opts.trustStore);
+  if (signature.problem !== undefined) integrity.push(auditError(signature.problem.code as AuditErrorCode, signature.problem.message, 'signature'));
+
   const spanErrors = outcome.errors.filter((e) => e.code === 'evidence_span_hash_mismatch');
   const holdsFooter = opts.displayText === undefined ? null : displayTextExact && outcome.errors.every((e) => e.rule !== 15);
   const intact = rowHashesValid && footerHashValid && renderedValid && eventBindingValid && spanErrors.length === 0;
-  const passed = intact && statusConsistent && footer.status === 'ready' && ruleFindings.length === 0 && holdsFooter !== false;
+  const passed = intact && statusConsistent && footer.status === 'ready' && ruleFindings.length === 0 && holdsFooter !== false && signature.finding.valid !== false;
   const ruleResults = outcome.acceptance.rule_results;
   return {
     schema: FOOTER_VERIFICATION_SCHEMA_ID,
     status: passed ? 'passed' : 'failed',
-    public_reliance_ready: passed,
+    public_reliance_ready: passed && signature.finding.valid === true,
     footer_status: footer.status,
     event_id: footer.event_id,
     event_hash: footer.event_hash,
@@ -107,7 +127,9 @@ export function verifySourceFooter(input: unknown, opts: { displayText?: string 
       event_binding_valid: eventBindingValid,
       status_consistent: statusConsistent,
       display_text_holds_footer: holdsFooter,
+      signature_valid: signature.finding.valid,
     },
+    signature: signature.finding,
     source_row_count: footer.source_rows.length,
     claim_row_count: footer.claim_rows.length,
     verified_handle_count: facts.filter((x) => x.handleValid && x.handleShown).length,

@@ -17,7 +17,9 @@ import { buildSummary, DISPLAY_SEPARATOR } from '../engine/assembly/build-respon
 import { claimUnits } from '../engine/claims/claim-units.ts';
 import { effectivePolicy } from './acceptance-policy.ts';
 import { scanAnswer } from './answer-scan.ts';
-import { auditError, auditErrorKey } from './audit-error-codes.ts';
+import { auditError, auditErrorKey, type AuditErrorCode } from './audit-error-codes.ts';
+import { signatureFinding } from '../footer/footer-signature.ts';
+import type { TrustStore } from '../trust-store/trust-store-schema.ts';
 import { evaluateDisplayRules } from './display-rules.ts';
 import { footerOutcomeMatches } from './status-consistency.ts';
 
@@ -28,6 +30,8 @@ const checkResponse = Compile(AttributionResponseSchema);
 export interface VerifyOptions {
   /** Text a client copied or exported; must equal `display.rendered_text` (rule 15). */
   displayText?: string;
+  /** The deployment trust store: the footer's signature must verify under one of its keys (docs/decisions/136). */
+  trustStore?: TrustStore;
 }
 
 export function verifyAttributionResponse(input: unknown, opts: VerifyOptions = {}): ResponseVerificationReport {
@@ -47,6 +51,7 @@ export function verifyAttributionResponse(input: unknown, opts: VerifyOptions = 
         schema_valid: false, event_hash_valid: false, footer_hash_valid: false, row_hashes_valid: false, rendered_footer_valid: false,
         display_consistent: false, summary_consistent: false, status_consistent: false, audit_errors_consistent: false,
       },
+      signature: { present: false, trust_store_checked: opts.trustStore !== undefined, valid: opts.trustStore === undefined ? null : false, key_id: null, issuer: null },
       errors,
       source_grounding_acceptance: null,
     };
@@ -110,9 +115,13 @@ export function verifyAttributionResponse(input: unknown, opts: VerifyOptions = 
   const found = engineFindings.map(auditErrorKey).sort();
   const auditValid = check(canonicalJson(declared) === canonicalJson(found), 'audit_errors_inconsistent', 'audit_errors differ from what the display rules find');
 
+  const signature = signatureFinding(footer, opts.trustStore);
+  if (signature.problem !== undefined) integrityErrors.push(auditError(signature.problem.code as AuditErrorCode, signature.problem.message, 'signature'));
+
   const internallyConsistent =
     eventHashValid && footerHashValid && rowHashesValid && renderedValid && displayValid && eventClaimsValid && summaryValid && statusValid && auditValid;
-  const ready = internallyConsistent && response.status === 'ready' && outcome.acceptance.status === 'passed';
+  // With a trust store, an unsigned or foreign-signed response is not display-ready for this deployment.
+  const ready = internallyConsistent && response.status === 'ready' && outcome.acceptance.status === 'passed' && signature.finding.valid !== false;
   return {
     schema: RESPONSE_VERIFICATION_SCHEMA_ID,
     production_display_ready: ready,
@@ -133,6 +142,7 @@ export function verifyAttributionResponse(input: unknown, opts: VerifyOptions = 
       status_consistent: statusValid,
       audit_errors_consistent: auditValid,
     },
+    signature: signature.finding,
     errors: [...integrityErrors, ...outcome.errors],
     source_grounding_acceptance: outcome.acceptance,
   };

@@ -10,6 +10,7 @@ import type {
 import { FOOTER_SCHEMA_ID } from '../../schemas/attribution-response.ts';
 import { CONTENT_HASH_PREFIX_LENGTH, verificationHandle } from '../../footer/handles.ts';
 import { footerHash, rowHash, sealRow } from '../../footer/footer-hashes.ts';
+import type { FooterSigner } from '../../footer/footer-signature.ts';
 import { renderClaimRows, renderFooter } from '../../footer/render-footer.ts';
 import { ALLOCATION_METHOD, USAGE_METRIC_METHODS, USAGE_METRIC_PROFILE, USAGE_METRIC_SCOPE } from '../../footer/usage-metrics.ts';
 import type { Allocation } from '../royalty/allocation.ts';
@@ -69,7 +70,7 @@ export function draftFooter(
   sources: LabelledSource[], claims: ClaimAnalysis[], claimRows: ClaimRow[], allocation: Allocation, event: UsageEvent, policy: AcceptancePolicy,
   sealRows = false,
 ): DraftFooter {
-  const draft: Omit<SourceFooter, 'rendered_text' | 'footer_hash'> = {
+  const draft: Omit<SourceFooter, 'rendered_text' | 'footer_hash' | 'signature'> = {
     schema: FOOTER_SCHEMA_ID,
     event_id: event.event_id,
     event_hash: event.event_hash,
@@ -118,7 +119,8 @@ export function groundingVerdict(claimRows: ClaimRow[], errors: AuditError[]): G
   return 'display_unsafe';
 }
 
-export function finalizeFooter({ footer: draft, claimLines }: DraftFooter, errors: AuditError[], gapClosed: boolean): SourceFooter {
+/** `signer`: the operator's footer signing key, when the deployment signs footers. */
+export function finalizeFooter({ footer: draft, claimLines }: DraftFooter, errors: AuditError[], gapClosed: boolean, signer?: FooterSigner): SourceFooter {
   const ready = errors.length === 0;
   // Each row is serialized once: for its row hash, and (reused) inside the footer hash.
   const rowJson = new Map<object, string>();
@@ -129,7 +131,7 @@ export function finalizeFooter({ footer: draft, claimLines }: DraftFooter, error
     return row;
   });
   const blockingRules = [...new Set(errors.map((e) => e.rule))].sort((a, b) => a - b);
-  const { rendered_text: _t, footer_hash: _f, ...rest } = draft;
+  const { rendered_text: _t, footer_hash: _f, signature: _s, ...rest } = draft;
   return seal(
     {
       ...rest,
@@ -143,6 +145,7 @@ export function finalizeFooter({ footer: draft, claimLines }: DraftFooter, error
     claimLines,
     false,
     rowJson,
+    signer,
   );
 }
 
@@ -156,13 +159,15 @@ export function disclosures(errors: AuditError[]): string[] {
 }
 
 /**
- * Adds footer hash and rendered text. A draft only needs its rendering (the
- * rules check what the rendered rows show), so its hash is left as zeros.
+ * Adds footer hash, signature and rendered text. A draft only needs its
+ * rendering (the rules check what the rendered rows show), so its hash is
+ * left as zeros and it is never signed.
  */
 function seal(
-  footer: Omit<SourceFooter, 'rendered_text' | 'footer_hash'>, claimLines: readonly string[], draft = false, rowJson?: ReadonlyMap<object, string>,
+  footer: Omit<SourceFooter, 'rendered_text' | 'footer_hash' | 'signature'>, claimLines: readonly string[], draft = false, rowJson?: ReadonlyMap<object, string>,
+  signer?: FooterSigner,
 ): SourceFooter {
   const hash = draft ? DRAFT_HASH : footerHash(footer, rowJson);
-  const withHash = { ...footer, footer_hash: hash };
+  const withHash = { ...footer, footer_hash: hash, signature: draft || signer === undefined ? null : signer.sign(hash) };
   return { ...withHash, rendered_text: renderFooter(withHash, claimLines) };
 }

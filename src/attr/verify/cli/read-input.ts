@@ -3,6 +3,8 @@
  * Failures become a usage error (exit 2) with a message naming the file.
  */
 import { readFileSync } from 'node:fs';
+import type { TrustStore } from '../../trust-store/trust-store-schema.ts';
+import { validateTrustStoreDocument } from '../../trust-store/validate-trust-store.ts';
 
 export class CliUsageError extends Error {}
 
@@ -45,4 +47,15 @@ export function runVerifierCommand(produce: () => { passed: boolean; report: unk
     }
     throw err;
   }
+}
+
+/** A trust store file for signature checks: it must validate, or nothing can be checked against it (exit 2). */
+export function readTrustStoreFile(path: string): TrustStore {
+  const document = readJsonFile(path, 'trust store');
+  const report = validateTrustStoreDocument(document, path);
+  if (!report.valid) {
+    const first = report.schema_issues[0] ?? report.key_issues[0];
+    throw new CliUsageError(`trust store file ${path} does not validate: ${first ? `${first.path || '/'} ${first.message}` : 'invalid'} (run attr-trust-store-validate --file ${path})`);
+  }
+  return document as TrustStore;
 }
