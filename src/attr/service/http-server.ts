@@ -13,13 +13,15 @@ import { toAttrError } from './http-errors.ts';
 import { protectedRouteGuard } from './protected-route-guard.ts';
 import { installJsonBodyParsing } from './json-body-parser.ts';
 import { newRequestId } from './request-id.ts';
-import { AttributeRequestSchema, ErrorBodySchema, ProviderAttributeRequestSchema, type AttributeRequest, type ProviderAttributeRequest } from './request-schemas.ts';
+import { AttributeRequestSchema, ProviderAttributeRequestSchema, type AttributeRequest, type ProviderAttributeRequest } from './request-schemas.ts';
+import { ANY_CLIENT_ERROR, described, errorResponses, HealthBodySchema, READINESS_BODY_SCHEMA_ID, ReadinessBodySchema, type ReadinessBody } from './response-schemas.ts';
+import { AttributionResponseSchema } from '../schemas/attribution-response.ts';
 import { REQUEST_ID_HEADER, SECURITY_HEADERS } from './security-headers.ts';
 import { MetricsResponseSchema, type ServiceMetrics } from './service-metrics.ts';
 import type { SlidingWindowRateLimiter } from './sliding-window-rate-limiter.ts';
 import { AttrError, attrErrorBody } from '../errors.ts';
 import type { ReadinessGate } from '../readiness/readiness-gate.ts';
-import type { DiscoveryManifest } from '../readiness/artifact-schemas.ts';
+import { DiscoveryManifestSchema, type DiscoveryManifest } from '../readiness/artifact-schemas.ts';
 
 export interface HttpServerDeps {
   attribution: AttributionService;
@@ -41,7 +43,8 @@ declare module 'fastify' {
   }
 }
 
-const errorResponses = { 400: ErrorBodySchema, 401: ErrorBodySchema, 413: ErrorBodySchema, 429: ErrorBodySchema, 503: ErrorBodySchema };
+const PROTECTED_ERRORS = [401, 429, 500, 503] as const;
+const BODY_ERRORS = [400, 413, 415] as const;
 
 export async function buildHttpServer(deps: HttpServerDeps): Promise<FastifyInstance> {
   const app = Fastify({
@@ -61,10 +64,24 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<FastifyInst
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'attr source-attribution service', version: deps.serviceVersion, description: 'Attributes answers to registered sources and returns a verifiable source footer. Errors: { error: { code, message, retryable, details? } }.' },
+      info: {
+        title: 'attr source-attribution service',
+        version: deps.serviceVersion,
+        description: 'Attributes answers to registered sources and returns a verifiable source footer. Errors: { error: { code, message, retryable, details? } }.',
+        license: { name: 'UNLICENSED (proprietary)' },
+      },
+      servers: [{ url: 'http://127.0.0.1:8787', description: 'attr-service on its template defaults; set your deployment URL' }],
+      tags: [
+        { name: 'public', description: 'Liveness, readiness and discovery; no authentication' },
+        { name: 'attribution', description: 'Attribute an answer and return its source footer (bearer token)' },
+        { name: 'metrics', description: 'Counters (bearer token)' },
+      ],
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
     },
   });
+  // Responses are serialized as built (JSON.stringify): the response schemas document the wire format for
+  // /openapi.json; they must not reshape or drop fields of hashed documents.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
 
   app.addHook('onRequest', async (request, reply) => {
     deps.metrics.request();
@@ -83,14 +100,43 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<FastifyInst
   const guard = protectedRouteGuard(deps);
   const bearer = [{ bearer: [] }];
 
-  app.get('/healthz', { schema: { summary: 'Liveness', tags: ['public'] } }, async () => ({ status: 'ok' }));
+  app.get(
+    '/healthz',
+    { schema: { operationId: 'getHealth', summary: 'Liveness', tags: ['public'], security: [], response: { 200: described(HealthBodySchema, 'The process is alive'), ...ANY_CLIENT_ERROR, ...errorResponses(500) } } },
+    async () => ({ status: 'ok' }),
+  );
 
-  app.get('/readyz', { schema: { summary: 'Readiness: every check must pass before attribution is served', tags: ['public'] } }, async (_request, reply) => {
-    const evaluation = await deps.gate.evaluate();
-    return reply.status(evaluation.ready ? 200 : 503).send({ schema: 'attr-readiness/v1', status: evaluation.ready ? 'ready' : 'not_ready', ...evaluation });
-  });
+  app.get(
+    '/readyz',
+    {
+      schema: {
+        operationId: 'getReadiness',
+        summary: 'Readiness: every check must pass before attribution is served',
+        tags: ['public'],
+        security: [],
+        response: { ...ANY_CLIENT_ERROR, 200: described(ReadinessBodySchema, 'Ready: every check passed'), 503: described(ReadinessBodySchema, 'Not ready: at least one check failed'), ...errorResponses(500) },
+      },
+    },
+    async (_request, reply) => {
+      const evaluation = await deps.gate.evaluate();
+      const body: ReadinessBody = { schema: READINESS_BODY_SCHEMA_ID, status: evaluation.ready ? 'ready' : 'not_ready', ...evaluation };
+      return reply.status(evaluation.ready ? 200 : 503).send(body);
+    },
+  );
 
-  app.get('/.well-known/attr.json', { schema: { summary: 'Discovery manifest (attr-discovery-manifest/v1)', tags: ['public'] } }, async () => deps.discoveryManifest);
+  app.get(
+    '/.well-known/attr.json',
+    {
+      schema: {
+        operationId: 'getDiscoveryManifest',
+        summary: 'Discovery manifest (attr-discovery-manifest/v1)',
+        tags: ['public'],
+        security: [],
+        response: { 200: described(DiscoveryManifestSchema, 'The configured discovery manifest'), ...ANY_CLIENT_ERROR, ...errorResponses(500) },
+      },
+    },
+    async () => deps.discoveryManifest,
+  );
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
@@ -99,7 +145,14 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<FastifyInst
     {
       config: { protected: true },
       onRequest: guard,
-      schema: { summary: 'Attribute an answer (attr-service-attribution-response/v1)', tags: ['attribution'], security: bearer, body: AttributeRequestSchema, response: errorResponses },
+      schema: {
+        operationId: 'attribute',
+        summary: 'Attribute an answer (attr-service-attribution-response/v1)',
+        tags: ['attribution'],
+        security: bearer,
+        body: AttributeRequestSchema,
+        response: { 200: described(AttributionResponseSchema, 'The attribution response: `ready` or `blocked` with its source footer'), ...errorResponses(...BODY_ERRORS, ...PROTECTED_ERRORS) },
+      },
     },
     async (request) => deps.attribution.attribute(request.body, request.id),
   );
@@ -110,21 +163,53 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<FastifyInst
       config: { protected: true },
       onRequest: guard,
       schema: {
+        operationId: 'attributeWithProvider',
         summary: 'Call an allowlisted provider, attribute its answer, then release it (attr-service-attribution-response/v1)',
         tags: ['attribution'],
         security: bearer,
         body: ProviderAttributeRequestSchema,
-        response: { ...errorResponses, 502: ErrorBodySchema },
+        response: {
+          200: described(AttributionResponseSchema, "The provider's answer attributed: the same response and `source_footer` as /v1/attribute"),
+          ...errorResponses(...BODY_ERRORS, ...PROTECTED_ERRORS, 502),
+        },
       },
     },
     async (request) => deps.attribution.attributeWithProvider(request.body, request.id),
   );
 
-  app.get('/v1/metrics', { config: { protected: true }, onRequest: guard, schema: { summary: 'The nine JSON counters', tags: ['metrics'], security: bearer, response: { 200: MetricsResponseSchema } } }, async () =>
-    deps.metrics.snapshot(),
+  app.get(
+    '/v1/metrics',
+    {
+      config: { protected: true },
+      onRequest: guard,
+      schema: {
+        operationId: 'getMetrics',
+        summary: 'The nine JSON counters',
+        tags: ['metrics'],
+        security: bearer,
+        response: { 200: described(MetricsResponseSchema, 'The counters'), ...errorResponses(401, 429, 500) },
+      },
+    },
+    async () => deps.metrics.snapshot(),
   );
 
-  app.get('/v1/metrics/prometheus', { config: { protected: true }, onRequest: guard, schema: { summary: 'Prometheus text for the same counters', tags: ['metrics'], security: bearer } }, async (_request, reply) => {
+  app.get(
+    '/v1/metrics/prometheus',
+    {
+      config: { protected: true },
+      onRequest: guard,
+      schema: {
+        operationId: 'getPrometheusMetrics',
+        summary: 'Prometheus text for the same counters',
+        tags: ['metrics'],
+        security: bearer,
+        response: {
+          200: { description: 'Prometheus text exposition format 0.0.4', content: { 'text/plain': { schema: { type: 'string' } } } },
+          ...errorResponses(401, 429, 500),
+        },
+      },
+    },
+    async (_request, reply) => {
     const { contentType, body } = await deps.metrics.prometheusText();
     return reply.type(contentType).send(body);
   });

@@ -14,6 +14,8 @@ import { ConfigVerificationReportSchema } from '../config/config-verification-re
 import { ServiceConfigSchema } from '../config/service-config-schema.ts';
 import { ARTIFACTS } from '../readiness/artifact-schemas.ts';
 import { schemaFileText } from '../schemas/published-schemas.ts';
+import { SmokeReportSchema } from '../smoke/smoke-report.ts';
+import { ReadinessBodySchema } from './response-schemas.ts';
 import { TrustStoreSchema } from '../trust-store/trust-store-schema.ts';
 import { TrustStoreValidationReportSchema } from '../trust-store/trust-store-validation-report.ts';
 
@@ -27,6 +29,8 @@ export const SERVICE_SCHEMA_FILES: Readonly<Record<string, TSchema>> = {
   'audit/schemas/attr-audit-verification-report.v1.schema.json': AuditVerificationReportSchema,
   'trust-store/schemas/attr-deployment-trust-store.v1.schema.json': TrustStoreSchema,
   'trust-store/schemas/attr-trust-store-validation-report.v1.schema.json': TrustStoreValidationReportSchema,
+  'service/schemas/attr-readiness.v1.schema.json': ReadinessBodySchema,
+  'smoke/schemas/attr-smoke-report.v1.schema.json': SmokeReportSchema,
   ...Object.fromEntries(Object.values(ARTIFACTS).map((a) => [`readiness/schemas/${a.file.replace(/\.json$/, '')}.v1.schema.json`, a.schema])),
 };
 

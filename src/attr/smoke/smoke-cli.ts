@@ -9,10 +9,10 @@ import { runLoadSmoke } from './load-smoke.ts';
 import { runProviderSmoke } from './provider-smoke.ts';
 import { runSecuritySmoke } from './security-smoke.ts';
 import { runServiceSmoke } from './service-smoke.ts';
-import type { SmokeReport, SmokeSuite } from './smoke-report.ts';
+import { SMOKE_SUITES, type SmokeReport, type SmokeSuite } from './smoke-report.ts';
 import { parseCliArgs } from '../cli-parse.ts';
 
-const SUITES: readonly SmokeSuite[] = ['service', 'load', 'provider', 'security'];
+const SUITES: readonly SmokeSuite[] = SMOKE_SUITES;
 
 function positiveInt(value: string): number {
   const n = Number(value);

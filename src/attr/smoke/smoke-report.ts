@@ -2,26 +2,33 @@
  * What every smoke run reports (`attr-smoke-report/v1`): one row per check,
  * `ok` only when every check passed. Printed as JSON by `attr-smoke`.
  */
+import Type, { type Static } from 'typebox';
+
 export const SMOKE_REPORT_SCHEMA_ID = 'attr-smoke-report/v1';
 
-export type SmokeSuite = 'service' | 'load' | 'provider' | 'security';
+export const SMOKE_SUITES = ['service', 'load', 'provider', 'security'] as const;
+export type SmokeSuite = (typeof SMOKE_SUITES)[number];
 
-export interface SmokeCheck {
-  name: string;
-  status: 'passed' | 'failed';
-  detail: string;
-}
+export const SmokeCheckSchema = Type.Object(
+  { name: Type.String({ minLength: 1 }), status: Type.Union([Type.Literal('passed'), Type.Literal('failed')]), detail: Type.String() },
+  { additionalProperties: false },
+);
+export type SmokeCheck = Static<typeof SmokeCheckSchema>;
 
-export interface SmokeReport {
-  schema: typeof SMOKE_REPORT_SCHEMA_ID;
-  suite: SmokeSuite;
-  ok: boolean;
-  service_url: string | null;
-  duration_ms: number;
-  checks: SmokeCheck[];
-  /** Suite-specific figures (load: requests, throughput, latency). */
-  figures: Record<string, number>;
-}
+/** Published as src/attr/smoke/schemas/attr-smoke-report.v1.schema.json (src/attr/service/service-schema-files.ts). */
+export const SmokeReportSchema = Type.Object(
+  {
+    schema: Type.Literal(SMOKE_REPORT_SCHEMA_ID),
+    suite: Type.Enum([...SMOKE_SUITES]),
+    ok: Type.Boolean({ description: 'true only when there is at least one check and every check passed' }),
+    service_url: Type.Union([Type.String(), Type.Null()]),
+    duration_ms: Type.Number({ minimum: 0 }),
+    checks: Type.Array(SmokeCheckSchema),
+    figures: Type.Record(Type.String(), Type.Number(), { description: 'Suite-specific figures (load: requests, throughput, latency).' }),
+  },
+  { additionalProperties: false, $id: 'https://attr.invalid/schemas/attr-smoke-report-v1.json', title: SMOKE_REPORT_SCHEMA_ID },
+);
+export type SmokeReport = Static<typeof SmokeReportSchema>;
 
 /** Collects checks; `expect` never throws so one failure does not hide the others. */
 export class SmokeRecorder {

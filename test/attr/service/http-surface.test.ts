@@ -30,7 +30,7 @@ test('/openapi.json describes every public and protected route with bearer secur
   assert.match(doc.openapi, /^3\./);
   for (const p of ['/healthz', '/readyz', '/.well-known/attr.json', '/v1/attribute', '/v1/provider/attribute', '/v1/metrics', '/v1/metrics/prometheus']) assert.ok(doc.paths[p], p);
   assert.deepEqual(doc.paths['/v1/attribute']!.post!.security, [{ bearer: [] }]);
-  assert.equal(doc.paths['/healthz']!.get!.security, undefined);
+  assert.deepEqual(doc.paths['/healthz']!.get!.security, [], 'public routes declare no security requirement');
 });
 
 test('unauthenticated calls are rejected with 401 and counted as fail-closed', async () => {

@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { runBin } from './run-bin.ts';
+import { publishedValidator, runBin } from './run-bin.ts';
+
+const smokeReportIssues = publishedValidator('smoke/schemas/attr-smoke-report.v1.schema.json');
 
 for (const suite of ['service', 'load', 'provider', 'security'] as const) {
   test(`attr-smoke ${suite} passes every check against the real service`, async () => {
@@ -9,6 +11,7 @@ for (const suite of ['service', 'load', 'provider', 'security'] as const) {
     const failed = (result.json?.checks ?? []).filter((c: { status: string }) => c.status !== 'passed');
     assert.equal(result.code, 0, `exit ${result.code}; failed checks: ${JSON.stringify(failed)}; stderr: ${result.stderr.slice(0, 2000)}`);
     assert.equal(result.json.schema, 'attr-smoke-report/v1');
+    assert.deepEqual(smokeReportIssues(result.json), [], 'the report matches its published schema');
     assert.equal(result.json.suite, suite);
     assert.equal(result.json.ok, true);
     assert.ok(result.json.checks.length >= 3);
