@@ -113,7 +113,9 @@ for (const engine of engines()) {
     });
 
     it('runner: a due job is claimed once and started, completes on report; one whose deadline passed while down is missed', async () => {
-      const due = (await (await submit({ deadline: hoursFromNow(3), duration_seconds: 3600 })).json()) as { job: { id: string } };
+      // Observe mode: it runs at its earliest start whatever the (time-of-day shaped) embedded forecast says,
+      // so it is due at the restart below at any hour the test runs.
+      const due = (await (await submit({ deadline: hoursFromNow(3), duration_seconds: 3600, mode: 'observe' })).json()) as { job: { id: string } };
       const doomed = (await (await submit({ deadline: hoursFromNow(2), duration_seconds: 3600 })).json()) as { job: { id: string } };
       // "Restart" 90 minutes later: a fresh service over the same database (all state is in it).
       const restarted = new SchedulerService({ repository: new SchedulerJobRepository(s.app.store.db), audit: s.app.ledger, shiftingDisabled: () => false, now: () => new Date(Date.now() + 1.5 * H) });
