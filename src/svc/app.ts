@@ -196,7 +196,7 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     tenants,
     workUnits,
     plans,
-    ledgerService: new LedgerService({ repo: store.ledger, appender: ledger, tenants }),
+    ledgerService: new LedgerService({ repo: store.ledger, appender: ledger, tenants, target }),
     logs: new LogService({ log, tenants }),
     policy,
     ai,

@@ -12,6 +12,7 @@ import { canonicalEventBody } from '../../src/svc/ledger/event.ts';
 import { verifyLedger } from '../../src/svc/ledger/verify.ts';
 import { canonicalJson } from '../../src/core/canonical-json.ts';
 import { openStore } from '../../src/svc/store/store.ts';
+import { LEDGER_COLUMNS } from '../../src/svc/store/repositories/ledger.ts';
 import { type EngineTarget, PG_URL, engineTarget, engines } from '../helpers/engines.ts';
 import { useStore } from '../helpers/store-fixture.ts';
 
@@ -37,30 +38,57 @@ for (const engine of engines()) {
       assert.equal(report.checked, 10_000);
     });
 
+    // Sequential, and in parallel worker threads with range boundaries at 5,000|5,001 (2 workers) and 3,334|3,335 (3 workers):
+    // every mode must report the same break, also for a victim at a boundary.
+    const verifyModes = () => [
+      { name: 'sequential', run: () => verifyLedger(fx.store.ledger) },
+      { name: '2 workers', run: () => verifyLedger(fx.store.ledger, { target: fx.target, workers: 2, parallelMinEvents: 0 }) },
+      { name: '3 workers', run: () => verifyLedger(fx.store.ledger, { target: fx.target, workers: 3, parallelMinEvents: 0 }) },
+    ];
+
+    test('parallel verification agrees with the sequential walk on an intact chain', async () => {
+      const [seq, two, three] = await Promise.all(verifyModes().map((m) => m.run()));
+      assert.equal(two!.workers, 2);
+      assert.equal(three!.workers, 3);
+      for (const r of [two!, three!]) assert.deepEqual({ ...r, duration_ms: 0, workers: 0 }, { ...seq!, duration_ms: 0, workers: 0 });
+    });
+
     for (const column of ['payload', 'actor', 'type', 'ts', 'tenant', 'prev_hash', 'hash']) {
-      test(`flipping a byte of ${column} in a stored event breaks verification at that event`, async () => {
-        const victim = (await fx.store.ledger.scan(4_999, 1))[0]!;
-        const original = String(victim[column as keyof typeof victim]);
-        const flipped = original.slice(0, 2) + (original[2] === 'a' ? 'b' : 'a') + original.slice(3);
-        await fx.store.db.run(`UPDATE ledger_events SET ${column} = $1 WHERE seq = $2`, [flipped, victim.seq]);
-        try {
-          const report = await verifyLedger(fx.store.ledger);
-          assert.equal(report.ok, false);
-          assert.equal(report.firstBreak?.position, Number(victim.seq));
-          assert.equal(report.first_bad_event_id, victim.id);
-        } finally {
-          await fx.store.db.run(`UPDATE ledger_events SET ${column} = $1 WHERE seq = $2`, [original, victim.seq]);
+      test(`flipping a byte of ${column} in a stored event breaks verification at that event (sequential and parallel)`, async () => {
+        for (const at of [5_000, 5_001, 3_335]) {
+          const victim = (await fx.store.ledger.scan(at - 1, 1))[0]!;
+          const original = String(victim[column as keyof typeof victim]);
+          const flipped = original.slice(0, 2) + (original[2] === 'a' ? 'b' : 'a') + original.slice(3);
+          await fx.store.db.run(`UPDATE ledger_events SET ${column} = $1 WHERE seq = $2`, [flipped, victim.seq]);
+          try {
+            for (const mode of verifyModes()) {
+              const report = await mode.run();
+              assert.equal(report.ok, false, `${mode.name}, seq ${at}`);
+              assert.equal(report.firstBreak?.position, Number(victim.seq), `${mode.name}, seq ${at}`);
+              assert.equal(report.first_bad_event_id, victim.id, `${mode.name}, seq ${at}`);
+            }
+          } finally {
+            await fx.store.db.run(`UPDATE ledger_events SET ${column} = $1 WHERE seq = $2`, [original, victim.seq]);
+          }
         }
         assert.equal((await verifyLedger(fx.store.ledger)).ok, true);
       });
     }
 
-    test('a deleted event is reported as a gap', async () => {
-      const victim = (await fx.store.ledger.scan(99, 1))[0]!;
-      await fx.store.db.run('DELETE FROM ledger_events WHERE seq = $1', [victim.seq]);
-      const report = await verifyLedger(fx.store.ledger);
-      assert.equal(report.ok, false);
-      assert.equal(report.firstBreak?.kind, 'sequence_gap');
+    test('a deleted event is reported as a gap, also when it ends a parallel range', async () => {
+      for (const at of [100, 5_000]) {
+        const victim = (await fx.store.ledger.scan(at - 1, 1))[0]!;
+        const next = (await fx.store.ledger.scan(at, 1))[0]!;
+        await fx.store.db.run('DELETE FROM ledger_events WHERE seq = $1', [victim.seq]);
+        for (const mode of verifyModes()) {
+          const report = await mode.run();
+          assert.equal(report.ok, false, mode.name);
+          assert.deepEqual(report.firstBreak, { kind: 'sequence_gap', position: Number(victim.seq) + 1, expected: Number(victim.seq), found: Number(victim.seq) + 1 }, `${mode.name}, seq ${at}`);
+          assert.equal(report.first_bad_event_id, next.id, mode.name);
+        }
+        await fx.store.db.run(`INSERT INTO ledger_events (${LEDGER_COLUMNS.join(', ')}) VALUES (${LEDGER_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`, LEDGER_COLUMNS.map((c) => victim[c]));
+        assert.equal((await verifyLedger(fx.store.ledger)).ok, true);
+      }
     });
   });
 }

@@ -11,6 +11,7 @@ import { validate } from '../validation.ts';
 import type { LedgerAppender } from './appender.ts';
 import { type LedgerEvent, rowToEvent } from './event.ts';
 import { type LedgerVerifyReport, verifyLedger } from './verify.ts';
+import type { DbTarget } from '../store/open-db.ts';
 
 export const LEDGER_QUERY_DEFAULT_LIMIT = 500;
 export const LEDGER_QUERY_MAX_LIMIT = 5000;
@@ -42,11 +43,14 @@ export interface StreamFilter {
 
 export class LedgerService {
   readonly #repo: LedgerRepository;
+  /** Where the ledger lives, so large verifications can run in worker threads. */
+  readonly #target: DbTarget | undefined;
   readonly #appender: LedgerAppender;
   readonly #tenants: TenantGuard;
 
-  constructor(deps: { repo: LedgerRepository; appender: LedgerAppender; tenants: TenantGuard }) {
+  constructor(deps: { repo: LedgerRepository; appender: LedgerAppender; tenants: TenantGuard; target?: DbTarget }) {
     this.#repo = deps.repo;
+    this.#target = deps.target;
     this.#appender = deps.appender;
     this.#tenants = deps.tenants;
   }
@@ -93,6 +97,6 @@ export class LedgerService {
 
   async verify(ctx: RequestContext): Promise<LedgerVerifyReport> {
     requirePermission(ctx.principal, 'ledger:read');
-    return verifyLedger(this.#repo);
+    return verifyLedger(this.#repo, this.#target ? { target: this.#target } : {});
   }
 }

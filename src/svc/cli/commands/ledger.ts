@@ -34,9 +34,10 @@ export function register(program: Command): void {
           const { config } = loadConfig();
           const { openStore } = await import('../../store/store.ts');
           const { verifyLedger } = await import('../../ledger/verify.ts');
-          const store = await openStore({ databaseUrl: config.storage.database_url, stateDir: config.state_dir });
+          const target = { databaseUrl: config.storage.database_url, stateDir: config.state_dir };
+          const store = await openStore(target);
           try {
-            return await verifyLedger(store.ledger);
+            return await verifyLedger(store.ledger, { target });
           } finally {
             await store.close();
           }
