@@ -11,6 +11,7 @@ import { register as registerManifest } from './commands/manifest.ts';
 import { register as registerPolicy } from './commands/policy.ts';
 import { register as registerReport } from './commands/report.ts';
 import { register as registerPlatform } from './commands/platform.ts';
+import { register as registerScheduler } from './commands/scheduler.ts';
 import { register as registerServe } from './commands/serve.ts';
 import { register as registerWorkUnit } from './commands/work-unit.ts';
 import { EXIT } from './runtime.ts';
@@ -36,5 +37,6 @@ registerPolicy(program);
 registerGateway(program);
 registerReport(program);
 registerPlatform(program);
+registerScheduler(program);
 
 await program.parseAsync(process.argv);
