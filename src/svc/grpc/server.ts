@@ -25,6 +25,7 @@ import { objectGatewayService } from './services/object-gateway-service.ts';
 import { observabilityService } from './services/observability-service.ts';
 import { planService } from './services/plan-service.ts';
 import { policyService } from './services/policy-service.ts';
+import { schedulerService } from './services/scheduler-service.ts';
 import { workUnitService } from './services/work-unit-service.ts';
 
 export interface GrpcServerOptions {
@@ -67,6 +68,7 @@ export async function startGrpcServer(app: SvcApp, options: GrpcServerOptions): 
   server.addService(v1.ObjectGatewayService.service, objectGatewayService(rt));
   server.addService(v1.AdminService.service, adminService(rt));
   server.addService(v1.ObservabilityService.service, observabilityService(rt));
+  server.addService(v1.SchedulerService.service, schedulerService(rt));
 
   // TLS is terminated in front of svc, as for HTTP (docs/grpc.md#security); the default bind is loopback.
   const address = target(options.host, options.port);

@@ -12,7 +12,7 @@ import { SYSTEM_ACTOR } from '../policy/audit-event.ts';
 import type { SchedulerJobRepository, StoredForecastPoint } from '../store/repositories/scheduler-jobs.ts';
 import { validate } from '../validation.ts';
 import { EMBEDDED_SOURCE, embeddedForecast, isKnownZone } from './embedded-forecast.ts';
-import { CompleteJobRequest, CreateJobRequest, type JobState, LoadForecastRequest, type PlanReason, type SchedulerJob } from './job-record.ts';
+import { CompleteJobRequest, CreateJobRequest, JobListQuery, type JobState, LoadForecastRequest, type PlanReason, type SchedulerJob } from './job-record.ts';
 import { type IntensitySegment, plan } from './planner.ts';
 import type { PlanFields } from '../store/repositories/scheduler-jobs.ts';
 
@@ -197,6 +197,12 @@ export class SchedulerService {
     const limit = q.limit ?? 100;
     const jobs = await this.#repo.list({ tenant, state: q.state, zone: q.zone, after: q.after, limit });
     return { jobs, next_after: jobs.length === limit ? jobs[jobs.length - 1]!.id : null };
+  }
+
+  /** Validates a list query (the REST query string, a gRPC request) and lists. */
+  async listFromBody(ctx: DomainContext, body: unknown): Promise<{ jobs: SchedulerJob[]; next_after: string | null }> {
+    const q = validate(JobListQuery, body);
+    return this.list(ctx, { ...q, state: q.state as JobState | undefined });
   }
 
   async cancel(ctx: DomainContext, id: string): Promise<SchedulerJob> {

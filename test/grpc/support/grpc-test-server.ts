@@ -27,6 +27,7 @@ function clientsFor(address: string) {
     objects: new v1.ObjectGatewayService(address, creds),
     admin: new v1.AdminService(address, creds),
     observability: new v1.ObservabilityService(address, creds),
+    scheduler: new v1.SchedulerService(address, creds),
   };
 }
 

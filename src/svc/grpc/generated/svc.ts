@@ -85,6 +85,27 @@ import type { PolicyServiceValidateRequest as _svc_v1_PolicyServiceValidateReque
 import type { PolicyServiceValidateResponse as _svc_v1_PolicyServiceValidateResponse, PolicyServiceValidateResponse__Output as _svc_v1_PolicyServiceValidateResponse__Output } from './svc/v1/PolicyServiceValidateResponse.ts';
 import type { PolicyValidationIssue as _svc_v1_PolicyValidationIssue, PolicyValidationIssue__Output as _svc_v1_PolicyValidationIssue__Output } from './svc/v1/PolicyValidationIssue.ts';
 import type { ReadinessCheck as _svc_v1_ReadinessCheck, ReadinessCheck__Output as _svc_v1_ReadinessCheck__Output } from './svc/v1/ReadinessCheck.ts';
+import type { SchedulerForecastPoint as _svc_v1_SchedulerForecastPoint, SchedulerForecastPoint__Output as _svc_v1_SchedulerForecastPoint__Output } from './svc/v1/SchedulerForecastPoint.ts';
+import type { SchedulerJob as _svc_v1_SchedulerJob, SchedulerJob__Output as _svc_v1_SchedulerJob__Output } from './svc/v1/SchedulerJob.ts';
+import type { SchedulerJobRequest as _svc_v1_SchedulerJobRequest, SchedulerJobRequest__Output as _svc_v1_SchedulerJobRequest__Output } from './svc/v1/SchedulerJobRequest.ts';
+import type { SchedulerPlan as _svc_v1_SchedulerPlan, SchedulerPlan__Output as _svc_v1_SchedulerPlan__Output } from './svc/v1/SchedulerPlan.ts';
+import type { SchedulerServiceClient as _svc_v1_SchedulerServiceClient, SchedulerServiceDefinition as _svc_v1_SchedulerServiceDefinition } from './svc/v1/SchedulerService.ts';
+import type { SchedulerServiceCancelJobRequest as _svc_v1_SchedulerServiceCancelJobRequest, SchedulerServiceCancelJobRequest__Output as _svc_v1_SchedulerServiceCancelJobRequest__Output } from './svc/v1/SchedulerServiceCancelJobRequest.ts';
+import type { SchedulerServiceCancelJobResponse as _svc_v1_SchedulerServiceCancelJobResponse, SchedulerServiceCancelJobResponse__Output as _svc_v1_SchedulerServiceCancelJobResponse__Output } from './svc/v1/SchedulerServiceCancelJobResponse.ts';
+import type { SchedulerServiceCompleteJobRequest as _svc_v1_SchedulerServiceCompleteJobRequest, SchedulerServiceCompleteJobRequest__Output as _svc_v1_SchedulerServiceCompleteJobRequest__Output } from './svc/v1/SchedulerServiceCompleteJobRequest.ts';
+import type { SchedulerServiceCompleteJobResponse as _svc_v1_SchedulerServiceCompleteJobResponse, SchedulerServiceCompleteJobResponse__Output as _svc_v1_SchedulerServiceCompleteJobResponse__Output } from './svc/v1/SchedulerServiceCompleteJobResponse.ts';
+import type { SchedulerServiceGetJobRequest as _svc_v1_SchedulerServiceGetJobRequest, SchedulerServiceGetJobRequest__Output as _svc_v1_SchedulerServiceGetJobRequest__Output } from './svc/v1/SchedulerServiceGetJobRequest.ts';
+import type { SchedulerServiceGetJobResponse as _svc_v1_SchedulerServiceGetJobResponse, SchedulerServiceGetJobResponse__Output as _svc_v1_SchedulerServiceGetJobResponse__Output } from './svc/v1/SchedulerServiceGetJobResponse.ts';
+import type { SchedulerServiceListJobsRequest as _svc_v1_SchedulerServiceListJobsRequest, SchedulerServiceListJobsRequest__Output as _svc_v1_SchedulerServiceListJobsRequest__Output } from './svc/v1/SchedulerServiceListJobsRequest.ts';
+import type { SchedulerServiceListJobsResponse as _svc_v1_SchedulerServiceListJobsResponse, SchedulerServiceListJobsResponse__Output as _svc_v1_SchedulerServiceListJobsResponse__Output } from './svc/v1/SchedulerServiceListJobsResponse.ts';
+import type { SchedulerServiceLoadForecastRequest as _svc_v1_SchedulerServiceLoadForecastRequest, SchedulerServiceLoadForecastRequest__Output as _svc_v1_SchedulerServiceLoadForecastRequest__Output } from './svc/v1/SchedulerServiceLoadForecastRequest.ts';
+import type { SchedulerServiceLoadForecastResponse as _svc_v1_SchedulerServiceLoadForecastResponse, SchedulerServiceLoadForecastResponse__Output as _svc_v1_SchedulerServiceLoadForecastResponse__Output } from './svc/v1/SchedulerServiceLoadForecastResponse.ts';
+import type { SchedulerServicePreviewPlanRequest as _svc_v1_SchedulerServicePreviewPlanRequest, SchedulerServicePreviewPlanRequest__Output as _svc_v1_SchedulerServicePreviewPlanRequest__Output } from './svc/v1/SchedulerServicePreviewPlanRequest.ts';
+import type { SchedulerServicePreviewPlanResponse as _svc_v1_SchedulerServicePreviewPlanResponse, SchedulerServicePreviewPlanResponse__Output as _svc_v1_SchedulerServicePreviewPlanResponse__Output } from './svc/v1/SchedulerServicePreviewPlanResponse.ts';
+import type { SchedulerServiceSubmitJobRequest as _svc_v1_SchedulerServiceSubmitJobRequest, SchedulerServiceSubmitJobRequest__Output as _svc_v1_SchedulerServiceSubmitJobRequest__Output } from './svc/v1/SchedulerServiceSubmitJobRequest.ts';
+import type { SchedulerServiceSubmitJobResponse as _svc_v1_SchedulerServiceSubmitJobResponse, SchedulerServiceSubmitJobResponse__Output as _svc_v1_SchedulerServiceSubmitJobResponse__Output } from './svc/v1/SchedulerServiceSubmitJobResponse.ts';
+import type { SchedulerServiceWatchJobRequest as _svc_v1_SchedulerServiceWatchJobRequest, SchedulerServiceWatchJobRequest__Output as _svc_v1_SchedulerServiceWatchJobRequest__Output } from './svc/v1/SchedulerServiceWatchJobRequest.ts';
+import type { SchedulerServiceWatchJobResponse as _svc_v1_SchedulerServiceWatchJobResponse, SchedulerServiceWatchJobResponse__Output as _svc_v1_SchedulerServiceWatchJobResponse__Output } from './svc/v1/SchedulerServiceWatchJobResponse.ts';
 import type { VerificationResult as _svc_v1_VerificationResult, VerificationResult__Output as _svc_v1_VerificationResult__Output } from './svc/v1/VerificationResult.ts';
 import type { WorkUnit as _svc_v1_WorkUnit, WorkUnit__Output as _svc_v1_WorkUnit__Output } from './svc/v1/WorkUnit.ts';
 import type { WorkUnitCreate as _svc_v1_WorkUnitCreate, WorkUnitCreate__Output as _svc_v1_WorkUnitCreate__Output } from './svc/v1/WorkUnitCreate.ts';
@@ -234,6 +255,31 @@ export interface ProtoGrpcType {
       PolicyValidationIssue: MessageTypeDefinition<_svc_v1_PolicyValidationIssue, _svc_v1_PolicyValidationIssue__Output>
       ReadinessCheck: MessageTypeDefinition<_svc_v1_ReadinessCheck, _svc_v1_ReadinessCheck__Output>
       Risk: EnumTypeDefinition
+      SchedulerForecastPoint: MessageTypeDefinition<_svc_v1_SchedulerForecastPoint, _svc_v1_SchedulerForecastPoint__Output>
+      SchedulerJob: MessageTypeDefinition<_svc_v1_SchedulerJob, _svc_v1_SchedulerJob__Output>
+      SchedulerJobRequest: MessageTypeDefinition<_svc_v1_SchedulerJobRequest, _svc_v1_SchedulerJobRequest__Output>
+      SchedulerPlan: MessageTypeDefinition<_svc_v1_SchedulerPlan, _svc_v1_SchedulerPlan__Output>
+      /**
+       * The energy-aware scheduler for flexible jobs (REST /v1/scheduler,
+       * docs/scheduler.md). Every gCO2 figure is an estimate.
+       */
+      SchedulerService: SubtypeConstructor<typeof grpc.Client, _svc_v1_SchedulerServiceClient> & { service: _svc_v1_SchedulerServiceDefinition }
+      SchedulerServiceCancelJobRequest: MessageTypeDefinition<_svc_v1_SchedulerServiceCancelJobRequest, _svc_v1_SchedulerServiceCancelJobRequest__Output>
+      SchedulerServiceCancelJobResponse: MessageTypeDefinition<_svc_v1_SchedulerServiceCancelJobResponse, _svc_v1_SchedulerServiceCancelJobResponse__Output>
+      SchedulerServiceCompleteJobRequest: MessageTypeDefinition<_svc_v1_SchedulerServiceCompleteJobRequest, _svc_v1_SchedulerServiceCompleteJobRequest__Output>
+      SchedulerServiceCompleteJobResponse: MessageTypeDefinition<_svc_v1_SchedulerServiceCompleteJobResponse, _svc_v1_SchedulerServiceCompleteJobResponse__Output>
+      SchedulerServiceGetJobRequest: MessageTypeDefinition<_svc_v1_SchedulerServiceGetJobRequest, _svc_v1_SchedulerServiceGetJobRequest__Output>
+      SchedulerServiceGetJobResponse: MessageTypeDefinition<_svc_v1_SchedulerServiceGetJobResponse, _svc_v1_SchedulerServiceGetJobResponse__Output>
+      SchedulerServiceListJobsRequest: MessageTypeDefinition<_svc_v1_SchedulerServiceListJobsRequest, _svc_v1_SchedulerServiceListJobsRequest__Output>
+      SchedulerServiceListJobsResponse: MessageTypeDefinition<_svc_v1_SchedulerServiceListJobsResponse, _svc_v1_SchedulerServiceListJobsResponse__Output>
+      SchedulerServiceLoadForecastRequest: MessageTypeDefinition<_svc_v1_SchedulerServiceLoadForecastRequest, _svc_v1_SchedulerServiceLoadForecastRequest__Output>
+      SchedulerServiceLoadForecastResponse: MessageTypeDefinition<_svc_v1_SchedulerServiceLoadForecastResponse, _svc_v1_SchedulerServiceLoadForecastResponse__Output>
+      SchedulerServicePreviewPlanRequest: MessageTypeDefinition<_svc_v1_SchedulerServicePreviewPlanRequest, _svc_v1_SchedulerServicePreviewPlanRequest__Output>
+      SchedulerServicePreviewPlanResponse: MessageTypeDefinition<_svc_v1_SchedulerServicePreviewPlanResponse, _svc_v1_SchedulerServicePreviewPlanResponse__Output>
+      SchedulerServiceSubmitJobRequest: MessageTypeDefinition<_svc_v1_SchedulerServiceSubmitJobRequest, _svc_v1_SchedulerServiceSubmitJobRequest__Output>
+      SchedulerServiceSubmitJobResponse: MessageTypeDefinition<_svc_v1_SchedulerServiceSubmitJobResponse, _svc_v1_SchedulerServiceSubmitJobResponse__Output>
+      SchedulerServiceWatchJobRequest: MessageTypeDefinition<_svc_v1_SchedulerServiceWatchJobRequest, _svc_v1_SchedulerServiceWatchJobRequest__Output>
+      SchedulerServiceWatchJobResponse: MessageTypeDefinition<_svc_v1_SchedulerServiceWatchJobResponse, _svc_v1_SchedulerServiceWatchJobResponse__Output>
       VerificationResult: MessageTypeDefinition<_svc_v1_VerificationResult, _svc_v1_VerificationResult__Output>
       WorkUnit: MessageTypeDefinition<_svc_v1_WorkUnit, _svc_v1_WorkUnit__Output>
       WorkUnitCreate: MessageTypeDefinition<_svc_v1_WorkUnitCreate, _svc_v1_WorkUnitCreate__Output>

@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { SvcApp } from '../../app.ts';
-import { CompleteJobRequest, CreateJobRequest, type JobState, JobListQuery, LoadForecastRequest } from '../../scheduler/job-record.ts';
+import { CompleteJobRequest, CreateJobRequest, JobListQuery, LoadForecastRequest } from '../../scheduler/job-record.ts';
 import { validate } from '../../validation.ts';
 import { optionalInt } from '../query.ts';
 import { ctx } from '../request-context.ts';
@@ -28,8 +28,7 @@ export async function schedulerRoutes(server: FastifyInstance, app: SvcApp): Pro
 
   server.get('/v1/scheduler/jobs', { ...doc, schema: { tags, summary: 'List jobs (filters: tenant, state, zone; cursor pagination)', querystring: JobListQuery } }, async (request) => {
     const q = request.query as Record<string, string | undefined>;
-    const query = validate(JobListQuery, { ...q, ...(q.limit !== undefined ? { limit: optionalInt(q.limit, 'limit') } : {}) });
-    return app.scheduler.list(ctx(request), { ...query, state: query.state as JobState | undefined });
+    return app.scheduler.listFromBody(ctx(request), { ...q, ...(q.limit !== undefined ? { limit: optionalInt(q.limit, 'limit') } : {}) });
   });
 
   server.get('/v1/scheduler/jobs/:id', { ...doc, schema: { tags, summary: 'Get a job', params: IdParams } }, async (request) => {
