@@ -49,6 +49,7 @@ before(async () => {
   await call('embeddings', 'POST', '/v1/embeddings', { model: 'emb-1', input: [`${PROMPT_MARKER} embed me`] });
   await call('exact_lookup', 'POST', '/v1/cache/exact/lookup', { key: `ck_${'a'.repeat(64)}` });
   await call('semantic_lookup', 'POST', '/v1/cache/semantic/lookup', { domain: 'faq', query: `${PROMPT_MARKER} refund window?`, source_fingerprints: ['doc:1@v1'], policy_id: 'pb_1', freshness: { max_age_seconds: 60 } });
+  await call('scheduler', 'POST', '/v1/scheduler/jobs', { deadline: new Date(Date.now() + 6 * 3_600_000).toISOString(), duration_seconds: 600, zone: 'DE', energy_kwh: 1, metadata: { note: PAYLOAD_MARKER } });
   await s.app.tracing.flush();
 });
 after(async () => {
@@ -109,6 +110,15 @@ test('an AI chat nests classify, plan, policy, cache lookups, context compilatio
   assert.equal(spansOf('chat').find((x) => x.name === 'svc.ai.route')?.attributes.model_route, 'mock/m-small');
   for (const x of spansOf('chat').filter((y) => y.name !== 'svc.intake')) assert.equal(x.attributes.adapter, 'openai');
   for (const n of ['svc.ai.route', 'svc.verify', 'svc.manifest.write']) assert.ok(namesOf('embeddings').has(n), `embeddings lacks ${n}`);
+});
+
+test('scheduler planning is an svc.plan span (action scheduler.plan, the job mode) under the request', () => {
+  const spans = spansOf('scheduler');
+  const planning = spans.find((x) => x.name === 'svc.plan');
+  assert.ok(planning, 'scheduler submit lacks svc.plan');
+  assert.equal(planning.attributes.action, 'scheduler.plan');
+  assert.equal(planning.attributes.mode, 'enforce');
+  assert.equal(spans.find((x) => x.spanId === planning.parentSpanId)?.name, 'svc.intake');
 });
 
 test('direct cache lookups are svc.cache.lookup spans with cache_result', () => {

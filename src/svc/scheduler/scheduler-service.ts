@@ -11,6 +11,7 @@ import type { AuditSink, DomainContext } from '../policy/audit-event.ts';
 import { SYSTEM_ACTOR } from '../policy/audit-event.ts';
 import type { SchedulerJobRepository, StoredForecastPoint } from '../store/repositories/scheduler-jobs.ts';
 import { validate } from '../validation.ts';
+import { inSpan } from '../observability/tracing.ts';
 import { EMBEDDED_SOURCE, embeddedForecast, isKnownZone } from './embedded-forecast.ts';
 import { CompleteJobRequest, CreateJobRequest, JobListQuery, type JobState, LoadForecastRequest, type PlanReason, type SchedulerJob } from './job-record.ts';
 import { type IntensitySegment, plan } from './planner.ts';
@@ -91,7 +92,12 @@ export class SchedulerService {
     return { tenant, request, plan: p, energyKwh };
   }
 
-  async #plan(zone: string, earliest: Date, deadline: Date, durationMs: number, energyKwh: number, mode: 'observe' | 'enforce', now: Date): Promise<JobPlan> {
+  /** Planning is the spec's `svc.plan` span, `action: scheduler.plan` (spec attribute names only; no zone or tenant). */
+  #plan(zone: string, earliest: Date, deadline: Date, durationMs: number, energyKwh: number, mode: 'observe' | 'enforce', now: Date): Promise<JobPlan> {
+    return inSpan('svc.plan', { action: 'scheduler.plan', mode }, () => this.#planInSpan(zone, earliest, deadline, durationMs, energyKwh, mode, now));
+  }
+
+  async #planInSpan(zone: string, earliest: Date, deadline: Date, durationMs: number, energyKwh: number, mode: 'observe' | 'enforce', now: Date): Promise<JobPlan> {
     const started = performance.now();
     const loaded = await this.#repo.forecast(zone, earliest.toISOString(), deadline.toISOString());
     let reason: PlanReason = 'lowest_forecast_emissions';
