@@ -36,6 +36,8 @@ import { DEFAULT_GUARDRAIL_CONFIG, SloGuardrail } from './rollout/slo-guardrail.
 import { Switchboard } from './rollout/switchboard.ts';
 import { SchedulerService } from './scheduler/scheduler-service.ts';
 import { startSchedulerRunner } from './scheduler/runner.ts';
+import { shiftBoundsFor } from './scheduler/scheduler-config.ts';
+import { loadForecastFile } from './scheduler/forecast-file.ts';
 import { describeDb } from './store/open-db.ts';
 import { type Store, openStore } from './store/store.ts';
 import { WorkUnitService } from './work-units/service.ts';
@@ -140,6 +142,7 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     audit: ledger,
     // The rollback switch "bypass optimisation" also disables shifting: every job runs at its earliest start.
     shiftingDisabled: () => switchboard.current().bypass_optimisation,
+    shiftBounds: (tenant) => shiftBoundsFor(config.scheduler, tenant),
     onTransition: (job, to) => {
       metrics.schedulerTransitions.inc({ state: to });
       if (to === 'scheduled' && job.run_at !== job.baseline_start) metrics.schedulerJobsShifted.inc();
@@ -150,6 +153,7 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     },
     onPlanned: (s) => metrics.schedulerPlanSeconds.observe(s),
   });
+  await loadForecastFile(scheduler, config.scheduler?.forecast_file ?? null, stateDir);
   const runner = startSchedulerRunner(scheduler, log, Number((options.env ?? process.env).SVC_SCHEDULER_TICK_MS ?? 1000));
   const ai = createAiServices({ providersConfig: config.providers, env: options.env ?? process.env, store, ledger, metrics, tracing, policy: () => policy.engine, switchboard, rollout });
   const legalHolds = new LegalHoldService({ repo: store.legalHolds, ledger, tenants, onBlocked: () => metrics.legalHoldDeletionAttempts.inc() });

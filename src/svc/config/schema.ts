@@ -9,6 +9,7 @@ import { Type, type Static } from 'typebox';
 import { RolloutConfig } from '../rollout/canary.ts';
 import { GuardrailConfig } from '../rollout/slo-guardrail.ts';
 import { ReportsConfig } from '../reports/estimate-constants.ts';
+import { SchedulerConfig } from '../scheduler/scheduler-config.ts';
 
 export const ServerConfig = Type.Object(
   {
@@ -99,6 +100,8 @@ export const SvcConfig = Type.Object(
     providers: Type.Array(Type.Unknown(), { default: [] }),
     /** Report window default and the constants of estimated savings (docs/reports.md). */
     reports: Type.Optional(ReportsConfig),
+    /** Energy-aware scheduler: shifting bounds per tenant, the forecast file (docs/scheduler.md). */
+    scheduler: Type.Optional(SchedulerConfig),
   },
   { additionalProperties: false },
 );

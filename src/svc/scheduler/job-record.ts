@@ -9,7 +9,14 @@ export type JobState = (typeof JOB_STATES)[number];
 export const TERMINAL_STATES: ReadonlySet<JobState> = new Set(['succeeded', 'failed', 'cancelled', 'missed']);
 
 /** Why the run time is what it is; recorded on every job. */
-export type PlanReason = 'lowest_forecast_emissions' | 'observe_mode' | 'shifting_disabled' | 'forecast_stale' | 'forecast_incomplete' | 'no_window';
+export type PlanReason =
+  | 'lowest_forecast_emissions'
+  | 'observe_mode'
+  | 'shifting_disabled'
+  | 'shifting_denied_by_policy'
+  | 'forecast_stale'
+  | 'forecast_incomplete'
+  | 'no_window';
 
 export interface SchedulerJob {
   id: string;

@@ -12,6 +12,7 @@ import { SYSTEM_ACTOR } from '../policy/audit-event.ts';
 import type { SchedulerJobRepository, StoredForecastPoint } from '../store/repositories/scheduler-jobs.ts';
 import { validate } from '../validation.ts';
 import { inSpan } from '../observability/tracing.ts';
+import type { ShiftBounds } from './scheduler-config.ts';
 import { EMBEDDED_SOURCE, embeddedForecast, isKnownZone } from './embedded-forecast.ts';
 import { CompleteJobRequest, CreateJobRequest, JobListQuery, type JobState, LoadForecastRequest, type PlanReason, type SchedulerJob } from './job-record.ts';
 import { type IntensitySegment, plan } from './planner.ts';
@@ -26,6 +27,8 @@ export interface SchedulerServiceOptions {
   audit: AuditSink;
   /** True when the rollback switch disables shifting (every job runs at its earliest start). */
   shiftingDisabled: () => boolean;
+  /** Policy bounds on shifting per tenant (config `scheduler`); default: bounded by the deadline only. */
+  shiftBounds?: (tenant: string) => ShiftBounds;
   onTransition?: (job: SchedulerJob, to: JobState) => void;
   onPlanned?: (seconds: number) => void;
   now?: () => Date;
@@ -54,6 +57,7 @@ export class SchedulerService {
   readonly #repo: SchedulerJobRepository;
   readonly #audit: AuditSink;
   readonly #shiftingDisabled: () => boolean;
+  readonly #shiftBounds: (tenant: string) => ShiftBounds;
   readonly #now: () => Date;
   readonly #owner: string;
   readonly #onTransition: (job: SchedulerJob, to: JobState) => void;
@@ -63,6 +67,7 @@ export class SchedulerService {
     this.#repo = o.repository;
     this.#audit = o.audit;
     this.#shiftingDisabled = o.shiftingDisabled;
+    this.#shiftBounds = o.shiftBounds ?? (() => ({ shift: true, maxDelayMs: null }));
     this.#now = o.now ?? (() => new Date());
     this.#owner = o.owner ?? `svc-${process.pid}-${newId('job').slice(-8)}`;
     this.#onTransition = o.onTransition ?? (() => undefined);
@@ -88,17 +93,21 @@ export class SchedulerService {
     const energyKwh = request.energy_kwh ?? ((request.average_power_w ?? 0) * request.duration_seconds) / 3_600_000;
     // A job whose earliest start has passed starts no earlier than now.
     const from = new Date(Math.max(earliest.getTime(), now.getTime()));
-    const p = await this.#plan(request.zone, from, deadline, durationMs, energyKwh, request.mode ?? 'enforce', now);
+    const p = await this.#plan(tenant, request.zone, from, deadline, durationMs, energyKwh, request.mode ?? 'enforce', now);
     return { tenant, request, plan: p, energyKwh };
   }
 
   /** Planning is the spec's `svc.plan` span, `action: scheduler.plan` (spec attribute names only; no zone or tenant). */
-  #plan(zone: string, earliest: Date, deadline: Date, durationMs: number, energyKwh: number, mode: 'observe' | 'enforce', now: Date): Promise<JobPlan> {
-    return inSpan('svc.plan', { action: 'scheduler.plan', mode }, () => this.#planInSpan(zone, earliest, deadline, durationMs, energyKwh, mode, now));
+  #plan(tenant: string, zone: string, earliest: Date, deadline: Date, durationMs: number, energyKwh: number, mode: 'observe' | 'enforce', now: Date): Promise<JobPlan> {
+    return inSpan('svc.plan', { action: 'scheduler.plan', mode }, () => this.#planInSpan(tenant, zone, earliest, deadline, durationMs, energyKwh, mode, now));
   }
 
-  async #planInSpan(zone: string, earliest: Date, deadline: Date, durationMs: number, energyKwh: number, mode: 'observe' | 'enforce', now: Date): Promise<JobPlan> {
+  async #planInSpan(tenant: string, zone: string, earliest: Date, jobDeadline: Date, durationMs: number, energyKwh: number, mode: 'observe' | 'enforce', now: Date): Promise<JobPlan> {
     const started = performance.now();
+    // A policy maximum delay moves the end of the search window in: the start may be at most earliest + max delay.
+    const bounds = this.#shiftBounds(tenant);
+    const deadline =
+      bounds.maxDelayMs === null ? jobDeadline : new Date(Math.min(jobDeadline.getTime(), earliest.getTime() + bounds.maxDelayMs + durationMs));
     const loaded = await this.#repo.forecast(zone, earliest.toISOString(), deadline.toISOString());
     let reason: PlanReason = 'lowest_forecast_emissions';
     let source = EMBEDDED_SOURCE;
@@ -123,7 +132,12 @@ export class SchedulerService {
       chosenGco2 = out.baselineGco2;
     }
     let runAt = chosen;
-    if (reason === 'lowest_forecast_emissions' && this.#shiftingDisabled()) {
+    if (reason === 'lowest_forecast_emissions' && !bounds.shift) {
+      reason = 'shifting_denied_by_policy';
+      chosen = earliest.getTime();
+      chosenGco2 = out.baselineGco2;
+      runAt = chosen;
+    } else if (reason === 'lowest_forecast_emissions' && this.#shiftingDisabled()) {
       reason = 'shifting_disabled';
       runAt = earliest.getTime();
     } else if (reason === 'lowest_forecast_emissions' && mode === 'observe') {
@@ -236,7 +250,11 @@ export class SchedulerService {
   }
 
   /** Loads operator forecast points and re-plans scheduled jobs of the zones they cover. */
-  async loadForecast(ctx: DomainContext, body: unknown): Promise<{ loaded: number; zones: string[]; replanned: number }> {
+  /**
+   * `issuedAt`: when the points were produced (a forecast file's mtime), so a file re-read at each start-up does not
+   * make an old forecast look fresh; default now.
+   */
+  async loadForecast(ctx: DomainContext, body: unknown, options: { issuedAt?: Date } = {}): Promise<{ loaded: number; zones: string[]; replanned: number }> {
     requirePermission(ctx.principal, 'admin:switches');
     const request = validate(LoadForecastRequest, body);
     request.points.forEach((p, i) => {
@@ -246,13 +264,13 @@ export class SchedulerService {
     });
     const points = request.points.map((p) => ({ ...p, start: new Date(p.start).toISOString(), end: new Date(p.end).toISOString() }));
     const now = this.#now();
-    await this.#repo.upsertForecast(points, request.source ?? 'operator', now.toISOString());
+    await this.#repo.upsertForecast(points, request.source ?? 'operator', (options.issuedAt ?? now).toISOString());
     const zones = [...new Set(points.map((p) => p.zone))].sort();
     let replanned = 0;
     for (const zone of zones) {
       for (const job of await this.#repo.scheduledInZone(zone, now.toISOString())) {
         const earliest = new Date(Math.max(Date.parse(job.earliest_start), now.getTime()));
-        const p = await this.#plan(zone, earliest, new Date(job.deadline), job.duration_s * 1000, job.energy_kwh, job.mode, now);
+        const p = await this.#plan(job.tenant, zone, earliest, new Date(job.deadline), job.duration_s * 1000, job.energy_kwh, job.mode, now);
         if (await this.#repo.replan(job.id, p, now.toISOString())) {
           replanned++;
           await this.#event('scheduler.job.scheduled', { ...job, ...p }, SYSTEM_ACTOR, ctx.traceId, { replanned: true });
