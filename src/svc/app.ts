@@ -38,6 +38,7 @@ import { SchedulerService } from './scheduler/scheduler-service.ts';
 import { startSchedulerRunner } from './scheduler/runner.ts';
 import { shiftBoundsFor } from './scheduler/scheduler-config.ts';
 import { loadForecastFile } from './scheduler/forecast-file.ts';
+import { WEBHOOK_SECRET_ENV, WebhookNotifier, webhookRetries } from './scheduler/webhook-notifier.ts';
 import { describeDb } from './store/open-db.ts';
 import { type Store, openStore } from './store/store.ts';
 import { WorkUnitService } from './work-units/service.ts';
@@ -137,13 +138,17 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     defaultMode: config.default_mode,
     onPlanned: (s) => metrics.planSeconds.observe(s),
   });
+  const webhookSecret = (options.env ?? process.env)[WEBHOOK_SECRET_ENV];
+  const webhooks = webhookSecret ? new WebhookNotifier({ secret: webhookSecret, audit: ledger, log, ...webhookRetries(options.env ?? process.env) }) : undefined;
   const scheduler = new SchedulerService({
     repository: store.schedulerJobs,
     audit: ledger,
     // The rollback switch "bypass optimisation" also disables shifting: every job runs at its earliest start.
     shiftingDisabled: () => switchboard.current().bypass_optimisation,
     shiftBounds: (tenant) => shiftBoundsFor(config.scheduler, tenant),
+    webhooksEnabled: webhooks !== undefined,
     onTransition: (job, to) => {
+      webhooks?.notify(job, to);
       metrics.schedulerTransitions.inc({ state: to });
       if (to === 'scheduled' && job.run_at !== job.baseline_start) metrics.schedulerJobsShifted.inc();
       if (to === 'missed') metrics.schedulerMissedDeadlines.inc();

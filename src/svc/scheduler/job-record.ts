@@ -53,6 +53,8 @@ export interface SchedulerJob {
   actor: string;
   created_at: string;
   updated_at: string;
+  /** Notified with a signed POST when the job starts and when it reaches a final state (docs/scheduler.md, Webhooks). */
+  webhook_url: string | null;
 }
 
 const Zone = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$', description: 'Grid zone (Electricity Maps zone code, e.g. DE, FR, GB).' });
@@ -72,6 +74,9 @@ export const CreateJobRequest = Type.Object(
     mode: Type.Optional(Type.Union([Type.Literal('observe'), Type.Literal('enforce')])),
     work_unit_id: Type.Optional(Type.String({ pattern: '^wu_[0-9a-hjkmnp-tv-z]{26}$' })),
     metadata: Type.Optional(Type.Record(Type.String({ maxLength: 64 }), Type.String({ maxLength: 512 }))),
+    webhook_url: Type.Optional(
+      Type.String({ maxLength: 2048, pattern: '^https?://[^\\s]+$', description: 'POSTed a signed body when the job starts and when it ends (needs SVC_SCHEDULER_WEBHOOK_SECRET).' }),
+    ),
   },
   { additionalProperties: false },
 );

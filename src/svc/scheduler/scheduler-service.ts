@@ -27,6 +27,8 @@ export interface SchedulerServiceOptions {
   audit: AuditSink;
   /** True when the rollback switch disables shifting (every job runs at its earliest start). */
   shiftingDisabled: () => boolean;
+  /** True when SVC_SCHEDULER_WEBHOOK_SECRET is set: jobs may name a webhook_url. */
+  webhooksEnabled?: boolean;
   /** Policy bounds on shifting per tenant (config `scheduler`); default: bounded by the deadline only. */
   shiftBounds?: (tenant: string) => ShiftBounds;
   onTransition?: (job: SchedulerJob, to: JobState) => void;
@@ -58,6 +60,7 @@ export class SchedulerService {
   readonly #audit: AuditSink;
   readonly #shiftingDisabled: () => boolean;
   readonly #shiftBounds: (tenant: string) => ShiftBounds;
+  readonly #webhooksEnabled: boolean;
   readonly #now: () => Date;
   readonly #owner: string;
   readonly #onTransition: (job: SchedulerJob, to: JobState) => void;
@@ -68,6 +71,7 @@ export class SchedulerService {
     this.#audit = o.audit;
     this.#shiftingDisabled = o.shiftingDisabled;
     this.#shiftBounds = o.shiftBounds ?? (() => ({ shift: true, maxDelayMs: null }));
+    this.#webhooksEnabled = o.webhooksEnabled ?? false;
     this.#now = o.now ?? (() => new Date());
     this.#owner = o.owner ?? `svc-${process.pid}-${newId('job').slice(-8)}`;
     this.#onTransition = o.onTransition ?? (() => undefined);
@@ -87,6 +91,7 @@ export class SchedulerService {
     if (earliest.getTime() + durationMs > deadline.getTime()) fail('duration_seconds does not fit between earliest_start and deadline', { field: 'duration_seconds' });
     if (deadline.getTime() < now.getTime() + durationMs) fail('the deadline cannot be met: it is less than duration_seconds from now', { field: 'deadline' });
     if (request.energy_kwh !== undefined && request.average_power_w !== undefined) fail('give energy_kwh or average_power_w, not both');
+    if (request.webhook_url !== undefined && !this.#webhooksEnabled) fail('webhook_url needs a signing secret: set SVC_SCHEDULER_WEBHOOK_SECRET on the server', { field: 'webhook_url' });
     if (!isKnownZone(request.zone) && !(await this.#repo.hasForecast(request.zone))) {
       fail(`unknown zone '${request.zone}': no embedded estimate and no loaded forecast`, { field: 'zone' });
     }
@@ -195,6 +200,7 @@ export class SchedulerService {
       actor: ctx.principal.actor,
       created_at: at,
       updated_at: at,
+      webhook_url: request.webhook_url ?? null,
     };
     await this.#repo.insert(job);
     await this.#event('scheduler.job.created', job, ctx.principal.actor, ctx.traceId);

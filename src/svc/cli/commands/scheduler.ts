@@ -32,7 +32,8 @@ function jobOptions(cmd: Command): Command {
     .addOption(new Option('--mode <mode>', 'enforce shifts; observe computes the shift and runs at the earliest start').choices(['observe', 'enforce']))
     .option('--tenant <tenant>')
     .option('--work-unit-id <id>', 'the work unit this job belongs to (traceability)')
-    .option('--meta <key=value>', 'metadata entry (repeatable)', collectMeta);
+    .option('--meta <key=value>', 'metadata entry (repeatable)', collectMeta)
+    .option('--webhook-url <url>', 'POSTed a signed body when the job starts and ends (server needs SVC_SCHEDULER_WEBHOOK_SECRET)');
 }
 
 function jobBody(o: Record<string, unknown>): Record<string, unknown> {
@@ -46,6 +47,7 @@ function jobBody(o: Record<string, unknown>): Record<string, unknown> {
     ['tenant', o.tenant],
     ['work_unit_id', o.workUnitId],
     ['metadata', o.meta],
+    ['webhook_url', o.webhookUrl],
   ];
   for (const [key, value] of optional) if (value !== undefined) body[key] = value;
   return body;

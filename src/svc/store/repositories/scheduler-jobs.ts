@@ -12,7 +12,7 @@ import type { Db } from '../db.ts';
 type Row = Omit<SchedulerJob, 'metadata'> & { metadata: string };
 
 const COLUMNS =
-  'id, tenant, kind, state, mode, zone, priority, work_unit_id, earliest_start, deadline, duration_s, energy_kwh, metadata, baseline_start, planned_start, run_at, baseline_gco2, planned_gco2, shift_minutes, forecast_source, forecast_age_s, plan_reason, lease_owner, lease_expires_at, started_at, completed_at, outcome, actor, created_at, updated_at';
+  'id, tenant, kind, state, mode, zone, priority, work_unit_id, earliest_start, deadline, duration_s, energy_kwh, metadata, baseline_start, planned_start, run_at, baseline_gco2, planned_gco2, shift_minutes, forecast_source, forecast_age_s, plan_reason, lease_owner, lease_expires_at, started_at, completed_at, outcome, actor, created_at, updated_at, webhook_url';
 
 function fromRow(r: Row): SchedulerJob {
   return {
@@ -52,11 +52,11 @@ export class SchedulerJobRepository {
 
   async insert(j: SchedulerJob): Promise<void> {
     await this.#db.run(
-      `INSERT INTO scheduler_jobs (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30)`,
+      `INSERT INTO scheduler_jobs (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31)`,
       [
         j.id, j.tenant, j.kind, j.state, j.mode, j.zone, j.priority, j.work_unit_id, j.earliest_start, j.deadline, j.duration_s, j.energy_kwh,
         JSON.stringify(j.metadata), j.baseline_start, j.planned_start, j.run_at, j.baseline_gco2, j.planned_gco2, j.shift_minutes, j.forecast_source,
-        j.forecast_age_s, j.plan_reason, j.lease_owner, j.lease_expires_at, j.started_at, j.completed_at, j.outcome, j.actor, j.created_at, j.updated_at,
+        j.forecast_age_s, j.plan_reason, j.lease_owner, j.lease_expires_at, j.started_at, j.completed_at, j.outcome, j.actor, j.created_at, j.updated_at, j.webhook_url,
       ],
     );
   }

@@ -59,6 +59,7 @@ export interface SchedulerJob {
   'actor'?: (string);
   'created_at'?: (string);
   'updated_at'?: (string);
+  'webhook_url'?: (string);
   '_work_unit_id'?: "work_unit_id";
   '_baseline_gco2'?: "baseline_gco2";
   '_planned_gco2'?: "planned_gco2";
@@ -66,6 +67,7 @@ export interface SchedulerJob {
   '_started_at'?: "started_at";
   '_completed_at'?: "completed_at";
   '_outcome'?: "outcome";
+  '_webhook_url'?: "webhook_url";
 }
 
 /**
@@ -124,4 +126,5 @@ export interface SchedulerJob__Output {
   'actor'?: (string);
   'created_at'?: (string);
   'updated_at'?: (string);
+  'webhook_url'?: (string);
 }

@@ -51,6 +51,10 @@ export interface SchedulerJobRequest {
    * Caller's labels.
    */
   'metadata'?: ({[key: string]: string});
+  /**
+   * Notified with a signed POST when the job starts and ends (needs SVC_SCHEDULER_WEBHOOK_SECRET).
+   */
+  'webhook_url'?: (string);
   '_tenant'?: "tenant";
   '_earliest_start'?: "earliest_start";
   '_energy_kwh'?: "energy_kwh";
@@ -58,6 +62,7 @@ export interface SchedulerJobRequest {
   '_priority'?: "priority";
   '_mode'?: "mode";
   '_work_unit_id'?: "work_unit_id";
+  '_webhook_url'?: "webhook_url";
 }
 
 /**
@@ -108,4 +113,8 @@ export interface SchedulerJobRequest__Output {
    * Caller's labels.
    */
   'metadata'?: ({[key: string]: string});
+  /**
+   * Notified with a signed POST when the job starts and ends (needs SVC_SCHEDULER_WEBHOOK_SECRET).
+   */
+  'webhook_url'?: (string);
 }
