@@ -38,6 +38,7 @@ import { SchedulerService } from './scheduler/scheduler-service.ts';
 import { startSchedulerRunner } from './scheduler/runner.ts';
 import { shiftBoundsFor } from './scheduler/scheduler-config.ts';
 import { loadForecastFile } from './scheduler/forecast-file.ts';
+import { ForecastPullService } from './scheduler/forecast-providers/forecast-pull.ts';
 import { WEBHOOK_SECRET_ENV, WebhookNotifier, webhookRetries } from './scheduler/webhook-notifier.ts';
 import { describeDb } from './store/open-db.ts';
 import { type Store, openStore } from './store/store.ts';
@@ -79,6 +80,8 @@ export interface SvcApp {
   readonly legalHolds: LegalHoldService;
   /** Energy-aware scheduler for flexible jobs (docs/scheduler.md). */
   readonly scheduler: SchedulerService;
+  /** Pull adapters for real forecasts (scheduler.forecast_providers). */
+  readonly forecastPull: ForecastPullService;
   close(): Promise<void>;
 }
 
@@ -159,6 +162,11 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     onPlanned: (s) => metrics.schedulerPlanSeconds.observe(s),
   });
   await loadForecastFile(scheduler, config.scheduler?.forecast_file ?? null, stateDir);
+  const forecastPull = new ForecastPullService({ scheduler, config: config.scheduler, env: options.env ?? process.env });
+  forecastPull.start(config.scheduler?.pull_interval_minutes ?? null, (r) => {
+    if (r instanceof Error) log.warn({ event_type: 'scheduler.forecast.pull_failed', error: r.message }, 'forecast pull failed');
+    else for (const o of r.outcomes.filter((x) => x.error)) log.warn({ event_type: 'scheduler.forecast.pull_failed', provider: o.provider, zone: o.zone, error: o.error }, 'forecast pull failed');
+  });
   const runner = startSchedulerRunner(scheduler, log, Number((options.env ?? process.env).SVC_SCHEDULER_TICK_MS ?? 1000));
   const ai = createAiServices({ providersConfig: config.providers, env: options.env ?? process.env, store, ledger, metrics, tracing, policy: () => policy.engine, switchboard, rollout });
   const legalHolds = new LegalHoldService({ repo: store.legalHolds, ledger, tenants, onBlocked: () => metrics.legalHoldDeletionAttempts.inc() });
@@ -224,7 +232,9 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     legalHolds,
     platforms: new PlatformService({ config, env: options.env ?? process.env, pgSchema: options.pgSchema }),
     scheduler,
+    forecastPull,
     async close() {
+      forecastPull.stop();
       alerts.close();
       await runner.stop();
       await ai.close();

@@ -4,6 +4,19 @@
  * leave shifting bounded only by each job's deadline.
  */
 import Type, { type Static } from 'typebox';
+import { PROVIDER_KINDS } from './forecast-providers/provider.ts';
+
+const ForecastProvider = Type.Object(
+  {
+    kind: Type.Enum([...PROVIDER_KINDS]),
+    base_url: Type.String({ pattern: '^https?://[^\\s]+$', description: 'API base URL (Electricity Maps https://api.electricitymap.org, WattTime https://api.watttime.org, UK https://api.carbonintensity.org.uk, or your Carbon Aware SDK WebAPI).' }),
+    api_key_env: Type.Optional(Type.String({ pattern: '^[A-Z_][A-Z0-9_]{0,127}$', description: 'Environment variable holding the key (WattTime: "user:password"); never the key itself.' })),
+    zones: Type.Array(Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }), { minItems: 1, maxItems: 100 }),
+    zone_map: Type.Optional(Type.Record(Type.String(), Type.String({ minLength: 1, maxLength: 128 }), { description: "svc zone → the provider's location/region name (e.g. DE → germanywestcentral)." })),
+    timeout_ms: Type.Integer({ minimum: 100, maximum: 120_000, default: 10_000 }),
+  },
+  { additionalProperties: false },
+);
 
 const MaxDelay = Type.Union([Type.Integer({ minimum: 0, maximum: 31 * 24 * 60 }), Type.Null()], {
   default: null,
@@ -24,6 +37,9 @@ export const SchedulerConfig = Type.Object(
       ),
       { default: {}, description: 'Per-tenant bounds; a tenant entry overrides max_delay_minutes.' },
     ),
+    forecast_providers: Type.Array(ForecastProvider, { default: [], maxItems: 16, description: 'Pull adapters for real forecasts (docs/scheduler.md).' }),
+    pull_interval_minutes: Type.Union([Type.Integer({ minimum: 5, maximum: 1440 }), Type.Null()], { default: null, description: 'Pull every N minutes; null: only on demand.' }),
+    forecast_horizon_hours: Type.Integer({ minimum: 1, maximum: 168, default: 48 }),
     forecast_file: Type.Union([Type.String({ minLength: 1 }), Type.Null()], {
       default: null,
       description: 'Forecast points loaded at start-up ({source?, points:[…]}); null: <state_dir>/scheduler/forecast.json when it exists.',

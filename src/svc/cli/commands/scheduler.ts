@@ -111,8 +111,14 @@ export function register(program: Command): void {
 
   scheduler
     .command('forecast')
-    .description('load carbon-intensity forecast points (admin:switches): a JSON file {source?, points:[{zone,start,end,gco2_per_kwh}]} or an array of points')
-    .requiredOption('--file <path>', 'forecast JSON file')
+    .description('load carbon-intensity forecast points (admin:switches) from a JSON file {source?, points:[{zone,start,end,gco2_per_kwh}]} (or an array of points), or --pull them from the configured providers')
+    .option('--file <path>', 'forecast JSON file')
     .option('--source <name>', 'source label recorded with the points (e.g. electricitymaps)')
-    .action((o, cmd: Command) => run(cmd, async (g) => clientFor(g).json('POST', '/v1/scheduler/forecasts', forecastBody(o.file, o.source))));
+    .option('--pull', 'pull from scheduler.forecast_providers now')
+    .action((o, cmd: Command) =>
+      run(cmd, async (g) => {
+        if ((o.file === undefined) === (o.pull !== true)) throw new InvalidArgumentError('give --file <path> or --pull');
+        return o.pull ? clientFor(g).json('POST', '/v1/scheduler/forecasts/pull', {}) : clientFor(g).json('POST', '/v1/scheduler/forecasts', forecastBody(o.file, o.source));
+      }),
+    );
 }

@@ -46,6 +46,10 @@ export async function schedulerRoutes(server: FastifyInstance, app: SvcApp): Pro
     return { job: await app.scheduler.complete(ctx(request), id, request.body) };
   });
 
+  server.post('/v1/scheduler/forecasts/pull', { ...doc, schema: { tags, summary: 'Pull forecasts from the configured providers now; reports each provider and zone' } }, async (request) => {
+    return app.forecastPull.pull(ctx(request));
+  });
+
   server.post('/v1/scheduler/forecasts', { ...doc, schema: { tags, summary: 'Load forecast points (operator); scheduled jobs in those zones are re-planned', body: LoadForecastRequest } }, async (request) => {
     return app.scheduler.loadForecast(ctx(request), request.body);
   });
