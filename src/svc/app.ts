@@ -43,6 +43,10 @@ import { WEBHOOK_SECRET_ENV, WebhookNotifier, webhookRetries } from './scheduler
 import { describeDb } from './store/open-db.ts';
 import { type Store, openStore } from './store/store.ts';
 import { WorkUnitService } from './work-units/service.ts';
+import { makePrincipal } from './auth/principal.ts';
+import { SvcError } from './errors.ts';
+import { newTraceId } from './observability/trace-id.ts';
+import type { SchedulerJob } from './scheduler/job-record.ts';
 
 export interface SvcApp {
   readonly config: Readonly<SvcConfig>;
@@ -143,7 +147,18 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
   });
   const webhookSecret = (options.env ?? process.env)[WEBHOOK_SECRET_ENV];
   const webhooks = webhookSecret ? new WebhookNotifier({ secret: webhookSecret, audit: ledger, log, ...webhookRetries(options.env ?? process.env) }) : undefined;
+  // `work_units` jobs run through the one execute entry point, created below (objects); bound once it exists.
+  let executeForJob: ((job: SchedulerJob, workUnitId: string) => Promise<{ work_unit_id: string; manifest_id: string; accepted: boolean }>) | undefined;
   const scheduler = new SchedulerService({
+    workUnits: {
+      check: async (ctx, id) => {
+        await workUnits.get({ ...ctx, traceId: ctx.traceId ?? newTraceId() }, id);
+      },
+      execute: (job, id) => {
+        if (!executeForJob) throw new SvcError('unavailable', 'svc is still starting');
+        return executeForJob(job, id);
+      },
+    },
     repository: store.schedulerJobs,
     audit: ledger,
     // The rollback switch "bypass optimisation" also disables shifting: every job runs at its earliest start.
@@ -187,6 +202,12 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     legalHolds,
     env: options.env ?? process.env,
   });
+  // A work_units job runs on its tenant as the scheduler acting for the submitter (roles: writer), traced on its own.
+  executeForJob = async (job, workUnitId) => {
+    const ctx = { principal: makePrincipal(`scheduler:${job.actor}`, ['writer'], job.tenant), traceId: newTraceId() };
+    const r = await objects.execute.executeById(ctx, workUnitId);
+    return { work_unit_id: r.work_unit_id, manifest_id: r.manifest_id, accepted: r.accepted };
+  };
   // Started after every service registered its metrics, so the baseline snapshot sees them all.
   const alerts = new AlertService({ registry: metrics.registry, ledger, log });
   await alerts.start();
@@ -237,6 +258,7 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
       forecastPull.stop();
       alerts.close();
       await runner.stop();
+      await scheduler.drained();
       await ai.close();
       await ledger.drained();
       await objects.close();

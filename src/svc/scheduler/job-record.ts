@@ -21,8 +21,12 @@ export type PlanReason =
 export interface SchedulerJob {
   id: string;
   tenant: string;
-  /** `external`: svc only times it; the caller starts it when told and reports completion. */
-  kind: 'external';
+  /**
+   * `external`: svc only times it; the caller starts it when told and reports completion.
+   * `work_units`: svc executes the stored work units in `work_unit_ids` when due (a byte_object ingest, an export,
+   * an AI batch of embedding or chat requests) and completes the job with what came of them.
+   */
+  kind: JobKind;
   state: JobState;
   mode: 'observe' | 'enforce';
   zone: string;
@@ -55,6 +59,19 @@ export interface SchedulerJob {
   updated_at: string;
   /** Notified with a signed POST when the job starts and when it reaches a final state (docs/scheduler.md, Webhooks). */
   webhook_url: string | null;
+  /** kind `work_units`: the stored work units to execute, in order. */
+  work_unit_ids: string[];
+  /** kind `work_units`: what each execution produced; null until the job ends. */
+  result: JobResult | null;
+}
+
+export const JOB_KINDS = ['external', 'work_units'] as const;
+export type JobKind = (typeof JOB_KINDS)[number];
+
+export interface JobResult {
+  executed: Array<{ work_unit_id: string; manifest_id: string; accepted: boolean }>;
+  /** The execution that failed (the ones after it were not run). */
+  error?: { work_unit_id: string; code: string; message: string };
 }
 
 const Zone = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$', description: 'Grid zone (Electricity Maps zone code, e.g. DE, FR, GB).' });
@@ -63,7 +80,14 @@ const Instant = Type.String({ format: 'date-time' });
 export const CreateJobRequest = Type.Object(
   {
     tenant: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
-    kind: Type.Optional(Type.Literal('external', { description: 'Only `external` is implemented: svc times it, the caller runs it.' })),
+    kind: Type.Optional(
+      Type.Union([Type.Literal('external'), Type.Literal('work_units')], {
+        description: '`external` (default): svc times it, the caller runs it. `work_units`: svc executes `work_unit_ids` when due.',
+      }),
+    ),
+    work_unit_ids: Type.Optional(
+      Type.Array(Type.String({ pattern: '^wu_[0-9a-hjkmnp-tv-z]{26}$' }), { minItems: 1, maxItems: 100, uniqueItems: true, description: 'kind work_units: stored work units of the tenant, executed in order.' }),
+    ),
     earliest_start: Type.Optional(Type.String({ format: 'date-time', description: 'Default: now.' })),
     deadline: Instant,
     duration_seconds: Type.Integer({ minimum: 1, maximum: 31 * 86400 }),

@@ -14,7 +14,7 @@ import { validate } from '../validation.ts';
 import { inSpan } from '../observability/tracing.ts';
 import type { ShiftBounds } from './scheduler-config.ts';
 import { EMBEDDED_SOURCE, embeddedForecast, isKnownZone } from './embedded-forecast.ts';
-import { CompleteJobRequest, CreateJobRequest, JobListQuery, type JobState, LoadForecastRequest, type PlanReason, type SchedulerJob } from './job-record.ts';
+import { CompleteJobRequest, CreateJobRequest, JobListQuery, type JobResult, type JobState, LoadForecastRequest, type PlanReason, type SchedulerJob } from './job-record.ts';
 import { type IntensitySegment, plan } from './planner.ts';
 import type { PlanFields } from '../store/repositories/scheduler-jobs.ts';
 
@@ -27,6 +27,15 @@ export interface SchedulerServiceOptions {
   audit: AuditSink;
   /** True when the rollback switch disables shifting (every job runs at its earliest start). */
   shiftingDisabled: () => boolean;
+  /**
+   * How svc runs `work_units` jobs (composed in app.ts over the work-unit and execute services): `check` at
+   * submission (the unit exists and is the caller's: throws not_found otherwise), `execute` when the job runs, on the
+   * job's tenant. Absent: `work_units` jobs are refused.
+   */
+  workUnits?: {
+    check(ctx: DomainContext, workUnitId: string): Promise<void>;
+    execute(job: SchedulerJob, workUnitId: string): Promise<{ work_unit_id: string; manifest_id: string; accepted: boolean }>;
+  };
   /** True when SVC_SCHEDULER_WEBHOOK_SECRET is set: jobs may name a webhook_url. */
   webhooksEnabled?: boolean;
   /** Policy bounds on shifting per tenant (config `scheduler`); default: bounded by the deadline only. */
@@ -61,6 +70,9 @@ export class SchedulerService {
   readonly #shiftingDisabled: () => boolean;
   readonly #shiftBounds: (tenant: string) => ShiftBounds;
   readonly #webhooksEnabled: boolean;
+  readonly #workUnits: SchedulerServiceOptions['workUnits'];
+  /** Runs of `work_units` jobs in this process (shutdown waits for them). */
+  readonly #running = new Set<Promise<void>>();
   readonly #now: () => Date;
   readonly #owner: string;
   readonly #onTransition: (job: SchedulerJob, to: JobState) => void;
@@ -72,6 +84,7 @@ export class SchedulerService {
     this.#shiftingDisabled = o.shiftingDisabled;
     this.#shiftBounds = o.shiftBounds ?? (() => ({ shift: true, maxDelayMs: null }));
     this.#webhooksEnabled = o.webhooksEnabled ?? false;
+    this.#workUnits = o.workUnits;
     this.#now = o.now ?? (() => new Date());
     this.#owner = o.owner ?? `svc-${process.pid}-${newId('job').slice(-8)}`;
     this.#onTransition = o.onTransition ?? (() => undefined);
@@ -91,6 +104,10 @@ export class SchedulerService {
     if (earliest.getTime() + durationMs > deadline.getTime()) fail('duration_seconds does not fit between earliest_start and deadline', { field: 'duration_seconds' });
     if (deadline.getTime() < now.getTime() + durationMs) fail('the deadline cannot be met: it is less than duration_seconds from now', { field: 'deadline' });
     if (request.energy_kwh !== undefined && request.average_power_w !== undefined) fail('give energy_kwh or average_power_w, not both');
+    const kind = request.kind ?? 'external';
+    if (kind === 'work_units' && request.work_unit_ids === undefined) fail('kind work_units needs work_unit_ids', { field: 'work_unit_ids' });
+    if (kind === 'external' && request.work_unit_ids !== undefined) fail('work_unit_ids is only for kind work_units', { field: 'work_unit_ids' });
+    if (kind === 'work_units' && this.#workUnits === undefined) fail('this server cannot run work_units jobs', { field: 'kind' });
     if (request.webhook_url !== undefined && !this.#webhooksEnabled) fail('webhook_url needs a signing secret: set SVC_SCHEDULER_WEBHOOK_SECRET on the server', { field: 'webhook_url' });
     if (!isKnownZone(request.zone) && !(await this.#repo.hasForecast(request.zone))) {
       fail(`unknown zone '${request.zone}': no embedded estimate and no loaded forecast`, { field: 'zone' });
@@ -168,11 +185,13 @@ export class SchedulerService {
 
   async create(ctx: DomainContext, body: unknown): Promise<SchedulerJob> {
     const { tenant, request, plan: p, energyKwh } = await this.preview(ctx, body);
+    // Each unit must exist and be the caller's now (another tenant's unit answers not_found, as everywhere).
+    for (const id of request.work_unit_ids ?? []) await this.#workUnits!.check(ctx, id);
     const at = this.#now().toISOString();
     const job: SchedulerJob = {
       id: newId('job'),
       tenant,
-      kind: 'external',
+      kind: request.kind ?? 'external',
       state: 'scheduled',
       mode: request.mode ?? 'enforce',
       zone: request.zone,
@@ -201,6 +220,8 @@ export class SchedulerService {
       created_at: at,
       updated_at: at,
       webhook_url: request.webhook_url ?? null,
+      work_unit_ids: request.work_unit_ids ?? [],
+      result: null,
     };
     await this.#repo.insert(job);
     await this.#event('scheduler.job.created', job, ctx.principal.actor, ctx.traceId);
@@ -247,6 +268,7 @@ export class SchedulerService {
     requirePermission(ctx.principal, 'scheduler:write');
     const { outcome } = validate(CompleteJobRequest, body);
     const job = await this.get(ctx, id);
+    if (job.kind !== 'external') throw new SvcError('conflict', `scheduler job '${id}' is a ${job.kind} job: svc completes it when its work units have run`, { details: { kind: job.kind } });
     const at = this.#now().toISOString();
     const moved = await this.#repo.transition(job.id, ['running'], outcome, at, { completed_at: at, outcome });
     if (!moved) throw new SvcError('conflict', `scheduler job '${id}' is ${job.state}; only a running job can complete`, { details: { state: job.state } });
@@ -303,8 +325,40 @@ export class SchedulerService {
       await this.#event('scheduler.job.started', job, SYSTEM_ACTOR);
       await this.#repo.releaseLease(job.id, this.#owner);
       this.#onTransition(job, 'running');
+      if (job.kind === 'work_units') {
+        const run = this.#runWorkUnits(job).finally(() => this.#running.delete(run));
+        this.#running.add(run);
+      }
     }
     return { started, missed };
+  }
+
+  /**
+   * Executes a `work_units` job's units in order, in the background (the runner never waits), and completes the
+   * job: succeeded when every unit executed, failed at the first that did not (later ones are not run).
+   */
+  async #runWorkUnits(job: SchedulerJob): Promise<void> {
+    const result: JobResult = { executed: [] };
+    for (const id of job.work_unit_ids) {
+      try {
+        result.executed.push(await this.#workUnits!.execute(job, id));
+      } catch (err) {
+        const e = SvcError.from(err);
+        result.error = { work_unit_id: id, code: e.code, message: e.message };
+        break;
+      }
+    }
+    const outcome = result.error === undefined ? 'succeeded' : 'failed';
+    const at = this.#now().toISOString();
+    const moved = await this.#repo.transition(job.id, ['running'], outcome, at, { completed_at: at, outcome, result }).catch(() => undefined);
+    if (!moved) return; // cancelled meanwhile, or the store is closing
+    await this.#event('scheduler.job.completed', moved, SYSTEM_ACTOR, undefined, { executed: result.executed.length, ...(result.error ? { error_code: result.error.code } : {}) });
+    this.#onTransition(moved, outcome);
+  }
+
+  /** Resolves when the `work_units` runs started by this process have finished (shutdown, tests). */
+  async drained(): Promise<void> {
+    while (this.#running.size > 0) await Promise.allSettled([...this.#running]);
   }
 
   async countByState(): Promise<Record<string, number>> {

@@ -33,6 +33,7 @@ function jobOptions(cmd: Command): Command {
     .option('--tenant <tenant>')
     .option('--work-unit-id <id>', 'the work unit this job belongs to (traceability)')
     .option('--meta <key=value>', 'metadata entry (repeatable)', collectMeta)
+    .option('--execute <work-unit-id>', 'execute this stored work unit when due (repeatable; makes it a work_units job)', (v: string, prev: string[] = []) => [...prev, v])
     .option('--webhook-url <url>', 'POSTed a signed body when the job starts and ends (server needs SVC_SCHEDULER_WEBHOOK_SECRET)');
 }
 
@@ -48,6 +49,8 @@ function jobBody(o: Record<string, unknown>): Record<string, unknown> {
     ['work_unit_id', o.workUnitId],
     ['metadata', o.meta],
     ['webhook_url', o.webhookUrl],
+    ['kind', o.execute ? 'work_units' : undefined],
+    ['work_unit_ids', o.execute],
   ];
   for (const [key, value] of optional) if (value !== undefined) body[key] = value;
   return body;

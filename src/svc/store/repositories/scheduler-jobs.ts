@@ -6,13 +6,13 @@
  * SQLite has one writer (BEGIN IMMEDIATE), which gives the same guarantee
  * inside one process.
  */
-import type { ForecastPoint, JobState, SchedulerJob } from '../../scheduler/job-record.ts';
+import type { ForecastPoint, JobResult, JobState, SchedulerJob } from '../../scheduler/job-record.ts';
 import type { Db } from '../db.ts';
 
-type Row = Omit<SchedulerJob, 'metadata'> & { metadata: string };
+type Row = Omit<SchedulerJob, 'metadata' | 'work_unit_ids' | 'result'> & { metadata: string; work_unit_ids: string | null; result: string | null };
 
 const COLUMNS =
-  'id, tenant, kind, state, mode, zone, priority, work_unit_id, earliest_start, deadline, duration_s, energy_kwh, metadata, baseline_start, planned_start, run_at, baseline_gco2, planned_gco2, shift_minutes, forecast_source, forecast_age_s, plan_reason, lease_owner, lease_expires_at, started_at, completed_at, outcome, actor, created_at, updated_at, webhook_url';
+  'id, tenant, kind, state, mode, zone, priority, work_unit_id, earliest_start, deadline, duration_s, energy_kwh, metadata, baseline_start, planned_start, run_at, baseline_gco2, planned_gco2, shift_minutes, forecast_source, forecast_age_s, plan_reason, lease_owner, lease_expires_at, started_at, completed_at, outcome, actor, created_at, updated_at, webhook_url, work_unit_ids, result';
 
 function fromRow(r: Row): SchedulerJob {
   return {
@@ -25,6 +25,8 @@ function fromRow(r: Row): SchedulerJob {
     shift_minutes: Number(r.shift_minutes),
     forecast_age_s: r.forecast_age_s === null ? null : Number(r.forecast_age_s),
     metadata: JSON.parse(r.metadata) as Record<string, string>,
+    work_unit_ids: r.work_unit_ids ? (JSON.parse(r.work_unit_ids) as string[]) : [],
+    result: r.result ? (JSON.parse(r.result) as JobResult) : null,
   };
 }
 
@@ -52,11 +54,12 @@ export class SchedulerJobRepository {
 
   async insert(j: SchedulerJob): Promise<void> {
     await this.#db.run(
-      `INSERT INTO scheduler_jobs (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31)`,
+      `INSERT INTO scheduler_jobs (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33)`,
       [
         j.id, j.tenant, j.kind, j.state, j.mode, j.zone, j.priority, j.work_unit_id, j.earliest_start, j.deadline, j.duration_s, j.energy_kwh,
         JSON.stringify(j.metadata), j.baseline_start, j.planned_start, j.run_at, j.baseline_gco2, j.planned_gco2, j.shift_minutes, j.forecast_source,
         j.forecast_age_s, j.plan_reason, j.lease_owner, j.lease_expires_at, j.started_at, j.completed_at, j.outcome, j.actor, j.created_at, j.updated_at, j.webhook_url,
+        j.work_unit_ids.length > 0 ? JSON.stringify(j.work_unit_ids) : null, j.result === null ? null : JSON.stringify(j.result),
       ],
     );
   }
@@ -75,12 +78,12 @@ export class SchedulerJobRepository {
   }
 
   /** Moves a job from one of `from` to `to`; false when it was not in one of them (a concurrent transition won). */
-  async transition(id: string, from: readonly JobState[], to: JobState, at: string, extra: { completed_at?: string; outcome?: string } = {}): Promise<SchedulerJob | undefined> {
-    const placeholders = from.map((_, i) => `$${i + 6}`).join(', ');
+  async transition(id: string, from: readonly JobState[], to: JobState, at: string, extra: { completed_at?: string; outcome?: string; result?: JobResult } = {}): Promise<SchedulerJob | undefined> {
+    const placeholders = from.map((_, i) => `$${i + 7}`).join(', ');
     const row = await this.#db.get<Row>(
-      `UPDATE scheduler_jobs SET state = $1, updated_at = $2, completed_at = COALESCE($3, completed_at), outcome = COALESCE($4, outcome), lease_owner = NULL, lease_expires_at = NULL
-       WHERE id = $5 AND state IN (${placeholders}) RETURNING ${COLUMNS}`,
-      [to, at, extra.completed_at ?? null, extra.outcome ?? null, id, ...from],
+      `UPDATE scheduler_jobs SET state = $1, updated_at = $2, completed_at = COALESCE($3, completed_at), outcome = COALESCE($4, outcome), result = COALESCE($5, result), lease_owner = NULL, lease_expires_at = NULL
+       WHERE id = $6 AND state IN (${placeholders}) RETURNING ${COLUMNS}`,
+      [to, at, extra.completed_at ?? null, extra.outcome ?? null, extra.result === undefined ? null : JSON.stringify(extra.result), id, ...from],
     );
     return row ? fromRow(row) : undefined;
   }

@@ -55,6 +55,14 @@ export interface SchedulerJobRequest {
    * Notified with a signed POST when the job starts and ends (needs SVC_SCHEDULER_WEBHOOK_SECRET).
    */
   'webhook_url'?: (string);
+  /**
+   * "external" (default): the caller runs it; "work_units": svc executes work_unit_ids when due.
+   */
+  'kind'?: (string);
+  /**
+   * kind work_units: stored work units of the tenant, executed in order.
+   */
+  'work_unit_ids'?: (string)[];
   '_tenant'?: "tenant";
   '_earliest_start'?: "earliest_start";
   '_energy_kwh'?: "energy_kwh";
@@ -63,6 +71,7 @@ export interface SchedulerJobRequest {
   '_mode'?: "mode";
   '_work_unit_id'?: "work_unit_id";
   '_webhook_url'?: "webhook_url";
+  '_kind'?: "kind";
 }
 
 /**
@@ -117,4 +126,12 @@ export interface SchedulerJobRequest__Output {
    * Notified with a signed POST when the job starts and ends (needs SVC_SCHEDULER_WEBHOOK_SECRET).
    */
   'webhook_url'?: (string);
+  /**
+   * "external" (default): the caller runs it; "work_units": svc executes work_unit_ids when due.
+   */
+  'kind'?: (string);
+  /**
+   * kind work_units: stored work units of the tenant, executed in order.
+   */
+  'work_unit_ids'?: (string)[];
 }
