@@ -148,6 +148,5 @@ export const ALERTS: readonly AlertDefinition[] = [
     summary: 'A flexible job finished after its deadline in the last hour.',
     expr: { op: 'increase_gt', sel: { metric: 'svc_scheduler_missed_deadlines_total' }, window: '1h', threshold: 0 },
     for: '0s',
-    quiet_until: 'the scheduler exists (built on branch scheduler; until it exports this metric the alert cannot fire)',
   },
 ];
