@@ -38,7 +38,7 @@ test('a semantic candidate of another tenant from a broken store is never scored
   const semantic = new SemanticCache({ store, ledger: { append: async () => {} }, onCrossTenantHit: (n) => (crossTenant += n) });
   const ctx = { principal: makePrincipal('p-acme', ['writer'], 'acme'), traceId: 'tr_x' };
   const entry = { domain: 'faq', source_fingerprints: ['doc:1@v1'], policy_id: 'pb_1', value: chatValue, verification: { type: 'chat_completion' as const } };
-  const lookup = { domain: 'faq', query: 'How can I reset my password?', source_fingerprints: ['doc:1@v1'], policy_id: 'pb_1', freshness: { max_age_seconds: 3600 } };
+  const lookup = { domain: 'faq', query: 'how do I reset my password', source_fingerprints: ['doc:1@v1'], policy_id: 'pb_1', freshness: { max_age_seconds: 3600 } };
   await semantic.store(ctx, { ...entry, query: 'How do I reset my password?' });
   assert.equal((await semantic.lookup(ctx, lookup)).hit, true, 'a healthy entry is a hit');
   for (const e of await store.candidates({ tenant: 'acme', domain: 'faq', embedder: semantic.embedderId }, new Date(0).toISOString(), 10)) e.tenant = 'globex';

@@ -16,7 +16,7 @@ export interface Embedder {
 }
 
 /** Conservative: a false acceptance serves a wrong answer, a miss only costs a provider call. */
-export const LEXICAL_SIMILARITY_THRESHOLD = 0.8;
+export const LEXICAL_SIMILARITY_THRESHOLD = 0.97;
 
 export const lexicalEmbedder: Embedder = {
   id: LEXICAL_EMBEDDER_ID,

@@ -2,7 +2,8 @@
  * Normalisation of a query before it is embedded and compared: Unicode NFKC,
  * lower case, English contractions expanded (so "isn't" and "is not" compare
  * equal AND the negation stays visible to the meaning guard), punctuation
- * dropped except inside numbers, white space collapsed.
+ * dropped except inside numbers and the symbols that carry meaning (# + % $ @ &,
+ * kept as their own tokens: "c#" → "c #"), white space collapsed.
  */
 
 const CONTRACTIONS: Array<[RegExp, string]> = [
@@ -23,6 +24,6 @@ export function normaliseQuery(text: string): string {
   let s = text.normalize('NFKC').toLowerCase();
   for (const [re, replacement] of CONTRACTIONS) s = s.replace(re, replacement);
   // Keep decimal points and thousands separators that sit between digits; drop other punctuation.
-  s = s.replace(/(\d)[.,](?=\d)/g, '$1\u0000').replace(/[^\p{L}\p{N}\u0000\s-]+/gu, ' ').replace(/\u0000/g, '.');
+  s = s.replace(/(\d)[.,](?=\d)/g, '$1\u0000').replace(/[#+%$@&]/g, ' $& ').replace(/[^\p{L}\p{N}\u0000\s#+%$@&-]+/gu, ' ').replace(/\u0000/g, '.');
   return s.replace(/\s+/g, ' ').trim();
 }
