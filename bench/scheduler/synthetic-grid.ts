@@ -16,20 +16,12 @@
  */
 import { DAILY_PROFILE, annualIntensity } from '../../src/svc/scheduler/embedded-forecast.ts';
 import type { IntensitySegment } from '../../src/svc/scheduler/planner.ts';
+import { mulberry32 } from '../../test/helpers/prng.ts';
 
 const H = 3_600_000;
 
-/** mulberry32: small, fast, deterministic. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** mulberry32 (shared with the randomised tests): small, fast, deterministic. */
+export const prng = mulberry32;
 
 export function gaussian(rand: () => number): number {
   const u = Math.max(rand(), 1e-12);
