@@ -16,7 +16,7 @@ import { type OpLog, createOpLog } from './logs/oplog.ts';
 import { type ObjectServices, createObjectServices } from './objects/create-object-services.ts';
 import { LogService } from './logs/service.ts';
 import { countLedgerEvents } from './observability/ledger-metrics.ts';
-import { type SvcMetrics, createMetrics, exportPolicyUnavailability } from './observability/metrics.ts';
+import { type SvcMetrics, createMetrics, exportPolicyUnavailability, exportSchedulerJobsByState } from './observability/metrics.ts';
 import { OperationUnits } from './operations/operation-units.ts';
 import { TrackedOperations } from './operations/tracked-operations.ts';
 import { type Tracing, createTracing } from './observability/tracing.ts';
@@ -46,7 +46,7 @@ import { WorkUnitService } from './work-units/service.ts';
 import { makePrincipal } from './auth/principal.ts';
 import { SvcError } from './errors.ts';
 import { newTraceId } from './observability/trace-id.ts';
-import type { SchedulerJob } from './scheduler/job-record.ts';
+import { JOB_STATES, type SchedulerJob } from './scheduler/job-record.ts';
 
 export interface SvcApp {
   readonly config: Readonly<SvcConfig>;
@@ -176,6 +176,7 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     },
     onPlanned: (s) => metrics.schedulerPlanSeconds.observe(s),
   });
+  exportSchedulerJobsByState(metrics, () => scheduler.countByState(), JOB_STATES);
   await loadForecastFile(scheduler, config.scheduler?.forecast_file ?? null, stateDir);
   const forecastPull = new ForecastPullService({ scheduler, config: config.scheduler, env: options.env ?? process.env });
   forecastPull.start(config.scheduler?.pull_interval_minutes ?? null, (r) => {

@@ -70,6 +70,15 @@ describe('scheduler policy bounds, observe mode and the rollback switch', () => 
     assert.equal(r.job.plan_reason, 'observe_mode');
   });
 
+  it('/metrics counts jobs by state from the database', async () => {
+    const text = await (await s.call('GET', '/metrics')).text();
+    const scheduled = /^svc_scheduler_jobs\{state="scheduled"\} (\d+)$/m.exec(text);
+    assert.ok(scheduled, 'svc_scheduler_jobs{state="scheduled"} exported');
+    const listed = ((await (await s.call('GET', '/v1/scheduler/jobs?state=scheduled&limit=1000')).json()) as { jobs: unknown[] }).jobs.length;
+    assert.equal(Number(scheduled[1]), listed);
+    assert.match(text, /^svc_scheduler_jobs\{state="missed"\} 0$/m);
+  });
+
   it('the bypass_optimisation switch disables shifting for every job', async () => {
     const flip = async (enabled: boolean) => assert.equal((await s.call('POST', '/v1/admin/switches', { body: { switch: 'bypass_optimisation', enabled } })).status, 200);
     await flip(true);

@@ -79,3 +79,24 @@ export function exportPolicyUnavailability(metrics: SvcMetrics, counts: () => Re
     },
   });
 }
+
+/**
+ * `svc_scheduler_jobs{state}`: jobs by state, counted in the database at scrape time (every process sees the same
+ * rows), so the scheduler stays free of metrics. A failed count leaves the last values.
+ */
+export function exportSchedulerJobsByState(metrics: SvcMetrics, countByState: () => Promise<Record<string, number>>, states: readonly string[]): void {
+  new Gauge({
+    name: 'svc_scheduler_jobs',
+    help: 'Scheduler jobs by state (from the database at scrape time).',
+    labelNames: ['state'],
+    registers: [metrics.registry],
+    async collect() {
+      try {
+        const counts = await countByState();
+        for (const state of states) this.set({ state }, counts[state] ?? 0);
+      } catch {
+        // keep the last values: a scrape must not fail because the database is briefly busy
+      }
+    },
+  });
+}
