@@ -20,6 +20,7 @@ export const ID_PREFIXES = {
   approval: 'apr',
   upload: 'up',
   job: 'job',
+  semanticCalibration: 'cal',
   trace: 'tr',
   legalHold: 'lh',
 } as const;

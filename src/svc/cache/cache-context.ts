@@ -16,6 +16,7 @@ export const CACHE_EVENTS = {
   crossTenantDenied: 'cache.cross_tenant.denied',
   semanticAccepted: 'ai.semantic_cache.accepted',
   semanticCleared: 'ai.semantic_cache.cleared',
+  semanticCalibrated: 'ai.semantic_cache.calibrated',
   stored: 'cache.entry.stored',
 } as const;
 

@@ -67,6 +67,25 @@ export const SemanticLookupRequest = Type.Object(
 );
 export type SemanticLookupRequest = Type.Static<typeof SemanticLookupRequest>;
 
+export const SemanticCalibrateRequest = Type.Object(
+  {
+    tenant: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+    domain: Type.String({ minLength: 1, maxLength: 256 }),
+    /** Target false acceptance: the share of label-0 pairs the cache may serve (e.g. 0.001). */
+    max_false_accept: Type.Number({ minimum: 0.0001, maximum: 0.2 }),
+    /** The tenant's labelled pairs: label 1 = same question, 0 = different. Never stored or logged. */
+    pairs: Type.Array(
+      Type.Object(
+        { text_a: Type.String({ minLength: 1, maxLength: 4096 }), text_b: Type.String({ minLength: 1, maxLength: 4096 }), label: Type.Union([Type.Literal(0), Type.Literal(1)]) },
+        { additionalProperties: false },
+      ),
+      { minItems: 2, maxItems: 100_000 },
+    ),
+  },
+  { additionalProperties: false, $id: 'SemanticCalibrateRequest' },
+);
+export type SemanticCalibrateRequest = Type.Static<typeof SemanticCalibrateRequest>;
+
 export const SemanticStoreRequest = Type.Object(
   {
     ...semanticScopeFields,

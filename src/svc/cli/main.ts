@@ -4,6 +4,7 @@
  * commands, the domain), print. `--json` prints API responses unchanged.
  */
 import { Command } from 'commander';
+import { register as registerCache } from './commands/cache.ts';
 import { register as registerExecute } from './commands/execute.ts';
 import { register as registerGateway } from './commands/gateway.ts';
 import { register as registerLedger } from './commands/ledger.ts';
@@ -38,5 +39,6 @@ registerGateway(program);
 registerReport(program);
 registerPlatform(program);
 registerScheduler(program);
+registerCache(program);
 
 await program.parseAsync(process.argv);

@@ -26,6 +26,7 @@ export const OPERATION_KINDS = [
   'cache_store',
   'semantic_cache_store',
   'semantic_cache_clear',
+  'semantic_cache_calibrate',
   'approval_issue',
   'approval_revoke',
   'approval_redeem',

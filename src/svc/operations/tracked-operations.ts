@@ -5,7 +5,7 @@
  * answer is the service's own answer plus `work_unit_id`.
  */
 import type { ApprovalService } from '../approvals/approval-service.ts';
-import { CacheStoreRequest, SemanticStoreRequest } from '../cache/cache-schemas.ts';
+import { CacheStoreRequest, SemanticCalibrateRequest, SemanticStoreRequest } from '../cache/cache-schemas.ts';
 import type { ExactCache } from '../cache/exact/exact-cache.ts';
 import type { SemanticCache } from '../cache/semantic/semantic-cache.ts';
 import { resolveTenant } from '../auth/principal.ts';
@@ -70,6 +70,16 @@ export class TrackedOperations {
       tenant: r.tenant,
       logical_ref: `svc://cache/semantic/clear`,
       metadata: { removed: String(r.removed), ...(body.domain ? { domain: body.domain } : {}) },
+    }));
+  }
+
+  /** `POST /v1/cache/semantic/calibrate`: the domain's threshold at the tenant's target false acceptance. */
+  semanticCalibrate(ctx: RequestContext, body: unknown) {
+    const request = validate(SemanticCalibrateRequest, body);
+    return this.#d.units.run(ctx, 'semantic_cache_calibrate', () => this.#d.semanticCache.calibrate(ctx, request), (r) => ({
+      tenant: r.calibration.tenant,
+      logical_ref: `svc://cache/semantic/calibrations/${r.calibration.id}`,
+      metadata: { calibration_id: r.calibration.id, domain: r.calibration.domain, threshold: String(r.calibration.threshold) },
     }));
   }
 

@@ -7,7 +7,7 @@
  * write.
  */
 import type { ExactCacheEntry, ExactCacheStore } from '../../cache/exact/exact-cache-store.ts';
-import type { SemanticCacheEntry, SemanticCacheStore, SemanticPartition } from '../../cache/semantic/semantic-cache-store.ts';
+import type { SemanticCacheEntry, SemanticCacheStore, SemanticCalibration, SemanticPartition } from '../../cache/semantic/semantic-cache-store.ts';
 import type { LedgerAppender } from '../../ledger/appender.ts';
 import { CacheEntryRepository } from '../../store/repositories/cache-entries.ts';
 import { SemanticCacheRepository } from '../../store/repositories/semantic-cache.ts';
@@ -49,6 +49,14 @@ export class GroupCommittedSemanticCacheStore implements SemanticCacheStore {
 
   async put(entry: SemanticCacheEntry): Promise<void> {
     await this.#ledger.commit({ write: (tx) => new SemanticCacheRepository(tx).put(entry), events: [] });
+  }
+
+  calibration(partition: SemanticPartition): Promise<SemanticCalibration | undefined> {
+    return this.#repo.calibration(partition);
+  }
+
+  async putCalibration(calibration: SemanticCalibration): Promise<void> {
+    await this.#ledger.commit({ write: (tx) => new SemanticCacheRepository(tx).putCalibration(calibration), events: [] });
   }
 
   clear(tenant: string, domain?: string): Promise<number> {

@@ -1,5 +1,5 @@
 /** In-process semantic cache store, partitioned by tenant, domain and embedder. */
-import type { SemanticCacheEntry, SemanticCacheStore, SemanticPartition } from './semantic-cache-store.ts';
+import type { SemanticCacheEntry, SemanticCacheStore, SemanticCalibration, SemanticPartition } from './semantic-cache-store.ts';
 
 function partitionKey(p: SemanticPartition): string {
   return JSON.stringify([p.tenant, p.domain, p.embedder]);
@@ -11,6 +11,16 @@ export class MemorySemanticCacheStore implements SemanticCacheStore {
 
   constructor(maxPerPartition = 10_000) {
     this.#maxPerPartition = maxPerPartition;
+  }
+
+  readonly #calibrations = new Map<string, SemanticCalibration>();
+
+  async calibration(partition: SemanticPartition): Promise<SemanticCalibration | undefined> {
+    return this.#calibrations.get(partitionKey(partition));
+  }
+
+  async putCalibration(c: SemanticCalibration): Promise<void> {
+    this.#calibrations.set(partitionKey({ tenant: c.tenant, domain: c.domain, embedder: c.embedder }), c);
   }
 
   async candidates(partition: SemanticPartition, nowIso: string, limit: number): Promise<SemanticCacheEntry[]> {

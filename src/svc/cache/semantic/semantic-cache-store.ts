@@ -31,7 +31,27 @@ export interface SemanticPartition {
   embedder: string;
 }
 
+/** A domain's calibrated operating point (docs/semantic-cache.md, "Calibration"). */
+export interface SemanticCalibration {
+  id: string;
+  tenant: string;
+  domain: string;
+  embedder: string;
+  threshold: number;
+  max_false_accept: number;
+  false_accept_rate: number;
+  hit_rate: number;
+  negatives: number;
+  positives: number;
+  actor: string;
+  created_at: string;
+}
+
 export interface SemanticCacheStore {
+  /** The calibration in force for a partition, if any. */
+  calibration(partition: SemanticPartition): Promise<SemanticCalibration | undefined>;
+  /** Replaces the partition's calibration. */
+  putCalibration(calibration: SemanticCalibration): Promise<void>;
   /** Unexpired entries of one partition, newest first, at most `limit`. */
   candidates(partition: SemanticPartition, nowIso: string, limit: number): Promise<SemanticCacheEntry[]>;
   put(entry: SemanticCacheEntry): Promise<void>;

@@ -16,13 +16,14 @@ import { newId } from '../../../core/ids.ts';
 import { SvcError } from '../../errors.ts';
 import { authorizeCacheTenant, bindCacheTenant, tenantHash } from '../cache-access.ts';
 import { CACHE_EVENTS, type CacheLedgerSink, type CacheLookupObserver, type CacheRequestContext } from '../cache-context.ts';
-import { DEFAULT_TTL_SECONDS, type SemanticLookupRequest, type SemanticStoreRequest } from '../cache-schemas.ts';
+import { DEFAULT_TTL_SECONDS, type SemanticCalibrateRequest, type SemanticLookupRequest, type SemanticStoreRequest } from '../cache-schemas.ts';
 import { runVerifier } from '../verifiers/run-verifier.ts';
 import { type Embedder, lexicalEmbedder } from './embedder.ts';
 import { cosineSimilarity } from './lexical-embedding.ts';
 import { compareMeaningMarkers } from './meaning-guard.ts';
 import { normaliseQuery } from './query-normaliser.ts';
-import type { SemanticCacheEntry, SemanticCacheStore } from './semantic-cache-store.ts';
+import type { SemanticCacheEntry, SemanticCacheStore, SemanticCalibration } from './semantic-cache-store.ts';
+import { type CurvePoint, calibrateThreshold } from './calibration.ts';
 import { inSpan, tenantHash as spanTenantHash } from '../../observability/tracing.ts';
 
 /** Threshold for caller-supplied vectors: without text, the meaning guard cannot run, so be stricter. */
@@ -31,8 +32,11 @@ export const CLIENT_EMBEDDING_THRESHOLD = 0.97;
 export type SemanticMissReason = 'no_candidate' | 'stale' | 'policy_changed' | 'meaning_differs' | 'verifier_failed';
 
 export type SemanticLookupResult =
-  | { hit: true; entry_id: string; value: unknown; similarity: number; verifier: string; age_seconds: number }
+  | { hit: true; entry_id: string; value: unknown; similarity: number; verifier: string; age_seconds: number; operating_point: OperatingPoint }
   | { hit: false; reason: SemanticMissReason; stale: boolean; best_similarity: number };
+
+/** The threshold a hit was accepted under: the embedder's default, or the domain's calibration (docs/semantic-cache.md). */
+export type OperatingPoint = { source: 'default'; threshold: number } | { source: 'calibration'; threshold: number; calibration_id: string; max_false_accept: number };
 
 export type SemanticQuery = Omit<SemanticLookupRequest, 'tenant'>;
 export type SemanticEntryInput = Omit<SemanticStoreRequest, 'tenant'>;
@@ -123,6 +127,11 @@ export class SemanticCache {
   ): Promise<SemanticLookupResult> {
     const workUnitId = options.workUnitId;
     const prepared = await this.#prepare(query.query, query.embedding);
+    // A domain calibrated on the tenant's own labelled pairs uses its measured threshold (text queries only: the guard runs).
+    const calibration = prepared.normalised !== null && query.embedding === undefined ? await this.#store.calibration({ tenant, domain: query.domain, embedder: prepared.embedder }) : undefined;
+    const operatingPoint: OperatingPoint = calibration
+      ? { source: 'calibration', threshold: calibration.threshold, calibration_id: calibration.id, max_false_accept: calibration.max_false_accept }
+      : { source: 'default', threshold: prepared.threshold };
     const now = this.#now();
     const fetched = await this.#store.candidates({ tenant, domain: query.domain, embedder: prepared.embedder }, new Date(now).toISOString(), this.#maxCandidates);
     // The store partitions by tenant; another tenant's entry here means storage is broken: never score it.
@@ -130,7 +139,7 @@ export class SemanticCache {
     if (candidates.length < fetched.length) this.#onCrossTenantHit(fetched.length - candidates.length);
     const scored = candidates
       .map((entry) => ({ entry, similarity: cosineSimilarity(prepared.vector, entry.embedding) }))
-      .filter((c) => c.similarity >= prepared.threshold)
+      .filter((c) => c.similarity >= operatingPoint.threshold)
       .sort((a, b) => b.similarity - a.similarity);
     const best = scored[0]?.similarity ?? 0;
     const fingerprints = sortedUnique(query.source_fingerprints);
@@ -177,11 +186,12 @@ export class SemanticCache {
         source_fingerprints: entry.source_fingerprints.length,
         age_seconds: ageSeconds,
         embedder: entry.embedder,
+        operating_point: operatingPoint,
       };
       const event = { type: CACHE_EVENTS.semanticAccepted, tenant, actor: ctx.principal.actor, trace_id: ctx.traceId, payload } as Parameters<CacheLedgerSink['append']>[0];
       if (workUnitId !== undefined) event.work_unit_id = workUnitId;
       if (options.recordAcceptance !== false) await this.#ledger.append(event);
-      return { hit: true, entry_id: entry.id, value: entry.value, similarity, verifier, age_seconds: ageSeconds };
+      return { hit: true, entry_id: entry.id, value: entry.value, similarity, verifier, age_seconds: ageSeconds, operating_point: operatingPoint };
     }
     return { hit: false, reason, stale: reason === 'stale', best_similarity: best };
   }
@@ -232,6 +242,46 @@ export class SemanticCache {
       payload: { tenant_hash: tenantHash(tenant), domain: request.domain ?? null, removed },
     });
     return { tenant, removed };
+  }
+
+  /**
+   * Measures the curve on the tenant's labelled pairs and sets the domain's threshold at the target false
+   * acceptance (admin:switches, like clearing: it changes what the cache serves). Recorded in the ledger
+   * (`ai.semantic_cache.calibrated`: rates and counts, never pair text).
+   */
+  async calibrate(ctx: CacheRequestContext, request: SemanticCalibrateRequest): Promise<{ calibration: SemanticCalibration; curve: CurvePoint[] }> {
+    if (!ctx.principal.permissions.has('admin:switches')) {
+      throw new SvcError('cache_permission_denied', `the principal '${ctx.principal.actor}' lacks the permission admin:switches`);
+    }
+    const tenant = await bindCacheTenant(ctx, this.#ledger, request.tenant, 'semantic_calibrate');
+    const outcome = await calibrateThreshold(request.pairs, request.max_false_accept, this.#embedder);
+    const calibration: SemanticCalibration = {
+      id: newId('cal'),
+      tenant,
+      domain: request.domain,
+      embedder: this.#embedder.id,
+      threshold: outcome.threshold,
+      max_false_accept: request.max_false_accept,
+      false_accept_rate: outcome.false_accept_rate,
+      hit_rate: outcome.hit_rate,
+      negatives: outcome.negatives,
+      positives: outcome.positives,
+      actor: ctx.principal.actor,
+      created_at: new Date(this.#now()).toISOString(),
+    };
+    await this.#store.putCalibration(calibration);
+    await this.#ledger.append({
+      type: CACHE_EVENTS.semanticCalibrated,
+      tenant,
+      actor: ctx.principal.actor,
+      trace_id: ctx.traceId,
+      payload: {
+        calibration_id: calibration.id, tenant_hash: tenantHash(tenant), domain: request.domain, embedder: calibration.embedder, threshold: calibration.threshold,
+        max_false_accept: calibration.max_false_accept, false_accept_rate: calibration.false_accept_rate, hit_rate: calibration.hit_rate,
+        negatives: calibration.negatives, positives: calibration.positives,
+      },
+    });
+    return { calibration, curve: outcome.curve };
   }
 
   /**

@@ -7,7 +7,7 @@
 import type { FastifyInstance } from 'fastify';
 import Type from 'typebox';
 import type { SvcApp } from '../../app.ts';
-import { CacheStoreRequest, ExactLookupRequest, SemanticLookupRequest, SemanticStoreRequest } from '../../cache/cache-schemas.ts';
+import { CacheStoreRequest, ExactLookupRequest, SemanticCalibrateRequest, SemanticLookupRequest, SemanticStoreRequest } from '../../cache/cache-schemas.ts';
 import { validate } from '../../validation.ts';
 import { setWorkUnitHeaders } from '../headers.ts';
 import { ctx } from '../request-context.ts';
@@ -42,6 +42,12 @@ export async function cacheRoutes(server: FastifyInstance, app: SvcApp): Promise
 
   server.post('/v1/cache/semantic/store', { schema: { body: SemanticStoreRequest, tags }, attachValidation: true }, async (request, reply) => {
     const result = await app.operations.semanticStore(ctx(request), request.body);
+    setWorkUnitHeaders(reply, { workUnitId: result.work_unit_id });
+    return result;
+  });
+
+  server.post('/v1/cache/semantic/calibrate', { schema: { body: SemanticCalibrateRequest, tags, summary: "Set a domain's threshold at a target false acceptance, measured on the tenant's labelled pairs" }, attachValidation: true }, async (request, reply) => {
+    const result = await app.operations.semanticCalibrate(ctx(request), request.body);
     setWorkUnitHeaders(reply, { workUnitId: result.work_unit_id });
     return result;
   });

@@ -3,7 +3,7 @@
  * tenant, domain and embedder: the partition is in the WHERE clause of
  * every read, so another tenant's rows are never even loaded.
  */
-import type { SemanticCacheEntry, SemanticCacheStore, SemanticPartition } from '../../cache/semantic/semantic-cache-store.ts';
+import type { SemanticCacheEntry, SemanticCacheStore, SemanticCalibration, SemanticPartition } from '../../cache/semantic/semantic-cache-store.ts';
 import type { Db } from '../db.ts';
 
 interface Row {
@@ -35,6 +35,25 @@ export class SemanticCacheRepository implements SemanticCacheStore {
   readonly #db: Db;
   constructor(db: Db) {
     this.#db = db;
+  }
+
+  async calibration(p: SemanticPartition): Promise<SemanticCalibration | undefined> {
+    const r = await this.#db.get<SemanticCalibration>('SELECT * FROM semantic_cache_calibrations WHERE tenant = $1 AND domain = $2 AND embedder = $3', [p.tenant, p.domain, p.embedder]);
+    if (!r) return undefined;
+    const num = (v: unknown) => Number(v);
+    return { ...r, threshold: num(r.threshold), max_false_accept: num(r.max_false_accept), false_accept_rate: num(r.false_accept_rate), hit_rate: num(r.hit_rate), negatives: num(r.negatives), positives: num(r.positives) };
+  }
+
+  async putCalibration(c: SemanticCalibration): Promise<void> {
+    // One statement (no transaction of its own), so it can run inside the ledger's group commit.
+    await this.#db.run(
+      `INSERT INTO semantic_cache_calibrations (tenant, domain, embedder, id, threshold, max_false_accept, false_accept_rate, hit_rate, negatives, positives, actor, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+       ON CONFLICT (tenant, domain, embedder) DO UPDATE SET id = excluded.id, threshold = excluded.threshold, max_false_accept = excluded.max_false_accept,
+         false_accept_rate = excluded.false_accept_rate, hit_rate = excluded.hit_rate, negatives = excluded.negatives, positives = excluded.positives,
+         actor = excluded.actor, created_at = excluded.created_at`,
+      [c.tenant, c.domain, c.embedder, c.id, c.threshold, c.max_false_accept, c.false_accept_rate, c.hit_rate, c.negatives, c.positives, c.actor, c.created_at],
+    );
   }
 
   async candidates(p: SemanticPartition, nowIso: string, limit: number): Promise<SemanticCacheEntry[]> {
