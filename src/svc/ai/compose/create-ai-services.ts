@@ -8,6 +8,7 @@
 import { Counter } from 'prom-client';
 import type { CacheLedgerSink } from '../../cache/cache-context.ts';
 import { ExactCache } from '../../cache/exact/exact-cache.ts';
+import { ProviderEmbedder } from '../../cache/semantic/provider-embedder.ts';
 import { SemanticCache } from '../../cache/semantic/semantic-cache.ts';
 import type { LedgerAppender } from '../../ledger/appender.ts';
 import type { SvcMetrics } from '../../observability/metrics.ts';
@@ -68,7 +69,23 @@ export function createAiServices(d: AiServiceDeps): AiServices {
   // Cache writes join the ledger's group commit: one transaction with the request's records.
   const onLookup = directLookupMetrics(d.metrics);
   const exactCache = new ExactCache({ store: new GroupCommittedExactCacheStore(d.store.cacheEntries, d.ledger), ledger, onCrossTenantHit: () => d.metrics.cacheCrossTenantHits.inc(), onLookup });
-  const semanticCache = new SemanticCache({ store: new GroupCommittedSemanticCacheStore(d.store.semanticCache, d.ledger), ledger, onCrossTenantHit: (n) => d.metrics.cacheCrossTenantHits.inc(n), onLookup });
+  // Embeddings mode: the first provider naming a semantic_cache_embedding_model serves the cache's vectors.
+  const embedding = providers.find((p) => p.semantic_cache_embedding_model !== undefined);
+  const embedder = embedding
+    ? new ProviderEmbedder({
+        provider: embedding.name,
+        model: embedding.semantic_cache_embedding_model!,
+        client: upstreams.client(embedding.name),
+        ...(embedding.semantic_cache_threshold !== undefined ? { threshold: embedding.semantic_cache_threshold } : {}),
+      })
+    : undefined;
+  const semanticCache = new SemanticCache({
+    store: new GroupCommittedSemanticCacheStore(d.store.semanticCache, d.ledger),
+    ledger,
+    onCrossTenantHit: (n) => d.metrics.cacheCrossTenantHits.inc(n),
+    onLookup,
+    ...(embedder ? { embedder } : {}),
+  });
   const policy: PolicyEvaluator = { evaluate: (input) => d.policy().evaluate(input), activeBundle: () => d.policy().activeBundle() };
   const switchboard = d.switchboard;
   switchboard?.registerSemanticCacheClearer((tenant) => semanticCache.clearForRollback(tenant));

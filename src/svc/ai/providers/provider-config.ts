@@ -50,6 +50,8 @@ export const ProviderConfig = Type.Object(
     fallback_model: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     /** Model of this provider that serves embeddings for the semantic cache (instead of the built-in lexical embedding). */
     semantic_cache_embedding_model: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    /** Cosine similarity from which the semantic cache accepts this model's vectors (default 0.92; calibrate per domain). */
+    semantic_cache_threshold: Type.Optional(Type.Number({ minimum: 0.5, maximum: 1 })),
     /** Upper bound of pooled keep-alive connections to this provider. */
     max_connections: Type.Optional(Type.Integer({ minimum: 1, maximum: 4096 })),
   },

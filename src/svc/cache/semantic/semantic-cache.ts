@@ -29,7 +29,7 @@ import { inSpan, tenantHash as spanTenantHash } from '../../observability/tracin
 /** Threshold for caller-supplied vectors: without text, the meaning guard cannot run, so be stricter. */
 export const CLIENT_EMBEDDING_THRESHOLD = 0.97;
 
-export type SemanticMissReason = 'no_candidate' | 'stale' | 'policy_changed' | 'meaning_differs' | 'verifier_failed';
+export type SemanticMissReason = 'no_candidate' | 'embedder_unavailable' | 'stale' | 'policy_changed' | 'meaning_differs' | 'verifier_failed';
 
 export type SemanticLookupResult =
   | { hit: true; entry_id: string; value: unknown; similarity: number; verifier: string; age_seconds: number; operating_point: OperatingPoint }
@@ -54,7 +54,7 @@ export interface SemanticCacheOptions {
 }
 
 /** When several candidates miss for different reasons, the most informative reason is reported. */
-const MISS_RANK: Record<SemanticMissReason, number> = { no_candidate: 0, meaning_differs: 1, verifier_failed: 2, policy_changed: 3, stale: 4 };
+const MISS_RANK: Record<SemanticMissReason, number> = { no_candidate: 0, embedder_unavailable: 0, meaning_differs: 1, verifier_failed: 2, policy_changed: 3, stale: 4 };
 
 interface PreparedQuery {
   embedder: string;
@@ -126,7 +126,14 @@ export class SemanticCache {
     options: { workUnitId?: string; recordAcceptance?: boolean } = {},
   ): Promise<SemanticLookupResult> {
     const workUnitId = options.workUnitId;
-    const prepared = await this.#prepare(query.query, query.embedding);
+    let prepared: PreparedQuery;
+    try {
+      prepared = await this.#prepare(query.query, query.embedding);
+    } catch (err) {
+      // An embeddings upstream that fails makes a miss (the request goes to the model), never a failed request.
+      if (SvcError.from(err).code === 'invalid_request') throw err;
+      return { hit: false, reason: 'embedder_unavailable', stale: false, best_similarity: 0 };
+    }
     // A domain calibrated on the tenant's own labelled pairs uses its measured threshold (text queries only: the guard runs).
     const calibration = prepared.normalised !== null && query.embedding === undefined ? await this.#store.calibration({ tenant, domain: query.domain, embedder: prepared.embedder }) : undefined;
     const operatingPoint: OperatingPoint = calibration
