@@ -46,6 +46,13 @@ for (const engine of engines()) {
       { name: '3 workers', run: () => verifyLedger(fx.store.ledger, { target: fx.target, workers: 3, parallelMinEvents: 0 }) },
     ];
 
+    test('events with quotes, backslashes, control characters and non-ASCII text verify (database-built bodies match)', async () => {
+      const appender = new LedgerAppender(fx.store.ledger);
+      await appender.append({ type: 'odd.text', actor: 'a\tb"c\\d\u0001\u007fé😀', tenant: 'tën\nant', trace_id: '/slash/', payload: { note: 'x\by\fz\r', emoji: '😀', nul: '\u0000' } });
+      const report = await verifyLedger(fx.store.ledger);
+      assert.equal(report.ok, true, JSON.stringify(report.firstBreak));
+    });
+
     test('parallel verification agrees with the sequential walk on an intact chain', async () => {
       const [seq, two, three] = await Promise.all(verifyModes().map((m) => m.run()));
       assert.equal(two!.workers, 2);

@@ -116,6 +116,21 @@ export class LedgerRepository {
     return this.db.values(`SELECT ${COLUMNS.join(', ')} FROM ledger_events WHERE seq > $1 ORDER BY seq LIMIT $2`, [afterSeq, limit]);
   }
 
+  /**
+   * Rows in chain order as `[seq, id, prev_hash, hash, canonical body]`, the body built by the database with the
+   * same key order and JSON string escaping as `canonicalEventBody` (SQLite `json_quote`, PostgreSQL `to_json`):
+   * verification then decodes five values per row instead of thirteen and builds no strings. The verifier
+   * re-derives a row's body in JS before reporting it broken, so an escaping difference can never be a false break.
+   */
+  scanBodies(afterSeq: number, toSeq: number, limit: number): Promise<unknown[][]> {
+    const q = this.db.dialect === 'sqlite' ? (c: string) => `json_quote(${c})` : (c: string) => `COALESCE(to_json(${c})::text, 'null')`;
+    const body =
+      `'{"actor":' || ${q('actor')} || ',"id":' || ${q('id')} || ',"manifest_id":' || ${q('manifest_id')} || ',"payload":' || payload` +
+      ` || ',"policy_bundle_id":' || ${q('policy_bundle_id')} || ',"seq":' || CAST(seq AS TEXT) || ',"tenant":' || ${q('tenant')}` +
+      ` || ',"trace_id":' || ${q('trace_id')} || ',"ts":' || ${q('ts')} || ',"type":' || ${q('type')} || ',"work_unit_id":' || ${q('work_unit_id')} || '}'`;
+    return this.db.values(`SELECT seq, id, prev_hash, hash, ${body} FROM ledger_events WHERE seq > $1 AND seq <= $2 ORDER BY seq LIMIT $3`, [afterSeq, toSeq, limit]);
+  }
+
   async head(): Promise<{ seq: number; hash: string } | undefined> {
     const row = await this.db.get<{ seq: number; hash: string }>('SELECT seq, hash FROM ledger_events ORDER BY seq DESC LIMIT 1');
     return row ? { seq: Number(row.seq), hash: row.hash } : undefined;
