@@ -179,9 +179,14 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
   exportSchedulerJobsByState(metrics, () => scheduler.countByState(), JOB_STATES);
   await loadForecastFile(scheduler, config.scheduler?.forecast_file ?? null, stateDir);
   const forecastPull = new ForecastPullService({ scheduler, config: config.scheduler, env: options.env ?? process.env });
-  forecastPull.start(config.scheduler?.pull_interval_minutes ?? null, (r) => {
+  const pullMinutes = config.scheduler?.pull_interval_minutes ?? null;
+  forecastPull.start(pullMinutes === null ? null : pullMinutes * 60_000, (r) => {
     if (r instanceof Error) log.warn({ event_type: 'scheduler.forecast.pull_failed', error: r.message }, 'forecast pull failed');
-    else for (const o of r.outcomes.filter((x) => x.error)) log.warn({ event_type: 'scheduler.forecast.pull_failed', provider: o.provider, zone: o.zone, error: o.error }, 'forecast pull failed');
+    else
+      for (const o of r.outcomes) {
+        if (o.error) log.warn({ event_type: 'scheduler.forecast.pull_failed', provider: o.provider, zone: o.zone, error: o.error }, 'forecast pull failed');
+        else if (o.stale) log.warn({ event_type: 'scheduler.forecast.pull_stale', provider: o.provider, zone: o.zone, issued_at: o.issued_at }, 'provider forecast is stale');
+      }
   });
   const runner = startSchedulerRunner(scheduler, log, Number((options.env ?? process.env).SVC_SCHEDULER_TICK_MS ?? 1000));
   const ai = createAiServices({ providersConfig: config.providers, env: options.env ?? process.env, store, ledger, metrics, tracing, policy: () => policy.engine, switchboard, rollout });
@@ -256,7 +261,7 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     scheduler,
     forecastPull,
     async close() {
-      forecastPull.stop();
+      await forecastPull.stop();
       alerts.close();
       await runner.stop();
       await scheduler.drained();

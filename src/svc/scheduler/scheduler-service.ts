@@ -21,6 +21,8 @@ import type { PlanFields } from '../store/repositories/scheduler-jobs.ts';
 /** Loaded forecasts older than this are stale: jobs then run at their earliest start (reason `forecast_stale`). */
 export const FORECAST_MAX_AGE_MS = 24 * 3_600_000;
 const LEASE_MS = 60_000;
+/** Forecast points that ended longer ago than this are deleted when a forecast loads: plans never look back. */
+const FORECAST_RETAIN_PAST_MS = 24 * 3_600_000;
 
 export interface SchedulerServiceOptions {
   repository: SchedulerJobRepository;
@@ -55,6 +57,18 @@ export interface JobPlan extends PlanFields {
 
 function fail(message: string, details?: Record<string, unknown>): never {
   throw new SvcError('invalid_request', message, details ? { details } : {});
+}
+
+/** The planner integrates a zone's points as one timeline: within one load they must not overlap. */
+function assertNoOverlap(points: ReadonlyArray<{ zone: string; start: string; end: string }>): void {
+  const order = points.map((p, i) => ({ p, i })).sort((a, b) => (a.p.zone === b.p.zone ? (a.p.start < b.p.start ? -1 : 1) : a.p.zone < b.p.zone ? -1 : 1));
+  for (let k = 1; k < order.length; k++) {
+    const a = order[k - 1]!;
+    const b = order[k]!;
+    if (a.p.zone === b.p.zone && b.p.start < a.p.end) {
+      fail(`points[${b.i}] overlaps points[${a.i}] in zone ${b.p.zone}: a forecast's points must not overlap`, { index: b.i });
+    }
+  }
 }
 
 function instant(value: string | undefined, field: string, fallback: Date): Date {
@@ -277,12 +291,13 @@ export class SchedulerService {
     return moved;
   }
 
-  /** Loads operator forecast points and re-plans scheduled jobs of the zones they cover. */
   /**
-   * `issuedAt`: when the points were produced (a forecast file's mtime), so a file re-read at each start-up does not
-   * make an old forecast look fresh; default now.
+   * Loads forecast points (operator, forecast file, provider pull) and re-plans scheduled jobs of the zones they
+   * cover. Where forecasts overlap, the one issued last wins (docs/scheduler.md, "Forecasts"). `issuedAt`: when the
+   * points were produced (a forecast file's mtime, a provider's own issue time), so an old forecast never looks
+   * fresh; default now.
    */
-  async loadForecast(ctx: DomainContext, body: unknown, options: { issuedAt?: Date } = {}): Promise<{ loaded: number; zones: string[]; replanned: number }> {
+  async loadForecast(ctx: DomainContext, body: unknown, options: { issuedAt?: Date } = {}): Promise<{ loaded: number; skipped: number; zones: string[]; replanned: number }> {
     requirePermission(ctx.principal, 'admin:switches');
     const request = validate(LoadForecastRequest, body);
     request.points.forEach((p, i) => {
@@ -291,8 +306,9 @@ export class SchedulerService {
       if (!Number.isFinite(s) || !Number.isFinite(e) || e <= s) fail(`points[${i}]: end must be a date-time after start`, { index: i });
     });
     const points = request.points.map((p) => ({ ...p, start: new Date(p.start).toISOString(), end: new Date(p.end).toISOString() }));
+    assertNoOverlap(points);
     const now = this.#now();
-    await this.#repo.upsertForecast(points, request.source ?? 'operator', (options.issuedAt ?? now).toISOString());
+    const stored = await this.#repo.replaceForecast(points, request.source ?? 'operator', (options.issuedAt ?? now).toISOString(), new Date(now.getTime() - FORECAST_RETAIN_PAST_MS).toISOString());
     const zones = [...new Set(points.map((p) => p.zone))].sort();
     let replanned = 0;
     for (const zone of zones) {
@@ -305,8 +321,8 @@ export class SchedulerService {
         }
       }
     }
-    await this.#audit.append({ type: 'scheduler.forecast.loaded', tenant: 'default', actor: ctx.principal.actor, payload: { points: points.length, zones, source: request.source ?? 'operator' } });
-    return { loaded: points.length, zones, replanned };
+    await this.#audit.append({ type: 'scheduler.forecast.loaded', tenant: 'default', actor: ctx.principal.actor, payload: { points: stored.stored, skipped: stored.skipped, zones, source: request.source ?? 'operator' } });
+    return { loaded: stored.stored, skipped: stored.skipped, zones, replanned };
   }
 
   /**

@@ -153,15 +153,63 @@ export class SchedulerJobRepository {
     return Object.fromEntries(rows.map((r) => [r.state, Number(r.n)]));
   }
 
-  async upsertForecast(points: readonly ForecastPoint[], source: string, loadedAt: string): Promise<void> {
-    await this.#db.transaction(async (tx) => {
-      for (const p of points) {
-        await tx.run(
-          `INSERT INTO scheduler_forecast_points (zone, starts_at, ends_at, gco2_per_kwh, source, loaded_at) VALUES ($1, $2, $3, $4, $5, $6)
-           ON CONFLICT (zone, starts_at) DO UPDATE SET ends_at = excluded.ends_at, gco2_per_kwh = excluded.gco2_per_kwh, source = excluded.source, loaded_at = excluded.loaded_at`,
-          [p.zone, p.start, p.end, p.gco2_per_kwh, source, loadedAt],
+  /**
+   * Stores forecast points so that, where forecasts overlap, the one issued last wins: a stored point of the zone
+   * that overlaps a new point and was issued no later than `issuedAt` is replaced (dropped whole); a new point that
+   * overlaps a point issued later is skipped. Points that ended before `pruneBefore` are deleted, and not stored
+   * (skipped): plans never look back. The new points of one zone must not overlap each other (the domain checks), so the stored timeline stays
+   * non-overlapping, as the planner needs. Writers are serialised across processes.
+   */
+  async replaceForecast(points: readonly ForecastPoint[], source: string, issuedAt: string, pruneBefore: string): Promise<{ stored: number; skipped: number }> {
+    return this.#db.transaction(async (tx) => {
+      await tx.lockChain('scheduler_forecast_points');
+      let stored = 0;
+      let skipped = 0;
+      const zones = new Map<string, ForecastPoint[]>();
+      for (const p of points) zones.set(p.zone, [...(zones.get(p.zone) ?? []), p]);
+      for (const [zone, zonePoints] of zones) {
+        const sorted = [...zonePoints].sort((a, b) => (a.start < b.start ? -1 : 1));
+        await tx.run('DELETE FROM scheduler_forecast_points WHERE zone = $1 AND ends_at <= $2', [zone, pruneBefore]);
+        const existing = await tx.all<{ starts_at: string; ends_at: string; loaded_at: string }>(
+          'SELECT starts_at, ends_at, loaded_at FROM scheduler_forecast_points WHERE zone = $1 AND ends_at > $2 AND starts_at < $3 ORDER BY starts_at',
+          [zone, sorted[0]!.start, sorted.reduce((m, p) => (p.end > m ? p.end : m), sorted[0]!.end)],
         );
+        const replaced = new Set<string>();
+        const keep: ForecastPoint[] = [];
+        let first = 0;
+        for (const p of sorted) {
+          if (p.end <= pruneBefore) {
+            skipped++;
+            continue;
+          }
+          // Both lists are ordered by start; stored points ending before this one starts can be passed for good.
+          while (first < existing.length && existing[first]!.ends_at <= p.start) first++;
+          const overlapping: string[] = [];
+          let newer = false;
+          for (let k = first; k < existing.length && existing[k]!.starts_at < p.end; k++) {
+            const e = existing[k]!;
+            if (e.ends_at <= p.start) continue;
+            if (e.loaded_at > issuedAt) newer = true;
+            overlapping.push(e.starts_at);
+          }
+          if (newer) {
+            skipped++;
+            continue;
+          }
+          for (const s of overlapping) replaced.add(s);
+          keep.push(p);
+        }
+        for (const s of replaced) await tx.run('DELETE FROM scheduler_forecast_points WHERE zone = $1 AND starts_at = $2', [zone, s]);
+        for (const p of keep) {
+          await tx.run(
+            `INSERT INTO scheduler_forecast_points (zone, starts_at, ends_at, gco2_per_kwh, source, loaded_at) VALUES ($1, $2, $3, $4, $5, $6)
+             ON CONFLICT (zone, starts_at) DO UPDATE SET ends_at = excluded.ends_at, gco2_per_kwh = excluded.gco2_per_kwh, source = excluded.source, loaded_at = excluded.loaded_at`,
+            [p.zone, p.start, p.end, p.gco2_per_kwh, source, issuedAt],
+          );
+          stored++;
+        }
       }
+      return { stored, skipped };
     });
   }
 
