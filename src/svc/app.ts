@@ -37,7 +37,7 @@ import { Switchboard } from './rollout/switchboard.ts';
 import { SchedulerService } from './scheduler/scheduler-service.ts';
 import { startSchedulerRunner } from './scheduler/runner.ts';
 import { shiftBoundsFor } from './scheduler/scheduler-config.ts';
-import { loadForecastFile } from './scheduler/forecast-file.ts';
+import { ForecastFileService } from './scheduler/forecast-file.ts';
 import { ForecastPullService } from './scheduler/forecast-providers/forecast-pull.ts';
 import { WEBHOOK_SECRET_ENV, WebhookNotifier, webhookRetries } from './scheduler/webhook-notifier.ts';
 import { describeDb } from './store/open-db.ts';
@@ -86,6 +86,8 @@ export interface SvcApp {
   readonly scheduler: SchedulerService;
   /** Pull adapters for real forecasts (scheduler.forecast_providers). */
   readonly forecastPull: ForecastPullService;
+  /** The forecast file in the state dir (scheduler.forecast_file): loaded at start-up, on change, SIGHUP and reload. */
+  readonly forecastFile: ForecastFileService;
   close(): Promise<void>;
 }
 
@@ -177,7 +179,18 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     onPlanned: (s) => metrics.schedulerPlanSeconds.observe(s),
   });
   exportSchedulerJobsByState(metrics, () => scheduler.countByState(), JOB_STATES);
-  await loadForecastFile(scheduler, config.scheduler?.forecast_file ?? null, stateDir);
+  const forecastFile = new ForecastFileService({
+    scheduler,
+    configured: config.scheduler?.forecast_file ?? null,
+    stateDir,
+    pollSeconds: config.scheduler === undefined ? 10 : config.scheduler.forecast_file_poll_seconds,
+    onEvent: (e) => {
+      if ('error' in e) log.warn({ event_type: 'scheduler.forecast.file_rejected', trigger: e.trigger, error: e.error.message }, 'forecast file not loaded');
+      else log.info({ event_type: 'scheduler.forecast.file_loaded', trigger: e.trigger, loaded: e.result.loaded, skipped: e.result.skipped, zones: e.result.zones }, 'forecast file loaded');
+    },
+  });
+  await forecastFile.loadAtStartup();
+  forecastFile.watch();
   const forecastPull = new ForecastPullService({ scheduler, config: config.scheduler, env: options.env ?? process.env });
   const pullMinutes = config.scheduler?.pull_interval_minutes ?? null;
   forecastPull.start(pullMinutes === null ? null : pullMinutes * 60_000, (r) => {
@@ -260,7 +273,9 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     platforms: new PlatformService({ config, env: options.env ?? process.env, pgSchema: options.pgSchema }),
     scheduler,
     forecastPull,
+    forecastFile,
     async close() {
+      await forecastFile.stop();
       await forecastPull.stop();
       alerts.close();
       await runner.stop();

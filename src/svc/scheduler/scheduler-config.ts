@@ -1,6 +1,7 @@
 /**
- * The `scheduler` config section: policy bounds on shifting and the forecast
- * file (docs/scheduler.md, "Policy bounds" and "Forecast file"). Defaults
+ * The `scheduler` config section: policy bounds on shifting, the forecast
+ * file and the forecast providers (docs/scheduler.md, "Policy bounds",
+ * "Forecast file", "Forecast providers"). Defaults
  * leave shifting bounded only by each job's deadline.
  */
 import Type, { type Static } from 'typebox';
@@ -42,7 +43,11 @@ export const SchedulerConfig = Type.Object(
     forecast_horizon_hours: Type.Integer({ minimum: 1, maximum: 168, default: 48 }),
     forecast_file: Type.Union([Type.String({ minLength: 1 }), Type.Null()], {
       default: null,
-      description: 'Forecast points loaded at start-up ({source?, points:[…]}); null: <state_dir>/scheduler/forecast.json when it exists.',
+      description: 'Forecast points ({source?, points:[…]}) loaded at start-up, on change, on SIGHUP and on POST /v1/scheduler/forecasts/reload; null: <state_dir>/scheduler/forecast.json when it exists.',
+    }),
+    forecast_file_poll_seconds: Type.Union([Type.Integer({ minimum: 1, maximum: 3600 }), Type.Null()], {
+      default: 10,
+      description: 'How often the forecast file is checked for a change (mtime, size); null: not watched (start-up, SIGHUP and the reload route only).',
     }),
   },
   { additionalProperties: false },

@@ -114,14 +114,19 @@ export function register(program: Command): void {
 
   scheduler
     .command('forecast')
-    .description('load carbon-intensity forecast points (admin:switches) from a JSON file {source?, points:[{zone,start,end,gco2_per_kwh}]} (or an array of points), or --pull them from the configured providers')
+    .description(
+      "load carbon-intensity forecast points (admin:switches) from a JSON file {source?, points:[{zone,start,end,gco2_per_kwh}]} (or an array of points), --pull them from the configured providers, or --reload the server's forecast file",
+    )
     .option('--file <path>', 'forecast JSON file')
     .option('--source <name>', 'source label recorded with the points (e.g. electricitymaps)')
     .option('--pull', 'pull from scheduler.forecast_providers now')
+    .option('--reload', "re-read the server's forecast file (scheduler.forecast_file) now")
     .action((o, cmd: Command) =>
       run(cmd, async (g) => {
-        if ((o.file === undefined) === (o.pull !== true)) throw new InvalidArgumentError('give --file <path> or --pull');
-        return o.pull ? clientFor(g).json('POST', '/v1/scheduler/forecasts/pull', {}) : clientFor(g).json('POST', '/v1/scheduler/forecasts', forecastBody(o.file, o.source));
+        if ([o.file !== undefined, o.pull === true, o.reload === true].filter(Boolean).length !== 1) throw new InvalidArgumentError('give one of --file <path>, --pull, --reload');
+        if (o.pull) return clientFor(g).json('POST', '/v1/scheduler/forecasts/pull', {});
+        if (o.reload) return clientFor(g).json('POST', '/v1/scheduler/forecasts/reload', {});
+        return clientFor(g).json('POST', '/v1/scheduler/forecasts', forecastBody(o.file, o.source));
       }),
     );
 }

@@ -92,6 +92,8 @@ async function serve(o: { config?: string; host?: string; port?: number; grpcPor
     clearTimeout(timer);
     process.exit(0);
   };
+  // SIGHUP re-reads the scheduler's forecast file (docs/scheduler.md); the outcome is logged.
+  process.on('SIGHUP', () => void app.forecastFile.reloadOnSignal());
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
 }

@@ -50,6 +50,10 @@ export async function schedulerRoutes(server: FastifyInstance, app: SvcApp): Pro
     return app.forecastPull.pull(ctx(request));
   });
 
+  server.post('/v1/scheduler/forecasts/reload', { ...doc, schema: { tags, summary: "Re-read the server's forecast file (scheduler.forecast_file) now; a malformed file loads nothing (400)" } }, async (request) => {
+    return app.forecastFile.reload(ctx(request));
+  });
+
   server.post('/v1/scheduler/forecasts', { ...doc, schema: { tags, summary: 'Load forecast points (operator); scheduled jobs in those zones are re-planned', body: LoadForecastRequest } }, async (request) => {
     return app.scheduler.loadForecast(ctx(request), request.body);
   });

@@ -34,6 +34,7 @@ const config = (kind: 'uk-carbon-intensity' | 'electricity-maps') => ({
   pull_interval_minutes: null,
   forecast_horizon_hours: 48,
   forecast_file: null,
+  forecast_file_poll_seconds: null,
 });
 
 describe('ForecastPullService', () => {
