@@ -154,7 +154,8 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
   const scheduler = new SchedulerService({
     workUnits: {
       check: async (ctx, id) => {
-        await workUnits.get({ ...ctx, traceId: ctx.traceId ?? newTraceId() }, id);
+        const unit = await workUnits.get({ ...ctx, traceId: ctx.traceId ?? newTraceId() }, id);
+        return { tenant: unit.tenant, requested_contract: unit.requested_contract };
       },
       execute: (job, id) => {
         if (!executeForJob) throw new SvcError('unavailable', 'svc is still starting');
@@ -165,7 +166,8 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     audit: ledger,
     // The rollback switch "bypass optimisation" also disables shifting: every job runs at its earliest start.
     shiftingDisabled: () => switchboard.current().bypass_optimisation,
-    shiftBounds: (tenant) => shiftBoundsFor(config.scheduler, tenant),
+    shiftBounds: (tenant, kind) => shiftBoundsFor(config.scheduler, tenant, kind),
+    policy: () => policy.engine,
     webhooksEnabled: webhooks !== undefined,
     onTransition: (job, to) => {
       webhooks?.notify(job, to);

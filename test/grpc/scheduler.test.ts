@@ -33,6 +33,9 @@ for (const engine of engines()) {
       assert.equal(submitted.tenant, 'acme');
       assert.equal(submitted.state, 'scheduled');
       assert.deepEqual(submitted.metadata, { batch: 'grpc' });
+      assert.equal(submitted.contract, 'CONTRACT_EXACT_BYTES', 'the default contract');
+      const semantic = (await unary<Any, Any>(s.clients.scheduler, 'SubmitJob', job({ contract: 'CONTRACT_SEMANTIC' }), withKey(KEYS.acmeWriter))).response.job;
+      assert.equal(((await (await s.http.call('GET', `/v1/scheduler/jobs/${semantic.id}`, { key: KEYS.acmeReader })).json()) as Any).job.contract, 'semantic');
       const rest = (await (await s.http.call('GET', `/v1/scheduler/jobs/${submitted.id}`, { key: KEYS.acmeReader })).json()) as Any;
       assert.equal(rest.job.run_at, submitted.run_at);
       assert.equal(rest.job.plan_reason, submitted.plan_reason);

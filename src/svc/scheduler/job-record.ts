@@ -3,6 +3,7 @@
  * OpenAPI and domain validation). Field choices: docs/decisions/080-scheduler-job-record.md.
  */
 import Type, { type Static } from 'typebox';
+import { CONTRACTS } from '../work-units/work-unit.ts';
 
 export const JOB_STATES = ['scheduled', 'running', 'succeeded', 'failed', 'cancelled', 'missed'] as const;
 export type JobState = (typeof JOB_STATES)[number];
@@ -29,6 +30,11 @@ export interface SchedulerJob {
   kind: JobKind;
   state: JobState;
   mode: 'observe' | 'enforce';
+  /**
+   * The contract policy is asked about shifting under (`scheduler.shift`): the request's, else the work units' own
+   * when they agree, else `exact_bytes` (decision 089).
+   */
+  contract: string;
   zone: string;
   priority: number;
   work_unit_id: string | null;
@@ -96,6 +102,9 @@ export const CreateJobRequest = Type.Object(
     zone: Zone,
     priority: Type.Optional(Type.Integer({ minimum: 0, maximum: 9 })),
     mode: Type.Optional(Type.Union([Type.Literal('observe'), Type.Literal('enforce')])),
+    contract: Type.Optional(
+      Type.Union(CONTRACTS.map((c) => Type.Literal(c)), { description: "Policy is asked about shifting the job under this contract (default: the work units' own when they agree, else exact_bytes)." }),
+    ),
     work_unit_id: Type.Optional(Type.String({ pattern: '^wu_[0-9a-hjkmnp-tv-z]{26}$' })),
     metadata: Type.Optional(Type.Record(Type.String({ maxLength: 64 }), Type.String({ maxLength: 512 }))),
     webhook_url: Type.Optional(

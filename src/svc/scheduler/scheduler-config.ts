@@ -1,11 +1,13 @@
 /**
- * The `scheduler` config section: policy bounds on shifting, the forecast
- * file and the forecast providers (docs/scheduler.md, "Policy bounds",
- * "Forecast file", "Forecast providers"). Defaults
- * leave shifting bounded only by each job's deadline.
+ * The `scheduler` config section: bounds on shifting per tenant and per job
+ * kind, forecast providers and the forecast file (docs/scheduler.md, "Policy
+ * bounds", "Forecast file", "Forecast providers"). Defaults leave shifting bounded only by each
+ * job's deadline. Yes/no questions about shifting (a contract, a role, an
+ * attribute) are asked of the policy bundle instead (action `scheduler.shift`).
  */
 import Type, { type Static } from 'typebox';
 import { PROVIDER_KINDS } from './forecast-providers/provider.ts';
+import type { JobKind } from './job-record.ts';
 
 const ForecastProvider = Type.Object(
   {
@@ -24,19 +26,39 @@ const MaxDelay = Type.Union([Type.Integer({ minimum: 0, maximum: 31 * 24 * 60 })
   description: 'Longest shift past the earliest start, in minutes; null: up to deadline − duration.',
 });
 
+// No default inside a tenant entry: one that leaves max_delay_minutes out keeps the global bound (null lifts it).
+const EntryMaxDelay = Type.Union([Type.Integer({ minimum: 0, maximum: 31 * 24 * 60 }), Type.Null()], { description: 'Longest shift past the earliest start, in minutes; null: up to deadline − duration. Left out: the global max_delay_minutes.' });
+
+const TenantBound = Type.Object(
+  {
+    max_delay_minutes: Type.Optional(EntryMaxDelay),
+    shifting: Type.Optional(Type.Boolean({ description: "false: the tenant's jobs always run at their earliest start (plan_reason shifting_denied_by_policy)." })),
+  },
+  { additionalProperties: false },
+);
+
+// A kind's bound only tightens: null (the default) adds none.
+const KindBound = Type.Object(
+  {
+    max_delay_minutes: Type.Union([Type.Integer({ minimum: 0, maximum: 31 * 24 * 60 }), Type.Null()], {
+      default: null,
+      description: "Longest shift past the earliest start for this kind, in minutes; the tighter of this and the tenant's (or global) bound applies.",
+    }),
+    shifting: Type.Boolean({ default: true, description: 'false: jobs of this kind always run at their earliest start (plan_reason shifting_denied_by_policy).' }),
+  },
+  { additionalProperties: false },
+);
+
 export const SchedulerConfig = Type.Object(
   {
     max_delay_minutes: MaxDelay,
-    tenants: Type.Record(
-      Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$' }),
-      Type.Object(
-        {
-          max_delay_minutes: Type.Optional(MaxDelay),
-          shifting: Type.Optional(Type.Boolean({ description: "false: the tenant's jobs always run at their earliest start (plan_reason shifting_denied_by_policy)." })),
-        },
-        { additionalProperties: false },
-      ),
-      { default: {}, description: 'Per-tenant bounds; a tenant entry overrides max_delay_minutes.' },
+    tenants: Type.Record(Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$' }), TenantBound, {
+      default: {},
+      description: 'Per-tenant bounds; a tenant entry overrides max_delay_minutes.',
+    }),
+    kinds: Type.Object(
+      { external: Type.Optional(KindBound), work_units: Type.Optional(KindBound) } satisfies Record<JobKind, unknown>,
+      { additionalProperties: false, default: {}, description: 'Bounds per job kind, on top of the tenant (or global) bound.' },
     ),
     forecast_providers: Type.Array(ForecastProvider, { default: [], maxItems: 16, description: 'Pull adapters for real forecasts (docs/scheduler.md).' }),
     pull_interval_minutes: Type.Union([Type.Integer({ minimum: 5, maximum: 1440 }), Type.Null()], { default: null, description: 'Pull every N minutes; null: only on demand.' }),
@@ -60,8 +82,15 @@ export interface ShiftBounds {
   maxDelayMs: number | null;
 }
 
-export function shiftBoundsFor(config: SchedulerConfig | undefined, tenant: string): ShiftBounds {
+/**
+ * The bounds for one job: the tenant's entry (else the global `max_delay_minutes`), tightened by its kind's entry.
+ * Shifting is off when either says `shifting: false`.
+ */
+export function shiftBoundsFor(config: SchedulerConfig | undefined, tenant: string, kind: JobKind = 'external'): ShiftBounds {
   const entry = config?.tenants?.[tenant];
-  const minutes = entry?.max_delay_minutes !== undefined ? entry.max_delay_minutes : (config?.max_delay_minutes ?? null);
-  return { shift: entry?.shifting !== false, maxDelayMs: minutes === null ? null : minutes * 60_000 };
+  const byKind = config?.kinds?.[kind];
+  const tenantMinutes = entry?.max_delay_minutes !== undefined ? entry.max_delay_minutes : (config?.max_delay_minutes ?? null);
+  const kindMinutes = byKind?.max_delay_minutes ?? null;
+  const minutes = tenantMinutes === null ? kindMinutes : kindMinutes === null ? tenantMinutes : Math.min(tenantMinutes, kindMinutes);
+  return { shift: entry?.shifting !== false && byKind?.shifting !== false, maxDelayMs: minutes === null ? null : minutes * 60_000 };
 }

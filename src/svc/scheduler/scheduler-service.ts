@@ -9,12 +9,15 @@ import { requirePermission, resolveTenant } from '../auth/principal.ts';
 import { SvcError } from '../errors.ts';
 import type { AuditSink, DomainContext } from '../policy/audit-event.ts';
 import { SYSTEM_ACTOR } from '../policy/audit-event.ts';
+import { denialEvent } from '../policy/enforce-decision.ts';
+import type { PolicyDecision, PolicyEvaluator, PolicyInput } from '../policy/types.ts';
 import type { SchedulerJobRepository, StoredForecastPoint } from '../store/repositories/scheduler-jobs.ts';
 import { validate } from '../validation.ts';
 import { inSpan } from '../observability/tracing.ts';
+import { EXACT_BYTES_CONTRACT } from '../policy/evaluate.ts';
 import type { ShiftBounds } from './scheduler-config.ts';
 import { EMBEDDED_SOURCE, embeddedForecast, isKnownZone } from './embedded-forecast.ts';
-import { CompleteJobRequest, CreateJobRequest, JobListQuery, type JobResult, type JobState, LoadForecastRequest, type PlanReason, type SchedulerJob } from './job-record.ts';
+import { CompleteJobRequest, CreateJobRequest, type JobKind, JobListQuery, type JobResult, type JobState, LoadForecastRequest, type PlanReason, type SchedulerJob } from './job-record.ts';
 import { type IntensitySegment, plan } from './planner.ts';
 import type { PlanFields } from '../store/repositories/scheduler-jobs.ts';
 
@@ -23,6 +26,29 @@ export const FORECAST_MAX_AGE_MS = 24 * 3_600_000;
 const LEASE_MS = 60_000;
 /** Forecast points that ended longer ago than this are deleted when a forecast loads: plans never look back. */
 const FORECAST_RETAIN_PAST_MS = 24 * 3_600_000;
+/** The policy action asked before a job is shifted (docs/scheduler.md, Policy bounds; decision 089). */
+export const SHIFT_ACTION = 'scheduler.shift';
+/** The `work_unit_kind` policy sees for a scheduler job (the job's own kind is `attributes.job_kind`). */
+export const SHIFT_POLICY_KIND = 'scheduler_job';
+
+/** What planning asks policy and the configured bounds about, besides the job's window. */
+export interface PlanSubject {
+  tenant: string;
+  kind: JobKind;
+  contract: string;
+  mode: 'observe' | 'enforce';
+  zone: string;
+  priority: number;
+  /** The submitter; policy sees it without roles, so the answer depends on the job alone (decision 089). */
+  actor: string;
+  work_unit_id: string | null;
+}
+
+/** A work unit a `work_units` job names, as submission sees it. */
+export interface JobUnitInfo {
+  tenant: string;
+  requested_contract: string;
+}
 
 export interface SchedulerServiceOptions {
   repository: SchedulerJobRepository;
@@ -35,13 +61,15 @@ export interface SchedulerServiceOptions {
    * job's tenant. Absent: `work_units` jobs are refused.
    */
   workUnits?: {
-    check(ctx: DomainContext, workUnitId: string): Promise<void>;
+    check(ctx: DomainContext, workUnitId: string): Promise<JobUnitInfo>;
     execute(job: SchedulerJob, workUnitId: string): Promise<{ work_unit_id: string; manifest_id: string; accepted: boolean }>;
   };
   /** True when SVC_SCHEDULER_WEBHOOK_SECRET is set: jobs may name a webhook_url. */
   webhooksEnabled?: boolean;
-  /** Policy bounds on shifting per tenant (config `scheduler`); default: bounded by the deadline only. */
-  shiftBounds?: (tenant: string) => ShiftBounds;
+  /** Configured bounds on shifting per tenant and kind (config `scheduler`); default: bounded by the deadline only. */
+  shiftBounds?: (tenant: string, kind: JobKind) => ShiftBounds;
+  /** The policy bundle in force, asked `scheduler.shift` before a job is shifted; absent: no policy question. */
+  policy?: () => PolicyEvaluator;
   onTransition?: (job: SchedulerJob, to: JobState) => void;
   onPlanned?: (seconds: number) => void;
   now?: () => Date;
@@ -53,6 +81,62 @@ export interface JobPlan extends PlanFields {
   baseline_start: string;
   /** Savings are estimates: the forecast is a forecast (or the embedded estimate). */
   estimate: true;
+}
+
+/** A plan and, when policy was asked about the shift, its question and answer. */
+interface Planned {
+  plan: JobPlan;
+  shiftPolicy?: { input: PolicyInput; decision: PolicyDecision };
+}
+
+/** A validated request, the job it describes and its plan (nothing stored). */
+export interface Preview extends Planned {
+  tenant: string;
+  request: CreateJobRequest;
+  subject: PlanSubject;
+  energyKwh: number;
+}
+
+/**
+ * The `scheduler.shift` question. The principal is the submitter without roles and the attributes are facts of the
+ * job, so asking again at a re-plan gets the same answer under the same bundle.
+ */
+function shiftPolicyInput(s: PlanSubject, earliest: Date, deadline: Date, durationMs: number): PolicyInput {
+  return {
+    principal: { actor: s.actor, roles: [], tenant: s.tenant },
+    tenant: s.tenant,
+    work_unit_kind: SHIFT_POLICY_KIND,
+    ...(s.work_unit_id ? { work_unit_id: s.work_unit_id } : {}),
+    contract: s.contract,
+    mode: s.mode,
+    action: SHIFT_ACTION,
+    action_class: 'operation',
+    attributes: {
+      job_kind: s.kind,
+      zone: s.zone,
+      priority: s.priority,
+      duration_seconds: durationMs / 1000,
+      slack_minutes: Math.max(0, Math.floor((deadline.getTime() - durationMs - earliest.getTime()) / 60_000)),
+    },
+  };
+}
+
+/**
+ * What a decision means for shifting. Only a policy that matches can deny it (the bundle's `default_effect` does not:
+ * moving a job inside its own window changes no bytes and no answer); a failed evaluation denies (fail closed: the
+ * earliest start is always safe). `requires_approval` denies too — no approval is presented when a job is planned;
+ * `observe_only` computes the shift and runs at the earliest start.
+ */
+function shiftVerdict(d: PolicyDecision): 'shift' | 'deny' | 'observe' {
+  if (!d.allow) return d.default_applied === true ? 'shift' : 'deny';
+  if (d.obligations.includes('requires_approval')) return 'deny';
+  if (d.obligations.includes('observe_only')) return 'observe';
+  return 'shift';
+}
+
+/** The plan subject of a stored job (re-plans). */
+function subjectOf(job: SchedulerJob): PlanSubject {
+  return { tenant: job.tenant, kind: job.kind, contract: job.contract, mode: job.mode, zone: job.zone, priority: job.priority, actor: job.actor, work_unit_id: job.work_unit_id };
 }
 
 function fail(message: string, details?: Record<string, unknown>): never {
@@ -82,7 +166,8 @@ export class SchedulerService {
   readonly #repo: SchedulerJobRepository;
   readonly #audit: AuditSink;
   readonly #shiftingDisabled: () => boolean;
-  readonly #shiftBounds: (tenant: string) => ShiftBounds;
+  readonly #shiftBounds: (tenant: string, kind: JobKind) => ShiftBounds;
+  readonly #policy: (() => PolicyEvaluator) | undefined;
   readonly #webhooksEnabled: boolean;
   readonly #workUnits: SchedulerServiceOptions['workUnits'];
   /** Runs of `work_units` jobs in this process (shutdown waits for them). */
@@ -97,6 +182,7 @@ export class SchedulerService {
     this.#audit = o.audit;
     this.#shiftingDisabled = o.shiftingDisabled;
     this.#shiftBounds = o.shiftBounds ?? (() => ({ shift: true, maxDelayMs: null }));
+    this.#policy = o.policy;
     this.#webhooksEnabled = o.webhooksEnabled ?? false;
     this.#workUnits = o.workUnits;
     this.#now = o.now ?? (() => new Date());
@@ -106,7 +192,7 @@ export class SchedulerService {
   }
 
   /** Validates a request and computes its plan; stores nothing. */
-  async preview(ctx: DomainContext, body: unknown): Promise<{ tenant: string; request: CreateJobRequest; plan: JobPlan; energyKwh: number }> {
+  async preview(ctx: DomainContext, body: unknown): Promise<Preview> {
     requirePermission(ctx.principal, 'scheduler:write');
     const request = validate(CreateJobRequest, body);
     const tenant = resolveTenant(ctx.principal, request.tenant);
@@ -126,25 +212,43 @@ export class SchedulerService {
     if (!isKnownZone(request.zone) && !(await this.#repo.hasForecast(request.zone))) {
       fail(`unknown zone '${request.zone}': no embedded estimate and no loaded forecast`, { field: 'zone' });
     }
+    // Each unit must exist and be the job's tenant's (another tenant's answers not_found, as everywhere).
+    const unitContracts = new Set<string>();
+    for (const id of request.work_unit_ids ?? []) {
+      const unit = await this.#workUnits!.check(ctx, id);
+      if (unit.tenant !== tenant) throw new SvcError('not_found', `work unit ${id} not found`, { workUnitId: id });
+      unitContracts.add(unit.requested_contract);
+    }
+    const contract = request.contract ?? (unitContracts.size === 1 ? [...unitContracts][0]! : EXACT_BYTES_CONTRACT);
     const energyKwh = request.energy_kwh ?? ((request.average_power_w ?? 0) * request.duration_seconds) / 3_600_000;
+    const subject: PlanSubject = {
+      tenant,
+      kind,
+      contract,
+      mode: request.mode ?? 'enforce',
+      zone: request.zone,
+      priority: request.priority ?? 5,
+      actor: ctx.principal.actor,
+      work_unit_id: request.work_unit_id ?? null,
+    };
     // A job whose earliest start has passed starts no earlier than now.
     const from = new Date(Math.max(earliest.getTime(), now.getTime()));
-    const p = await this.#plan(tenant, request.zone, from, deadline, durationMs, energyKwh, request.mode ?? 'enforce', now);
-    return { tenant, request, plan: p, energyKwh };
+    const planned = await this.#plan(subject, from, deadline, durationMs, energyKwh, now);
+    return { tenant, request, subject, plan: planned.plan, shiftPolicy: planned.shiftPolicy, energyKwh };
   }
 
   /** Planning is the spec's `svc.plan` span, `action: scheduler.plan` (spec attribute names only; no zone or tenant). */
-  #plan(tenant: string, zone: string, earliest: Date, deadline: Date, durationMs: number, energyKwh: number, mode: 'observe' | 'enforce', now: Date): Promise<JobPlan> {
-    return inSpan('svc.plan', { action: 'scheduler.plan', mode }, () => this.#planInSpan(tenant, zone, earliest, deadline, durationMs, energyKwh, mode, now));
+  #plan(subject: PlanSubject, earliest: Date, deadline: Date, durationMs: number, energyKwh: number, now: Date): Promise<Planned> {
+    return inSpan('svc.plan', { action: 'scheduler.plan', mode: subject.mode, contract: subject.contract }, () => this.#planInSpan(subject, earliest, deadline, durationMs, energyKwh, now));
   }
 
-  async #planInSpan(tenant: string, zone: string, earliest: Date, jobDeadline: Date, durationMs: number, energyKwh: number, mode: 'observe' | 'enforce', now: Date): Promise<JobPlan> {
+  async #planInSpan(subject: PlanSubject, earliest: Date, jobDeadline: Date, durationMs: number, energyKwh: number, now: Date): Promise<Planned> {
     const started = performance.now();
-    // A policy maximum delay moves the end of the search window in: the start may be at most earliest + max delay.
-    const bounds = this.#shiftBounds(tenant);
+    // A configured maximum delay moves the end of the search window in: the start may be at most earliest + max delay.
+    const bounds = this.#shiftBounds(subject.tenant, subject.kind);
     const deadline =
       bounds.maxDelayMs === null ? jobDeadline : new Date(Math.min(jobDeadline.getTime(), earliest.getTime() + bounds.maxDelayMs + durationMs));
-    const loaded = await this.#repo.forecast(zone, earliest.toISOString(), deadline.toISOString());
+    const loaded = await this.#repo.forecast(subject.zone, earliest.toISOString(), deadline.toISOString());
     let reason: PlanReason = 'lowest_forecast_emissions';
     let source = EMBEDDED_SOURCE;
     let ageS: number | null = null;
@@ -156,7 +260,7 @@ export class SchedulerService {
       points = loaded;
       if (ageS * 1000 > FORECAST_MAX_AGE_MS) reason = 'forecast_stale';
     } else {
-      points = embeddedForecast(zone, earliest, deadline);
+      points = embeddedForecast(subject.zone, earliest, deadline);
     }
     const segments: IntensitySegment[] = points.map((p: StoredForecastPoint | { start: string; end: string; gco2_per_kwh: number }) => ({ start: Date.parse(p.start), end: Date.parse(p.end), gco2PerKwh: p.gco2_per_kwh }));
     const out = plan({ earliest: earliest.getTime(), deadline: deadline.getTime(), durationMs, energyKwh, segments });
@@ -167,8 +271,15 @@ export class SchedulerService {
       chosen = earliest.getTime();
       chosenGco2 = out.baselineGco2;
     }
+    // Asked only when a shift is in question: the answer never moves a job later, only pins it to its earliest start.
+    let shiftPolicy: Planned['shiftPolicy'];
+    if (reason === 'lowest_forecast_emissions' && bounds.shift && this.#policy !== undefined) {
+      const input = shiftPolicyInput(subject, earliest, jobDeadline, durationMs);
+      shiftPolicy = { input, decision: this.#policy().evaluate(input) };
+    }
     let runAt = chosen;
-    if (reason === 'lowest_forecast_emissions' && !bounds.shift) {
+    const policySays = shiftPolicy === undefined ? 'shift' : shiftVerdict(shiftPolicy.decision);
+    if (reason === 'lowest_forecast_emissions' && (!bounds.shift || policySays === 'deny')) {
       reason = 'shifting_denied_by_policy';
       chosen = earliest.getTime();
       chosenGco2 = out.baselineGco2;
@@ -176,7 +287,7 @@ export class SchedulerService {
     } else if (reason === 'lowest_forecast_emissions' && this.#shiftingDisabled()) {
       reason = 'shifting_disabled';
       runAt = earliest.getTime();
-    } else if (reason === 'lowest_forecast_emissions' && mode === 'observe') {
+    } else if (reason === 'lowest_forecast_emissions' && (subject.mode === 'observe' || policySays === 'observe')) {
       reason = 'observe_mode';
       runAt = earliest.getTime();
     }
@@ -184,33 +295,35 @@ export class SchedulerService {
     if (runAt + durationMs > deadline.getTime()) throw new SvcError('internal', 'planner chose a start past the latest start');
     this.#onPlanned((performance.now() - started) / 1000);
     return {
-      baseline_start: earliest.toISOString(),
-      planned_start: new Date(chosen).toISOString(),
-      run_at: new Date(runAt).toISOString(),
-      baseline_gco2: out.baselineGco2,
-      planned_gco2: chosenGco2,
-      shift_minutes: Math.round((chosen - earliest.getTime()) / 60_000),
-      forecast_source: source,
-      forecast_age_s: ageS,
-      plan_reason: reason,
-      estimate: true,
+      plan: {
+        baseline_start: earliest.toISOString(),
+        planned_start: new Date(chosen).toISOString(),
+        run_at: new Date(runAt).toISOString(),
+        baseline_gco2: out.baselineGco2,
+        planned_gco2: chosenGco2,
+        shift_minutes: Math.round((chosen - earliest.getTime()) / 60_000),
+        forecast_source: source,
+        forecast_age_s: ageS,
+        plan_reason: reason,
+        estimate: true,
+      },
+      ...(shiftPolicy ? { shiftPolicy } : {}),
     };
   }
 
   async create(ctx: DomainContext, body: unknown): Promise<SchedulerJob> {
-    const { tenant, request, plan: p, energyKwh } = await this.preview(ctx, body);
-    // Each unit must exist and be the caller's now (another tenant's unit answers not_found, as everywhere).
-    for (const id of request.work_unit_ids ?? []) await this.#workUnits!.check(ctx, id);
+    const { tenant, request, subject, plan: p, shiftPolicy, energyKwh } = await this.preview(ctx, body);
     const at = this.#now().toISOString();
     const job: SchedulerJob = {
       id: newId('job'),
       tenant,
-      kind: request.kind ?? 'external',
+      kind: subject.kind,
       state: 'scheduled',
-      mode: request.mode ?? 'enforce',
+      mode: subject.mode,
+      contract: subject.contract,
       zone: request.zone,
-      priority: request.priority ?? 5,
-      work_unit_id: request.work_unit_id ?? null,
+      priority: subject.priority,
+      work_unit_id: subject.work_unit_id,
       earliest_start: p.baseline_start,
       deadline: new Date(Date.parse(request.deadline)).toISOString(),
       duration_s: request.duration_seconds,
@@ -239,7 +352,12 @@ export class SchedulerService {
     };
     await this.#repo.insert(job);
     await this.#event('scheduler.job.created', job, ctx.principal.actor, ctx.traceId);
-    await this.#event('scheduler.job.scheduled', job, ctx.principal.actor, ctx.traceId);
+    // A policy deny of the shift is a policy denial like any other (svc_policy_denials_total counts it), recorded once,
+    // when the job is submitted; re-plans keep asking but do not repeat it.
+    if (shiftPolicy && shiftVerdict(shiftPolicy.decision) === 'deny') {
+      await this.#audit.append(denialEvent(shiftPolicy.decision, shiftPolicy.input, job.mode === 'enforce', ctx.traceId));
+    }
+    await this.#event('scheduler.job.scheduled', job, ctx.principal.actor, ctx.traceId, {}, shiftPolicy?.decision.bundle.id);
     this.#onTransition(job, 'scheduled');
     return job;
   }
@@ -314,10 +432,10 @@ export class SchedulerService {
     for (const zone of zones) {
       for (const job of await this.#repo.scheduledInZone(zone, now.toISOString())) {
         const earliest = new Date(Math.max(Date.parse(job.earliest_start), now.getTime()));
-        const p = await this.#plan(job.tenant, zone, earliest, new Date(job.deadline), job.duration_s * 1000, job.energy_kwh, job.mode, now);
+        const { plan: p, shiftPolicy } = await this.#plan(subjectOf(job), earliest, new Date(job.deadline), job.duration_s * 1000, job.energy_kwh, now);
         if (await this.#repo.replan(job.id, p, now.toISOString())) {
           replanned++;
-          await this.#event('scheduler.job.scheduled', { ...job, ...p }, SYSTEM_ACTOR, ctx.traceId, { replanned: true });
+          await this.#event('scheduler.job.scheduled', { ...job, ...p }, SYSTEM_ACTOR, ctx.traceId, { replanned: true }, shiftPolicy?.decision.bundle.id);
         }
       }
     }
@@ -331,6 +449,12 @@ export class SchedulerService {
    */
   async tick(limit = 100): Promise<{ started: SchedulerJob[]; missed: SchedulerJob[] }> {
     const now = this.#now();
+    // The rollback switch applies to jobs planned before it was turned on: what would be running without its shift starts now.
+    if (this.#shiftingDisabled()) {
+      for (const job of await this.#repo.unshiftDue(now)) {
+        await this.#event('scheduler.job.scheduled', job, SYSTEM_ACTOR, undefined, { replanned: true });
+      }
+    }
     const missed = await this.#repo.markMissed(now);
     for (const job of missed) {
       await this.#event('scheduler.job.missed', job, SYSTEM_ACTOR);
@@ -381,11 +505,12 @@ export class SchedulerService {
     return this.#repo.countByState();
   }
 
-  async #event(type: string, job: SchedulerJob, actor: string, traceId?: string, extra: Record<string, unknown> = {}): Promise<void> {
+  async #event(type: string, job: SchedulerJob, actor: string, traceId?: string, extra: Record<string, unknown> = {}, policyBundleId?: string): Promise<void> {
     await this.#audit.append({
       type,
       tenant: job.tenant,
       actor,
+      ...(policyBundleId ? { policy_bundle_id: policyBundleId } : {}),
       ...(job.work_unit_id ? { work_unit_id: job.work_unit_id } : {}),
       ...(traceId ? { trace_id: traceId } : {}),
       payload: {

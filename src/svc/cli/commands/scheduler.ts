@@ -30,6 +30,7 @@ function jobOptions(cmd: Command): Command {
     .option('--power-w <watts>', 'average power (W), instead of --energy-kwh', decimal)
     .option('--priority <0-9>', 'priority (default 5)', integer)
     .addOption(new Option('--mode <mode>', 'enforce shifts; observe computes the shift and runs at the earliest start').choices(['observe', 'enforce']))
+    .addOption(new Option('--contract <contract>', 'the contract policy is asked about shifting under (default: the work units\' own, else exact_bytes)').choices(['exact_bytes', 'semantic']))
     .option('--tenant <tenant>')
     .option('--work-unit-id <id>', 'the work unit this job belongs to (traceability)')
     .option('--meta <key=value>', 'metadata entry (repeatable)', collectMeta)
@@ -45,6 +46,7 @@ function jobBody(o: Record<string, unknown>): Record<string, unknown> {
     ['average_power_w', o.powerW],
     ['priority', o.priority],
     ['mode', o.mode],
+    ['contract', o.contract],
     ['tenant', o.tenant],
     ['work_unit_id', o.workUnitId],
     ['metadata', o.meta],

@@ -9,6 +9,7 @@ import type { SchedulerServiceHandlers } from '../generated/svc/v1/SchedulerServ
 import type { SchedulerServiceWatchJobResponse } from '../generated/svc/v1/SchedulerServiceWatchJobResponse.ts';
 import { TERMINAL_STATES, type JobState, type SchedulerJob } from '../../scheduler/job-record.ts';
 import type { JobPlan } from '../../scheduler/scheduler-service.ts';
+import { contractCodec } from '../mapping/enums.ts';
 import { nonEmptyList, optional, restBody } from '../mapping/rest-body.ts';
 import { toOptionalStruct } from '../mapping/struct.ts';
 import { type GrpcRuntime, type MessageSink, serverStream, unary } from '../rpc-handlers.ts';
@@ -23,6 +24,7 @@ function jobRequestBody(req: SchedulerJobRequest | null | undefined): Record<str
     tenant: r.tenant, earliest_start: r.earliest_start, deadline: r.deadline, duration_seconds: r.duration_seconds === undefined ? undefined : Number(r.duration_seconds),
     energy_kwh: r.energy_kwh === undefined ? undefined : Number(r.energy_kwh), average_power_w: r.average_power_w === undefined ? undefined : Number(r.average_power_w),
     zone: r.zone, priority: r.priority, mode: r.mode, work_unit_id: r.work_unit_id, metadata, webhook_url: r.webhook_url, kind: r.kind, work_unit_ids: nonEmptyList(r.work_unit_ids),
+    contract: contractCodec.toWord(r.contract),
   });
 }
 
@@ -35,6 +37,7 @@ export function toSchedulerJobMessage(job: SchedulerJob): SchedulerJobMessage {
     forecast_source: job.forecast_source, forecast_age_s: optional(job.forecast_age_s), plan_reason: job.plan_reason,
     started_at: optional(job.started_at), completed_at: optional(job.completed_at), outcome: optional(job.outcome),
     actor: job.actor, created_at: job.created_at, updated_at: job.updated_at, webhook_url: optional(job.webhook_url), work_unit_ids: job.work_unit_ids, result: toOptionalStruct(job.result as Record<string, unknown> | null),
+    contract: contractCodec.fromWord(job.contract),
   };
 }
 

@@ -12,7 +12,7 @@ import type { Db } from '../db.ts';
 type Row = Omit<SchedulerJob, 'metadata' | 'work_unit_ids' | 'result'> & { metadata: string; work_unit_ids: string | null; result: string | null };
 
 const COLUMNS =
-  'id, tenant, kind, state, mode, zone, priority, work_unit_id, earliest_start, deadline, duration_s, energy_kwh, metadata, baseline_start, planned_start, run_at, baseline_gco2, planned_gco2, shift_minutes, forecast_source, forecast_age_s, plan_reason, lease_owner, lease_expires_at, started_at, completed_at, outcome, actor, created_at, updated_at, webhook_url, work_unit_ids, result';
+  'id, tenant, kind, state, mode, zone, priority, work_unit_id, earliest_start, deadline, duration_s, energy_kwh, metadata, baseline_start, planned_start, run_at, baseline_gco2, planned_gco2, shift_minutes, forecast_source, forecast_age_s, plan_reason, lease_owner, lease_expires_at, started_at, completed_at, outcome, actor, created_at, updated_at, webhook_url, work_unit_ids, result, contract';
 
 function fromRow(r: Row): SchedulerJob {
   return {
@@ -54,12 +54,12 @@ export class SchedulerJobRepository {
 
   async insert(j: SchedulerJob): Promise<void> {
     await this.#db.run(
-      `INSERT INTO scheduler_jobs (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33)`,
+      `INSERT INTO scheduler_jobs (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34)`,
       [
         j.id, j.tenant, j.kind, j.state, j.mode, j.zone, j.priority, j.work_unit_id, j.earliest_start, j.deadline, j.duration_s, j.energy_kwh,
         JSON.stringify(j.metadata), j.baseline_start, j.planned_start, j.run_at, j.baseline_gco2, j.planned_gco2, j.shift_minutes, j.forecast_source,
         j.forecast_age_s, j.plan_reason, j.lease_owner, j.lease_expires_at, j.started_at, j.completed_at, j.outcome, j.actor, j.created_at, j.updated_at, j.webhook_url,
-        j.work_unit_ids.length > 0 ? JSON.stringify(j.work_unit_ids) : null, j.result === null ? null : JSON.stringify(j.result),
+        j.work_unit_ids.length > 0 ? JSON.stringify(j.work_unit_ids) : null, j.result === null ? null : JSON.stringify(j.result), j.contract,
       ],
     );
   }
@@ -96,6 +96,24 @@ export class SchedulerJobRepository {
       [p.planned_start, p.run_at, p.baseline_gco2, p.planned_gco2, p.shift_minutes, p.forecast_source, p.forecast_age_s, p.plan_reason, at, id],
     );
     return r.changes === 1;
+  }
+
+  /**
+   * With shifting switched off (the rollback switch): scheduled jobs that would already be due without their shift
+   * run at their baseline start now. Jobs whose baseline is still ahead keep their plan until then, so switching back
+   * on in time leaves them shifted. Returns the moved jobs.
+   */
+  async unshiftDue(now: Date, limit = 1000): Promise<SchedulerJob[]> {
+    const at = now.toISOString();
+    const lock = this.#db.dialect === 'postgres' ? 'FOR UPDATE SKIP LOCKED' : '';
+    const rows = await this.#db.all<Row>(
+      `UPDATE scheduler_jobs SET run_at = baseline_start, plan_reason = 'shifting_disabled', updated_at = $1
+       WHERE state = 'scheduled' AND id IN (
+         SELECT id FROM scheduler_jobs WHERE state = 'scheduled' AND run_at > baseline_start AND baseline_start <= $1 ORDER BY baseline_start, id LIMIT $2 ${lock}
+       ) RETURNING ${COLUMNS}`,
+      [at, limit],
+    );
+    return rows.map(fromRow);
   }
 
   /** Scheduled jobs in a zone not yet due (candidates for a re-plan). */

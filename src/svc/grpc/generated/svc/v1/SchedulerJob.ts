@@ -2,6 +2,7 @@
 // Original file: proto/svc/v1/svc.proto
 
 import type { Struct as _google_protobuf_Struct, Struct__Output as _google_protobuf_Struct__Output } from '../../google/protobuf/Struct.ts';
+import type { Contract as _svc_v1_Contract, Contract__Output as _svc_v1_Contract__Output } from '../../svc/v1/Contract.ts';
 import type { Long } from '@grpc/proto-loader';
 
 /**
@@ -11,7 +12,7 @@ export interface SchedulerJob {
   'id'?: (string);
   'tenant'?: (string);
   /**
-   * "external".
+   * "external" | "work_units".
    */
   'kind'?: (string);
   /**
@@ -51,7 +52,7 @@ export interface SchedulerJob {
    */
   'forecast_age_s'?: (number | string | Long);
   /**
-   * lowest_forecast_emissions | observe_mode | shifting_disabled | forecast_stale | forecast_incomplete | no_window.
+   * lowest_forecast_emissions | observe_mode | shifting_disabled | shifting_denied_by_policy | forecast_stale | forecast_incomplete | no_window.
    */
   'plan_reason'?: (string);
   'started_at'?: (string);
@@ -66,6 +67,10 @@ export interface SchedulerJob {
    */
   'work_unit_ids'?: (string)[];
   'result'?: (_google_protobuf_Struct | null);
+  /**
+   * The contract policy was asked about shifting under.
+   */
+  'contract'?: (_svc_v1_Contract);
   '_work_unit_id'?: "work_unit_id";
   '_baseline_gco2'?: "baseline_gco2";
   '_planned_gco2'?: "planned_gco2";
@@ -83,7 +88,7 @@ export interface SchedulerJob__Output {
   'id'?: (string);
   'tenant'?: (string);
   /**
-   * "external".
+   * "external" | "work_units".
    */
   'kind'?: (string);
   /**
@@ -123,7 +128,7 @@ export interface SchedulerJob__Output {
    */
   'forecast_age_s'?: (number);
   /**
-   * lowest_forecast_emissions | observe_mode | shifting_disabled | forecast_stale | forecast_incomplete | no_window.
+   * lowest_forecast_emissions | observe_mode | shifting_disabled | shifting_denied_by_policy | forecast_stale | forecast_incomplete | no_window.
    */
   'plan_reason'?: (string);
   'started_at'?: (string);
@@ -138,4 +143,8 @@ export interface SchedulerJob__Output {
    */
   'work_unit_ids'?: (string)[];
   'result'?: (_google_protobuf_Struct__Output);
+  /**
+   * The contract policy was asked about shifting under.
+   */
+  'contract'?: (_svc_v1_Contract__Output);
 }
