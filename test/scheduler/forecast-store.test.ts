@@ -5,7 +5,11 @@
  * - where a new forecast overlaps stored points, the one issued last wins: finer
  *   points issued later replace coarser ones (dropped whole), and a forecast
  *   issued earlier than what is stored is skipped there (reported as skipped);
- * - points that ended more than a day ago are pruned when a forecast loads.
+ * - points that ended more than a day ago are pruned when a forecast loads;
+ * - a forecast shorter than a job's window (a provider's horizon) plans within
+ *   what it covers (`forecast_partial`), and the job moves when a newer forecast
+ *   reaches further; one that does not cover the earliest run falls back to the
+ *   earliest start (`forecast_incomplete`).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -80,6 +84,22 @@ for (const engine of engines()) {
       // The same issue time again replaces (a reloaded file, a re-pull).
       const again = await s.app.scheduler.loadForecast(system, { source: 'fresh', points: hourly('XD', 1, () => 250) });
       assert.equal(again.loaded, 1);
+    });
+
+    it('a forecast shorter than the window plans within it; a newer, longer one re-plans the job; deadlines hold', async () => {
+      // 6 h forecast (cleanest hour 4) for a job that may run any hour of the next 12.
+      await s.app.scheduler.loadForecast(system, { source: 'six-hours', points: hourly('XF', 6, (i) => (i === 4 ? 50 : 400)) });
+      const body = { zone: 'XF', earliest_start: iso(t0), deadline: iso(t0 + 12 * H), duration_seconds: 3600, energy_kwh: 1 };
+      const created = (await (await s.call('POST', '/v1/scheduler/jobs', { key: KEYS.acmeWriter, body })).json()) as { job: { id: string; run_at: string; plan_reason: string } };
+      assert.deepEqual([created.job.plan_reason, created.job.run_at], ['forecast_partial', iso(t0 + 4 * H)]);
+      // The next pull reaches 12 h and has a cleaner hour 9: the scheduled job moves there.
+      await s.app.scheduler.loadForecast(system, { source: 'twelve-hours', points: hourly('XF', 12, (i) => (i === 9 ? 10 : i === 4 ? 50 : 400)) });
+      const job = ((await (await s.call('GET', `/v1/scheduler/jobs/${created.job.id}`, { key: KEYS.acmeWriter })).json()) as { job: { run_at: string; plan_reason: string } }).job;
+      assert.deepEqual([job.plan_reason, job.run_at], ['lowest_forecast_emissions', iso(t0 + 9 * H)]);
+      // A forecast that starts after the earliest start: no estimate for the earliest run, so the earliest start.
+      await s.app.scheduler.loadForecast(system, { source: 'late', points: hourly('XG', 6, () => 100).slice(2) });
+      const late = ((await (await s.call('POST', '/v1/scheduler/plan', { key: KEYS.acmeWriter, body: { ...body, zone: 'XG' } })).json()) as { plan: { run_at: string; plan_reason: string } }).plan;
+      assert.deepEqual([late.plan_reason, late.run_at], ['forecast_incomplete', iso(t0)]);
     });
 
     it('points that ended more than a day ago are pruned when a forecast loads', async () => {

@@ -1,7 +1,7 @@
 /** The planner is exact on piecewise-constant forecasts, keeps ties at the earliest start and never leaves the window. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { meanIntensity, plan } from '../../src/svc/scheduler/planner.ts';
+import { forecastDecision, meanIntensity, plan } from '../../src/svc/scheduler/planner.ts';
 import { DAILY_PROFILE, annualIntensity, embeddedForecast } from '../../src/svc/scheduler/embedded-forecast.ts';
 
 const H = 3_600_000;
@@ -40,6 +40,18 @@ describe('scheduler planner', () => {
   it('reports an uncovered forecast', () => {
     const out = plan({ earliest: 0, deadline: 5 * H, durationMs: H, energyKwh: 1, segments: hourly([200, 100]) });
     assert.equal(out.covered, false);
+  });
+
+  it('a forecast shorter than the window: the best covered start (forecast_partial); the earliest run uncovered: the earliest', () => {
+    const partial = plan({ earliest: 0, deadline: 8 * H, durationMs: 2 * H, energyKwh: 1, segments: hourly([300, 300, 100, 100, 300]) });
+    assert.deepEqual(forecastDecision(partial, 0), { start: 2 * H, gco2: 100, reason: 'forecast_partial' });
+    // The 4-hour job fits the 5 covered hours only from 0 or 1 h: never a start whose run leaves the forecast.
+    const long = plan({ earliest: 0, deadline: 12 * H, durationMs: 4 * H, energyKwh: 1, segments: hourly([300, 300, 100, 100, 100]) });
+    assert.deepEqual(forecastDecision(long, 0), { start: H, gco2: 150, reason: 'forecast_partial' });
+    const late = plan({ earliest: 0, deadline: 8 * H, durationMs: H, energyKwh: 1, segments: hourly([300, 300, 100]).map((s) => ({ ...s, start: s.start + H, end: s.end + H })) });
+    assert.deepEqual(forecastDecision(late, 0), { start: 0, gco2: null, reason: 'forecast_incomplete' });
+    const full = plan({ earliest: 0, deadline: 3 * H, durationMs: H, energyKwh: 1, segments: hourly([300, 100, 300]) });
+    assert.deepEqual(forecastDecision(full, 0), { start: H, gco2: 100, reason: 'lowest_forecast_emissions' });
   });
 
   it('embedded estimate: the daily profile keeps the annual average; unknown zones have none', () => {

@@ -16,6 +16,7 @@ export type PlanReason =
   | 'shifting_disabled'
   | 'shifting_denied_by_policy'
   | 'forecast_stale'
+  | 'forecast_partial'
   | 'forecast_incomplete'
   | 'no_window';
 

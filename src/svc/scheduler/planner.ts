@@ -83,3 +83,17 @@ export function plan(input: PlanInput): PlanOutcome {
   }
   return { start: best, gco2: bestMean === null ? null : bestMean * energyKwh, baselineGco2, covered };
 }
+
+export type ForecastPlanReason = 'lowest_forecast_emissions' | 'forecast_partial' | 'forecast_incomplete';
+
+/**
+ * What svc makes of a plan on a forecast: the planner's start when the forecast covers every candidate run
+ * (`lowest_forecast_emissions`); the best start among the covered runs when it covers only part of the window, as
+ * when the window reaches past the forecast horizon (`forecast_partial`: the job is re-planned when a newer forecast
+ * arrives); the earliest start when it does not even cover the run at the earliest start (`forecast_incomplete`).
+ * Every start stays in [earliest, deadline − duration]. Shared by the scheduler service and the benchmark.
+ */
+export function forecastDecision(out: PlanOutcome, earliest: number): { start: number; gco2: number | null; reason: ForecastPlanReason } {
+  if (out.baselineGco2 === null) return { start: earliest, gco2: null, reason: 'forecast_incomplete' };
+  return { start: out.start, gco2: out.gco2, reason: out.covered ? 'lowest_forecast_emissions' : 'forecast_partial' };
+}

@@ -18,7 +18,7 @@ import { EXACT_BYTES_CONTRACT } from '../policy/evaluate.ts';
 import type { ShiftBounds } from './scheduler-config.ts';
 import { EMBEDDED_SOURCE, embeddedForecast, isKnownZone } from './embedded-forecast.ts';
 import { CompleteJobRequest, CreateJobRequest, type JobKind, JobListQuery, type JobResult, type JobState, LoadForecastRequest, type PlanReason, type SchedulerJob } from './job-record.ts';
-import { type IntensitySegment, plan } from './planner.ts';
+import { forecastDecision, type IntensitySegment, plan } from './planner.ts';
 import type { PlanFields } from '../store/repositories/scheduler-jobs.ts';
 
 /** Loaded forecasts older than this are stale: jobs then run at their earliest start (reason `forecast_stale`). */
@@ -264,30 +264,33 @@ export class SchedulerService {
     }
     const segments: IntensitySegment[] = points.map((p: StoredForecastPoint | { start: string; end: string; gco2_per_kwh: number }) => ({ start: Date.parse(p.start), end: Date.parse(p.end), gco2PerKwh: p.gco2_per_kwh }));
     const out = plan({ earliest: earliest.getTime(), deadline: deadline.getTime(), durationMs, energyKwh, segments });
-    if (reason === 'lowest_forecast_emissions' && !out.covered) reason = 'forecast_incomplete';
-    let chosen = out.start;
-    let chosenGco2 = out.gco2;
-    if (reason !== 'lowest_forecast_emissions') {
-      chosen = earliest.getTime();
-      chosenGco2 = out.baselineGco2;
+    let chosen = earliest.getTime();
+    let chosenGco2 = out.baselineGco2;
+    if (reason === 'lowest_forecast_emissions') {
+      // A forecast shorter than the window: the best start it covers; not even the earliest run covered: the earliest.
+      const decision = forecastDecision(out, earliest.getTime());
+      chosen = decision.start;
+      chosenGco2 = decision.gco2;
+      reason = decision.reason;
     }
     // Asked only when a shift is in question: the answer never moves a job later, only pins it to its earliest start.
+    const shifts = reason === 'lowest_forecast_emissions' || reason === 'forecast_partial';
     let shiftPolicy: Planned['shiftPolicy'];
-    if (reason === 'lowest_forecast_emissions' && bounds.shift && this.#policy !== undefined) {
+    if (shifts && bounds.shift && this.#policy !== undefined) {
       const input = shiftPolicyInput(subject, earliest, jobDeadline, durationMs);
       shiftPolicy = { input, decision: this.#policy().evaluate(input) };
     }
     let runAt = chosen;
     const policySays = shiftPolicy === undefined ? 'shift' : shiftVerdict(shiftPolicy.decision);
-    if (reason === 'lowest_forecast_emissions' && (!bounds.shift || policySays === 'deny')) {
+    if (shifts && (!bounds.shift || policySays === 'deny')) {
       reason = 'shifting_denied_by_policy';
       chosen = earliest.getTime();
       chosenGco2 = out.baselineGco2;
       runAt = chosen;
-    } else if (reason === 'lowest_forecast_emissions' && this.#shiftingDisabled()) {
+    } else if (shifts && this.#shiftingDisabled()) {
       reason = 'shifting_disabled';
       runAt = earliest.getTime();
-    } else if (reason === 'lowest_forecast_emissions' && (subject.mode === 'observe' || policySays === 'observe')) {
+    } else if (shifts && (subject.mode === 'observe' || policySays === 'observe')) {
       reason = 'observe_mode';
       runAt = earliest.getTime();
     }
