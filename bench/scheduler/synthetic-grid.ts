@@ -10,9 +10,14 @@
  *   operators' published load curves show.
  * - Weather: an AR(1) day-to-day factor (persistence 0.7, σ 12 %) and ±5 %
  *   hourly noise.
- * Forecast error: the trace times (1 + e), e ~ N(0, σ) with σ growing with lead
- * time, 4 % + 0.3 %/h (capped at 20 %), in line with published day-ahead MAPE
- * of 5–15 % for carbon-intensity forecasts.
+ * Forecasts (what svc would pull): issued every hour, covering the next 48 h
+ * (svc's default forecast_horizon_hours; UK Carbon Intensity publishes 48 h,
+ * Electricity Maps and WattTime 24–72 h by plan). Each is the trace times
+ * (1 + σ(lead)·z): σ grows with lead time, 4 % + 0.3 %/h (capped at 20 %), in
+ * line with published day-ahead errors of 5–15 % for carbon-intensity
+ * forecasts; z is an AR(1) series along the forecast's hours (ρ = 0.9), because
+ * real forecast errors persist for hours (a weather front arriving late
+ * misforecasts a whole afternoon), drawn afresh for each issue.
  */
 import { DAILY_PROFILE, annualIntensity } from '../../src/svc/scheduler/embedded-forecast.ts';
 import type { IntensitySegment } from '../../src/svc/scheduler/planner.ts';
@@ -49,13 +54,32 @@ export function syntheticTrace(zone: string, startMs: number, hours: number, see
   return segments;
 }
 
-/** The trace as a forecast issued at `issuedAt`: error grows with lead time. */
-export function perturbedForecast(trace: readonly IntensitySegment[], issuedAt: number, seed: number): IntensitySegment[] {
+export interface ForecastModel {
+  horizonHours: number;
+  /** σ at lead 0 and its growth per hour of lead, as fractions; capped at sigmaMax. */
+  sigma0: number;
+  sigmaPerHour: number;
+  sigmaMax: number;
+  /** Hour-to-hour correlation of the error along one forecast. */
+  rho: number;
+}
+
+export const FORECAST_MODEL: ForecastModel = { horizonHours: 48, sigma0: 0.04, sigmaPerHour: 0.003, sigmaMax: 0.2, rho: 0.9 };
+
+/**
+ * The forecast issued at `issuedAt` (a whole hour inside the trace): the trace's next `horizonHours` hours with
+ * error. `model: null` gives the true trace over the same horizon (an error-free forecast).
+ */
+export function issuedForecast(trace: readonly IntensitySegment[], issuedAt: number, model: ForecastModel | null, seed: number): IntensitySegment[] {
+  const first = Math.round((issuedAt - trace[0]!.start) / H);
+  const hours = trace.slice(Math.max(0, first), Math.max(0, first) + (model?.horizonHours ?? FORECAST_MODEL.horizonHours));
+  if (model === null) return hours;
   const rand = prng(seed);
-  return trace.map((s) => {
-    const leadHours = Math.max(0, (s.start - issuedAt) / H);
-    const sigma = Math.min(0.2, 0.04 + 0.003 * leadHours);
-    return { ...s, gco2PerKwh: Math.max(1, s.gco2PerKwh * (1 + sigma * gaussian(rand))) };
+  let z = gaussian(rand);
+  return hours.map((s, lead) => {
+    if (lead > 0) z = model.rho * z + Math.sqrt(1 - model.rho * model.rho) * gaussian(rand);
+    const sigma = Math.min(model.sigmaMax, model.sigma0 + model.sigmaPerHour * lead);
+    return { ...s, gco2PerKwh: Math.max(1, s.gco2PerKwh * (1 + sigma * z)) };
   });
 }
 

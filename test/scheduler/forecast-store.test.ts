@@ -6,6 +6,7 @@
  *   points issued later replace coarser ones (dropped whole), and a forecast
  *   issued earlier than what is stored is skipped there (reported as skipped);
  * - points that ended more than a day ago are pruned when a forecast loads;
+ * - a load re-plans only the scheduled jobs whose window it meets and whose plan it changes;
  * - a forecast shorter than a job's window (a provider's horizon) plans within
  *   what it covers (`forecast_partial`), and the job moves when a newer forecast
  *   reaches further; one that does not cover the earliest run falls back to the
@@ -100,6 +101,19 @@ for (const engine of engines()) {
       await s.app.scheduler.loadForecast(system, { source: 'late', points: hourly('XG', 6, () => 100).slice(2) });
       const late = ((await (await s.call('POST', '/v1/scheduler/plan', { key: KEYS.acmeWriter, body: { ...body, zone: 'XG' } })).json()) as { plan: { run_at: string; plan_reason: string } }).plan;
       assert.deepEqual([late.plan_reason, late.run_at], ['forecast_incomplete', iso(t0)]);
+    });
+
+    it('a load re-plans only the jobs whose window it meets and whose plan it changes', async () => {
+      await s.app.scheduler.loadForecast(system, { source: 'feed', points: hourly('XH', 12, (i) => (i === 3 ? 50 : 400)) });
+      const body = { zone: 'XH', earliest_start: iso(t0), deadline: iso(t0 + 8 * H), duration_seconds: 3600, energy_kwh: 1 };
+      const created = (await (await s.call('POST', '/v1/scheduler/jobs', { key: KEYS.acmeWriter, body })).json()) as { job: { id: string; run_at: string } };
+      assert.equal(created.job.run_at, iso(t0 + 3 * H));
+      const later = hourly('XH', 12, () => 100).slice(9);
+      assert.equal((await s.app.scheduler.loadForecast(system, { source: 'feed', points: later })).replanned, 0, 'outside the window');
+      assert.equal((await s.app.scheduler.loadForecast(system, { source: 'feed', points: hourly('XH', 8, (i) => (i === 3 ? 50 : 400)) })).replanned, 0, 'the same plan');
+      assert.equal((await s.app.scheduler.loadForecast(system, { source: 'feed', points: hourly('XH', 8, (i) => (i === 6 ? 50 : 400)) })).replanned, 1, 'a new plan');
+      const job = ((await (await s.call('GET', `/v1/scheduler/jobs/${created.job.id}`, { key: KEYS.acmeWriter })).json()) as { job: { run_at: string } }).job;
+      assert.equal(job.run_at, iso(t0 + 6 * H));
     });
 
     it('points that ended more than a day ago are pruned when a forecast loads', async () => {

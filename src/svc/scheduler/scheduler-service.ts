@@ -143,6 +143,18 @@ function fail(message: string, details?: Record<string, unknown>): never {
   throw new SvcError('invalid_request', message, details ? { details } : {});
 }
 
+/** A re-plan that changes nothing a caller acts on or reads as an estimate (the forecast's age aside). */
+function samePlan(job: SchedulerJob, p: PlanFields): boolean {
+  return (
+    job.planned_start === p.planned_start &&
+    job.run_at === p.run_at &&
+    job.plan_reason === p.plan_reason &&
+    job.forecast_source === p.forecast_source &&
+    job.baseline_gco2 === p.baseline_gco2 &&
+    job.planned_gco2 === p.planned_gco2
+  );
+}
+
 /** The planner integrates a zone's points as one timeline: within one load they must not overlap. */
 function assertNoOverlap(points: ReadonlyArray<{ zone: string; start: string; end: string }>): void {
   const order = points.map((p, i) => ({ p, i })).sort((a, b) => (a.p.zone === b.p.zone ? (a.p.start < b.p.start ? -1 : 1) : a.p.zone < b.p.zone ? -1 : 1));
@@ -432,10 +444,17 @@ export class SchedulerService {
     const stored = await this.#repo.replaceForecast(points, request.source ?? 'operator', (options.issuedAt ?? now).toISOString(), new Date(now.getTime() - FORECAST_RETAIN_PAST_MS).toISOString());
     const zones = [...new Set(points.map((p) => p.zone))].sort();
     let replanned = 0;
-    for (const zone of zones) {
+    // Only jobs whose remaining window meets the new points can plan differently; a plan that comes out the same
+    // is left alone (no write, no event), so an hourly pull with many pending jobs stays cheap.
+    for (const zone of stored.stored > 0 ? zones : []) {
+      const zonePoints = points.filter((p) => p.zone === zone);
+      const spanStart = Math.min(...zonePoints.map((p) => Date.parse(p.start)));
+      const spanEnd = Math.max(...zonePoints.map((p) => Date.parse(p.end)));
       for (const job of await this.#repo.scheduledInZone(zone, now.toISOString())) {
         const earliest = new Date(Math.max(Date.parse(job.earliest_start), now.getTime()));
+        if (Date.parse(job.deadline) <= spanStart || earliest.getTime() >= spanEnd) continue;
         const { plan: p, shiftPolicy } = await this.#plan(subjectOf(job), earliest, new Date(job.deadline), job.duration_s * 1000, job.energy_kwh, now);
+        if (samePlan(job, p)) continue;
         if (await this.#repo.replan(job.id, p, now.toISOString())) {
           replanned++;
           await this.#event('scheduler.job.scheduled', { ...job, ...p }, SYSTEM_ACTOR, ctx.traceId, { replanned: true }, shiftPolicy?.decision.bundle.id);
