@@ -247,7 +247,7 @@ export default async function run(args: string[]): Promise<BenchReport> {
         'All gCO2 figures are estimates on synthetic data: a month of hourly intensity built from the @tgwf/co2 annual average for DE, a typical daily profile, a weekend dip and AR(1) weather (bench/scheduler/synthetic-grid.ts). Every plan is evaluated on the true trace.',
         `svc plans on forecasts pulled every hour, each covering the next ${FORECAST_MODEL.horizonHours} h with error σ = 4 % + 0.3 %/h of lead (at most 20 %), correlated along the forecast (AR(1), ρ = ${FORECAST_MODEL.rho}), seeded per issue; decisions go through the service's own plan() and forecastDecision() (bench/scheduler/replay.ts). A window longer than the horizon is planned within it (forecast_partial) and revisited at each pull. The oracle sees the whole window without error.`,
         'Jobs: mixed durations (15 min – 8 h) and slack (1 h – 2 days), submitted at their earliest start, spread over the month.',
-        'Planning latency is the domain call (validation, plan over the loaded forecast, insert, two ledger events) on SQLite synchronous=FULL on this machine; the forecast load re-plans (plan, update, ledger event) each pending job whose run time is still ahead.',
+        'Planning latency is the domain call (validation, plan over the loaded forecast, insert, two ledger events) on SQLite synchronous=FULL on this machine; the forecast load (48 hourly points issued now) re-plans the pending jobs whose remaining window it meets, and writes (update, ledger event) only the plans it changes.',
       ],
     };
   } finally {
