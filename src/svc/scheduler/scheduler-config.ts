@@ -61,7 +61,7 @@ export const SchedulerConfig = Type.Object(
       { additionalProperties: false, default: {}, description: 'Bounds per job kind, on top of the tenant (or global) bound.' },
     ),
     forecast_providers: Type.Array(ForecastProvider, { default: [], maxItems: 16, description: 'Pull adapters for real forecasts (docs/scheduler.md).' }),
-    pull_interval_minutes: Type.Union([Type.Integer({ minimum: 5, maximum: 1440 }), Type.Null()], { default: null, description: 'Pull every N minutes; null: only on demand.' }),
+    pull_interval_minutes: Type.Union([Type.Integer({ minimum: 5, maximum: 1440 }), Type.Null()], { default: null, description: 'Pull every N minutes, and once at start-up; null: only on demand (POST /v1/scheduler/forecasts/pull).' }),
     forecast_horizon_hours: Type.Integer({ minimum: 1, maximum: 168, default: 48 }),
     forecast_file: Type.Union([Type.String({ minLength: 1 }), Type.Null()], {
       default: null,
