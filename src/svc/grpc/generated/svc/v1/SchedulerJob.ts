@@ -52,7 +52,7 @@ export interface SchedulerJob {
    */
   'forecast_age_s'?: (number | string | Long);
   /**
-   * lowest_forecast_emissions | observe_mode | shifting_disabled | shifting_denied_by_policy | forecast_stale | forecast_incomplete | no_window.
+   * lowest_forecast_emissions | observe_mode | shifting_disabled | shifting_denied_by_policy | forecast_stale | forecast_partial | forecast_incomplete | no_window.
    */
   'plan_reason'?: (string);
   'started_at'?: (string);
@@ -128,7 +128,7 @@ export interface SchedulerJob__Output {
    */
   'forecast_age_s'?: (number);
   /**
-   * lowest_forecast_emissions | observe_mode | shifting_disabled | shifting_denied_by_policy | forecast_stale | forecast_incomplete | no_window.
+   * lowest_forecast_emissions | observe_mode | shifting_disabled | shifting_denied_by_policy | forecast_stale | forecast_partial | forecast_incomplete | no_window.
    */
   'plan_reason'?: (string);
   'started_at'?: (string);
