@@ -35,6 +35,7 @@ import { RolloutService } from './rollout/rollout-service.ts';
 import { DEFAULT_GUARDRAIL_CONFIG, SloGuardrail } from './rollout/slo-guardrail.ts';
 import { Switchboard } from './rollout/switchboard.ts';
 import { SchedulerService } from './scheduler/scheduler-service.ts';
+import { jobWorkUnits } from './scheduler/job-work-units.ts';
 import { startSchedulerRunner } from './scheduler/runner.ts';
 import { shiftBoundsFor } from './scheduler/scheduler-config.ts';
 import { ForecastFileService } from './scheduler/forecast-file.ts';
@@ -43,10 +44,10 @@ import { WEBHOOK_SECRET_ENV, WebhookNotifier, webhookRetries } from './scheduler
 import { describeDb } from './store/open-db.ts';
 import { type Store, openStore } from './store/store.ts';
 import { WorkUnitService } from './work-units/service.ts';
-import { makePrincipal } from './auth/principal.ts';
 import { SvcError } from './errors.ts';
 import { newTraceId } from './observability/trace-id.ts';
-import { JOB_STATES, type SchedulerJob } from './scheduler/job-record.ts';
+import { JOB_STATES } from './scheduler/job-record.ts';
+import type { ExecuteService } from './exact-bytes/execute-service.ts';
 
 export interface SvcApp {
   readonly config: Readonly<SvcConfig>;
@@ -150,18 +151,15 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
   const webhookSecret = (options.env ?? process.env)[WEBHOOK_SECRET_ENV];
   const webhooks = webhookSecret ? new WebhookNotifier({ secret: webhookSecret, audit: ledger, log, ...webhookRetries(options.env ?? process.env) }) : undefined;
   // `work_units` jobs run through the one execute entry point, created below (objects); bound once it exists.
-  let executeForJob: ((job: SchedulerJob, workUnitId: string) => Promise<{ work_unit_id: string; manifest_id: string; accepted: boolean }>) | undefined;
+  let executeEntry: ExecuteService | undefined;
   const scheduler = new SchedulerService({
-    workUnits: {
-      check: async (ctx, id) => {
-        const unit = await workUnits.get({ ...ctx, traceId: ctx.traceId ?? newTraceId() }, id);
-        return { tenant: unit.tenant, requested_contract: unit.requested_contract };
+    workUnits: jobWorkUnits({
+      workUnits,
+      execute: () => {
+        if (!executeEntry) throw new SvcError('unavailable', 'svc is still starting');
+        return executeEntry;
       },
-      execute: (job, id) => {
-        if (!executeForJob) throw new SvcError('unavailable', 'svc is still starting');
-        return executeForJob(job, id);
-      },
-    },
+    }),
     repository: store.schedulerJobs,
     audit: ledger,
     // The rollback switch "bypass optimisation" also disables shifting: every job runs at its earliest start.
@@ -169,6 +167,7 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     shiftBounds: (tenant, kind) => shiftBoundsFor(config.scheduler, tenant, kind),
     policy: () => policy.engine,
     webhooksEnabled: webhooks !== undefined,
+    reportGraceMs: (config.scheduler?.report_grace_minutes ?? 60) * 60_000,
     onTransition: (job, to) => {
       webhooks?.notify(job, to);
       metrics.schedulerTransitions.inc({ state: to });
@@ -223,12 +222,7 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     legalHolds,
     env: options.env ?? process.env,
   });
-  // A work_units job runs on its tenant as the scheduler acting for the submitter (roles: writer), traced on its own.
-  executeForJob = async (job, workUnitId) => {
-    const ctx = { principal: makePrincipal(`scheduler:${job.actor}`, ['writer'], job.tenant), traceId: newTraceId() };
-    const r = await objects.execute.executeById(ctx, workUnitId);
-    return { work_unit_id: r.work_unit_id, manifest_id: r.manifest_id, accepted: r.accepted };
-  };
+  executeEntry = objects.execute;
   // Started after every service registered its metrics, so the baseline snapshot sees them all.
   const alerts = new AlertService({ registry: metrics.registry, ledger, log });
   await alerts.start();

@@ -1,7 +1,7 @@
 /**
  * Signed webhooks for scheduler jobs, through the real HTTP server and runner:
  * the receiver checks the HMAC over the exact body (independently of svc's
- * code), gets `started` then `completed`; a receiver failing twice gets the
+ * code), gets `started` then `completed`, or `missed`; a receiver failing twice gets the
  * same delivery id three times and the ledger says delivered after 3 attempts;
  * a receiver that never answers does not hold up the runner; without a secret
  * a webhook_url is refused and nothing is stored.
@@ -116,6 +116,31 @@ describe('scheduler webhooks', () => {
       assert.ok(delivered, 'scheduler.webhook.delivered recorded');
       assert.equal(delivered.payload.attempts, 3);
       assert.equal(JSON.stringify(delivered).includes('127.0.0.1'), false, 'no URL in the ledger');
+    } finally {
+      await rx.close();
+    }
+  });
+
+  it('a job that misses its latest start is announced as scheduler.job.missed, signed', async () => {
+    const rx = receiver(() => 204);
+    const url = await rx.start();
+    try {
+      // Due in 1 s with 1 s of slack: by the tick 1.5 s later its latest start has passed.
+      const at = Date.now();
+      const res = await s.call('POST', '/v1/scheduler/jobs', {
+        key: KEYS.acmeWriter,
+        body: { earliest_start: new Date(at + 1_000).toISOString(), deadline: new Date(at + 2_000).toISOString(), duration_seconds: 1, zone: 'DE', webhook_url: url },
+      });
+      assert.equal(res.status, 201, await res.clone().text());
+      const id = ((await res.json()) as { job: { id: string } }).job.id;
+      await new Promise((r) => setTimeout(r, 1_500));
+      const { missed } = await s.app.scheduler.tick(100);
+      assert.ok(missed.some((j) => j.id === id));
+      await until(() => rx.received.length >= 1);
+      const body = verified(rx.received[0]!);
+      assert.equal(body.type, 'scheduler.job.missed');
+      assert.equal(body.job.id, id);
+      assert.equal(body.job.state, 'missed');
     } finally {
       await rx.close();
     }

@@ -75,8 +75,16 @@ export interface SchedulerJob {
 export const JOB_KINDS = ['external', 'work_units'] as const;
 export type JobKind = (typeof JOB_KINDS)[number];
 
+/** One unit of a `work_units` job that ran (or had already run: `previously_executed`, its manifest reported). */
+export interface ExecutedUnit {
+  work_unit_id: string;
+  manifest_id: string;
+  accepted: boolean;
+  previously_executed?: true;
+}
+
 export interface JobResult {
-  executed: Array<{ work_unit_id: string; manifest_id: string; accepted: boolean }>;
+  executed: ExecutedUnit[];
   /** The execution that failed (the ones after it were not run). */
   error?: { work_unit_id: string; code: string; message: string };
 }

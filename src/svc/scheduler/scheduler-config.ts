@@ -60,6 +60,12 @@ export const SchedulerConfig = Type.Object(
       { external: Type.Optional(KindBound), work_units: Type.Optional(KindBound) } satisfies Record<JobKind, unknown>,
       { additionalProperties: false, default: {}, description: 'Bounds per job kind, on top of the tenant (or global) bound.' },
     ),
+    report_grace_minutes: Type.Integer({
+      minimum: 0,
+      maximum: 7 * 24 * 60,
+      default: 60,
+      description: 'An external job that has not reported its outcome this long after its deadline fails with outcome no_report.',
+    }),
     forecast_providers: Type.Array(ForecastProvider, { default: [], maxItems: 16, description: 'Pull adapters for real forecasts (docs/scheduler.md).' }),
     pull_interval_minutes: Type.Union([Type.Integer({ minimum: 5, maximum: 1440 }), Type.Null()], { default: null, description: 'Pull every N minutes, and once at start-up; null: only on demand (POST /v1/scheduler/forecasts/pull).' }),
     forecast_horizon_hours: Type.Integer({ minimum: 1, maximum: 168, default: 48 }),

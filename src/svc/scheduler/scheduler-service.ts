@@ -17,13 +17,25 @@ import { inSpan } from '../observability/tracing.ts';
 import { EXACT_BYTES_CONTRACT } from '../policy/evaluate.ts';
 import type { ShiftBounds } from './scheduler-config.ts';
 import { EMBEDDED_SOURCE, embeddedForecast, isKnownZone } from './embedded-forecast.ts';
-import { CompleteJobRequest, CreateJobRequest, type JobKind, JobListQuery, type JobResult, type JobState, LoadForecastRequest, type PlanReason, type SchedulerJob } from './job-record.ts';
+import { CompleteJobRequest, CreateJobRequest, type ExecutedUnit, type JobKind, JobListQuery, type JobResult, type JobState, LoadForecastRequest, type PlanReason, type SchedulerJob } from './job-record.ts';
 import { forecastDecision, type IntensitySegment, plan } from './planner.ts';
 import type { PlanFields } from '../store/repositories/scheduler-jobs.ts';
 
 /** Loaded forecasts older than this are stale: jobs then run at their earliest start (reason `forecast_stale`). */
 export const FORECAST_MAX_AGE_MS = 24 * 3_600_000;
 const LEASE_MS = 60_000;
+/** How long after its deadline an external job may still report before it fails with outcome `no_report`. */
+export const DEFAULT_REPORT_GRACE_MS = 60 * 60_000;
+
+export interface TickResult {
+  /** Jobs this pass started (their first start). */
+  started: SchedulerJob[];
+  missed: SchedulerJob[];
+  /** `work_units` jobs taken over from a process that died, resuming at their first unit not yet executed. */
+  resumed: SchedulerJob[];
+  /** Running jobs failed because nobody will finish them (outcome `no_report` or `interrupted`). */
+  expired: SchedulerJob[];
+}
 /** Forecast points that ended longer ago than this are deleted when a forecast loads: plans never look back. */
 const FORECAST_RETAIN_PAST_MS = 24 * 3_600_000;
 /** The policy action asked before a job is shifted (docs/scheduler.md, Policy bounds; decision 089). */
@@ -62,7 +74,7 @@ export interface SchedulerServiceOptions {
    */
   workUnits?: {
     check(ctx: DomainContext, workUnitId: string): Promise<JobUnitInfo>;
-    execute(job: SchedulerJob, workUnitId: string): Promise<{ work_unit_id: string; manifest_id: string; accepted: boolean }>;
+    execute(job: SchedulerJob, workUnitId: string): Promise<ExecutedUnit>;
   };
   /** True when SVC_SCHEDULER_WEBHOOK_SECRET is set: jobs may name a webhook_url. */
   webhooksEnabled?: boolean;
@@ -70,6 +82,10 @@ export interface SchedulerServiceOptions {
   shiftBounds?: (tenant: string, kind: JobKind) => ShiftBounds;
   /** The policy bundle in force, asked `scheduler.shift` before a job is shifted; absent: no policy question. */
   policy?: () => PolicyEvaluator;
+  /** How long an external job may report after its deadline (default 60 min; config `scheduler.report_grace_minutes`). */
+  reportGraceMs?: number;
+  /** Claim lease (default 60 s); a `work_units` job keeps renewing it while it runs. */
+  leaseMs?: number;
   onTransition?: (job: SchedulerJob, to: JobState) => void;
   onPlanned?: (seconds: number) => void;
   now?: () => Date;
@@ -186,6 +202,8 @@ export class SchedulerService {
   readonly #running = new Set<Promise<void>>();
   readonly #now: () => Date;
   readonly #owner: string;
+  readonly #reportGraceMs: number;
+  readonly #leaseMs: number;
   readonly #onTransition: (job: SchedulerJob, to: JobState) => void;
   readonly #onPlanned: (seconds: number) => void;
 
@@ -198,6 +216,8 @@ export class SchedulerService {
     this.#webhooksEnabled = o.webhooksEnabled ?? false;
     this.#workUnits = o.workUnits;
     this.#now = o.now ?? (() => new Date());
+    this.#reportGraceMs = o.reportGraceMs ?? DEFAULT_REPORT_GRACE_MS;
+    this.#leaseMs = o.leaseMs ?? LEASE_MS;
     this.#owner = o.owner ?? `svc-${process.pid}-${newId('job').slice(-8)}`;
     this.#onTransition = o.onTransition ?? (() => undefined);
     this.#onPlanned = o.onPlanned ?? (() => undefined);
@@ -466,10 +486,11 @@ export class SchedulerService {
   }
 
   /**
-   * One runner pass: jobs that can no longer meet their deadline become `missed`;
-   * due jobs are claimed (exactly one process wins each) and started.
+   * One runner pass: jobs that can no longer meet their deadline become `missed`; running jobs nobody will finish
+   * become `failed` (`no_report`, `interrupted`); due jobs are claimed (exactly one process wins each) and started;
+   * `work_units` jobs whose process died are taken over and resumed.
    */
-  async tick(limit = 100): Promise<{ started: SchedulerJob[]; missed: SchedulerJob[] }> {
+  async tick(limit = 100): Promise<TickResult> {
     const now = this.#now();
     // The rollback switch applies to jobs planned before it was turned on: what would be running without its shift starts now.
     if (this.#shiftingDisabled()) {
@@ -482,40 +503,72 @@ export class SchedulerService {
       await this.#event('scheduler.job.missed', job, SYSTEM_ACTOR);
       this.#onTransition(job, 'missed');
     }
-    const started = await this.#repo.claimDue(this.#owner, now, LEASE_MS, limit);
-    for (const job of started) {
-      await this.#event('scheduler.job.started', job, SYSTEM_ACTOR);
-      await this.#repo.releaseLease(job.id, this.#owner);
-      this.#onTransition(job, 'running');
+    const expired = await this.#repo.expireRunning(now, new Date(now.getTime() - this.#reportGraceMs));
+    for (const job of expired) {
+      await this.#event('scheduler.job.expired', job, SYSTEM_ACTOR, undefined, { outcome: job.outcome });
+      this.#onTransition(job, 'failed');
+    }
+    const at = now.toISOString();
+    const started: SchedulerJob[] = [];
+    const resumed: SchedulerJob[] = [];
+    for (const job of await this.#repo.claimDue(this.#owner, now, this.#leaseMs, limit)) {
+      // A claim keeps an earlier started_at: the job was running in a process that died.
+      if (job.started_at !== at) {
+        resumed.push(job);
+        await this.#event('scheduler.job.resumed', job, SYSTEM_ACTOR, undefined, { started_at: job.started_at });
+      } else {
+        started.push(job);
+        await this.#event('scheduler.job.started', job, SYSTEM_ACTOR);
+        // An external job's end comes from its caller, not from this process: no lease to keep.
+        if (job.kind === 'external') await this.#repo.releaseLease(job.id, this.#owner);
+        this.#onTransition(job, 'running');
+      }
       if (job.kind === 'work_units') {
         const run = this.#runWorkUnits(job).finally(() => this.#running.delete(run));
         this.#running.add(run);
       }
     }
-    return { started, missed };
+    return { started, missed, resumed, expired };
   }
 
   /**
    * Executes a `work_units` job's units in order, in the background (the runner never waits), and completes the
    * job: succeeded when every unit executed, failed at the first that did not (later ones are not run).
+   *
+   * The lease is kept while it runs (renewed before each unit and every third of the lease), so a process that dies
+   * leaves a job another process takes over once the lease expires. Units already executed — by the process that
+   * died, or by anyone — are not executed again: their manifest is reported (`previously_executed`). A run that
+   * finds it no longer holds the lease (cancelled, or taken over after a stall) stops without completing the job.
    */
   async #runWorkUnits(job: SchedulerJob): Promise<void> {
-    const result: JobResult = { executed: [] };
-    for (const id of job.work_unit_ids) {
-      try {
-        result.executed.push(await this.#workUnits!.execute(job, id));
-      } catch (err) {
-        const e = SvcError.from(err);
-        result.error = { work_unit_id: id, code: e.code, message: e.message };
-        break;
+    let held = true;
+    const renew = async () => {
+      held = held && (await this.#repo.renewLease(job.id, this.#owner, new Date(this.#now().getTime() + this.#leaseMs)).catch(() => false));
+      return held;
+    };
+    const timer = setInterval(() => void renew(), Math.max(1, Math.floor(this.#leaseMs / 3)));
+    timer.unref();
+    try {
+      const result: JobResult = { executed: [] };
+      for (const id of job.work_unit_ids) {
+        if (!(await renew())) return;
+        try {
+          result.executed.push(await this.#workUnits!.execute(job, id));
+        } catch (err) {
+          const e = SvcError.from(err);
+          result.error = { work_unit_id: id, code: e.code, message: e.message };
+          break;
+        }
       }
+      const outcome = result.error === undefined ? 'succeeded' : 'failed';
+      const at = this.#now().toISOString();
+      const moved = await this.#repo.transition(job.id, ['running'], outcome, at, { completed_at: at, outcome, result, leaseOwner: this.#owner }).catch(() => undefined);
+      if (!moved) return; // cancelled meanwhile, taken over, or the store is closing
+      await this.#event('scheduler.job.completed', moved, SYSTEM_ACTOR, undefined, { executed: result.executed.length, ...(result.error ? { error_code: result.error.code } : {}) });
+      this.#onTransition(moved, outcome);
+    } finally {
+      clearInterval(timer);
     }
-    const outcome = result.error === undefined ? 'succeeded' : 'failed';
-    const at = this.#now().toISOString();
-    const moved = await this.#repo.transition(job.id, ['running'], outcome, at, { completed_at: at, outcome, result }).catch(() => undefined);
-    if (!moved) return; // cancelled meanwhile, or the store is closing
-    await this.#event('scheduler.job.completed', moved, SYSTEM_ACTOR, undefined, { executed: result.executed.length, ...(result.error ? { error_code: result.error.code } : {}) });
-    this.#onTransition(moved, outcome);
   }
 
   /** Resolves when the `work_units` runs started by this process have finished (shutdown, tests). */

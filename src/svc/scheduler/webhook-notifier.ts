@@ -22,6 +22,16 @@ export const SIGNATURE_HEADER = 'x-svc-webhook-signature';
 export const DELIVERY_ID_HEADER = 'x-svc-webhook-id';
 const NOTIFIED: ReadonlySet<JobState> = new Set(['running', 'succeeded', 'failed', 'cancelled', 'missed']);
 
+/** The event a notification is about: the ledger event of the same transition. */
+function webhookType(job: SchedulerJob, to: JobState): string {
+  if (to === 'running') return 'scheduler.job.started';
+  if (to === 'missed') return 'scheduler.job.missed';
+  if (to === 'cancelled') return 'scheduler.job.cancelled';
+  // Failed because nobody reported or finished it (SchedulerService.tick), not by a reported outcome.
+  if (to === 'failed' && (job.outcome === 'no_report' || job.outcome === 'interrupted')) return 'scheduler.job.expired';
+  return 'scheduler.job.completed';
+}
+
 export function signWebhook(secret: string, timestampS: number, body: string): string {
   return `t=${timestampS},v1=${createHmac('sha256', secret).update(`${timestampS}.${body}`).digest('hex')}`;
 }
@@ -48,7 +58,7 @@ export class WebhookNotifier {
   /** Called on every transition; sends in the background for jobs with a webhook. */
   notify(job: SchedulerJob, to: JobState): void {
     if (job.webhook_url === null || !NOTIFIED.has(to)) return;
-    const type = to === 'running' ? 'scheduler.job.started' : to === 'missed' ? 'scheduler.job.missed' : to === 'cancelled' ? 'scheduler.job.cancelled' : 'scheduler.job.completed';
+    const type = webhookType(job, to);
     const { lease_owner: _o, lease_expires_at: _e, webhook_url: _u, ...visible } = job;
     const body = JSON.stringify({ id: randomUUID(), type, created_at: this.#o.now().toISOString(), job: { ...visible, state: to } });
     const p = this.#deliver(job, job.webhook_url, type, body).finally(() => this.#inFlight.delete(p));

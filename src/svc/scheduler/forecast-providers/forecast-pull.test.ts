@@ -31,6 +31,7 @@ const config = (kind: 'uk-carbon-intensity' | 'electricity-maps') => ({
   max_delay_minutes: null,
   tenants: {},
   kinds: {},
+  report_grace_minutes: 60,
   forecast_providers: [{ kind, base_url: 'http://provider.invalid', api_key_env: 'EM_KEY', zones: ['GB'], timeout_ms: 5_000 }],
   pull_interval_minutes: null,
   forecast_horizon_hours: 48,

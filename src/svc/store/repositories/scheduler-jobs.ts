@@ -77,15 +77,52 @@ export class SchedulerJobRepository {
     return rows.map(fromRow);
   }
 
-  /** Moves a job from one of `from` to `to`; false when it was not in one of them (a concurrent transition won). */
-  async transition(id: string, from: readonly JobState[], to: JobState, at: string, extra: { completed_at?: string; outcome?: string; result?: JobResult } = {}): Promise<SchedulerJob | undefined> {
-    const placeholders = from.map((_, i) => `$${i + 7}`).join(', ');
+  /**
+   * Moves a job from one of `from` to `to`; undefined when it was not in one of them (a concurrent transition won),
+   * or, with `leaseOwner`, when that process no longer holds its lease (another one took the job over).
+   */
+  async transition(
+    id: string,
+    from: readonly JobState[],
+    to: JobState,
+    at: string,
+    extra: { completed_at?: string; outcome?: string; result?: JobResult; leaseOwner?: string } = {},
+  ): Promise<SchedulerJob | undefined> {
+    const placeholders = from.map((_, i) => `$${i + 8}`).join(', ');
     const row = await this.#db.get<Row>(
       `UPDATE scheduler_jobs SET state = $1, updated_at = $2, completed_at = COALESCE($3, completed_at), outcome = COALESCE($4, outcome), result = COALESCE($5, result), lease_owner = NULL, lease_expires_at = NULL
-       WHERE id = $6 AND state IN (${placeholders}) RETURNING ${COLUMNS}`,
-      [to, at, extra.completed_at ?? null, extra.outcome ?? null, extra.result === undefined ? null : JSON.stringify(extra.result), id, ...from],
+       WHERE id = $6 AND ($7 = '' OR lease_owner = $7) AND state IN (${placeholders}) RETURNING ${COLUMNS}`,
+      [to, at, extra.completed_at ?? null, extra.outcome ?? null, extra.result === undefined ? null : JSON.stringify(extra.result), id, extra.leaseOwner ?? '', ...from],
     );
     return row ? fromRow(row) : undefined;
+  }
+
+  /** Extends the lease of a job this process is running; false when it no longer holds it. */
+  async renewLease(id: string, owner: string, until: Date): Promise<boolean> {
+    const r = await this.#db.run(`UPDATE scheduler_jobs SET lease_expires_at = $1 WHERE id = $2 AND lease_owner = $3 AND state = 'running'`, [until.toISOString(), id, owner]);
+    return r.changes === 1;
+  }
+
+  /**
+   * Running jobs nobody will finish become `failed`: an external job whose caller has not reported by its deadline
+   * plus the grace (`reportCutoff` = now − grace; outcome `no_report`), and a job svc was running whose process died
+   * (lease expired) after its deadline (outcome `interrupted`). Returns them.
+   */
+  async expireRunning(now: Date, reportCutoff: Date): Promise<SchedulerJob[]> {
+    const at = now.toISOString();
+    const lock = this.#db.dialect === 'postgres' ? 'FOR UPDATE SKIP LOCKED' : '';
+    const rows = await this.#db.all<Row>(
+      `UPDATE scheduler_jobs SET state = 'failed', updated_at = $1, completed_at = $1, outcome = CASE WHEN kind = 'external' THEN 'no_report' ELSE 'interrupted' END,
+         lease_owner = NULL, lease_expires_at = NULL
+       WHERE state = 'running' AND id IN (
+         SELECT id FROM scheduler_jobs WHERE state = 'running' AND (
+           (kind = 'external' AND lease_expires_at IS NULL AND deadline < $2)
+           OR (lease_expires_at IS NOT NULL AND lease_expires_at <= $1 AND deadline <= $1)
+         ) ORDER BY deadline, id LIMIT 1000 ${lock}
+       ) RETURNING ${COLUMNS}`,
+      [at, reportCutoff.toISOString()],
+    );
+    return rows.map(fromRow);
   }
 
   /** Rewrites the plan of a still-scheduled job (re-plan on a newer forecast). */
@@ -139,7 +176,8 @@ export class SchedulerJobRepository {
 
   /**
    * Claims up to `limit` due jobs for `owner` and marks them running with a lease.
-   * Due = scheduled with run_at ≤ now, or running with an expired lease (its owner died before reporting it started).
+   * Due = scheduled with run_at ≤ now, or running with an expired lease before its deadline (its owner died: a
+   * `work_units` job in progress, or a start that was never announced). A taken-over job keeps its `started_at`.
    */
   async claimDue(owner: string, now: Date, leaseMs: number, limit: number): Promise<SchedulerJob[]> {
     const at = now.toISOString();
@@ -149,7 +187,7 @@ export class SchedulerJobRepository {
       `UPDATE scheduler_jobs SET state = 'running', lease_owner = $1, lease_expires_at = $2, started_at = COALESCE(started_at, $3), updated_at = $3
        WHERE id IN (
          SELECT id FROM scheduler_jobs
-         WHERE (state = 'scheduled' AND run_at <= $3) OR (state = 'running' AND lease_expires_at IS NOT NULL AND lease_expires_at <= $3)
+         WHERE (state = 'scheduled' AND run_at <= $3) OR (state = 'running' AND lease_expires_at IS NOT NULL AND lease_expires_at <= $3 AND deadline > $3)
          ORDER BY run_at, id LIMIT $4 ${lock}
        ) RETURNING ${COLUMNS}`,
       [owner, lease, at, limit],
