@@ -166,6 +166,9 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     shiftingDisabled: () => switchboard.current().bypass_optimisation,
     shiftBounds: (tenant, kind) => shiftBoundsFor(config.scheduler, tenant, kind),
     policy: () => policy.engine,
+    recordSubmission: async (ctx, id, fields) => {
+      await workUnits.recordOperation({ ...ctx, traceId: ctx.traceId ?? newTraceId() }, id, fields);
+    },
     webhooksEnabled: webhooks !== undefined,
     reportGraceMs: (config.scheduler?.report_grace_minutes ?? 60) * 60_000,
     onTransition: (job, to) => {

@@ -62,6 +62,36 @@ for (const engine of engines()) {
       assert.ok(events.some((e) => e.type === 'scheduler.job.created' && e.payload.job_id === job.id));
     });
 
+    it('every job names a traceable work unit: its submission as an operation unit, or the caller\'s own (checked)', async () => {
+      const res = await submit({});
+      assert.equal(res.status, 201);
+      const body = (await res.json()) as { job: { id: string; work_unit_id: string }; work_unit_id: string };
+      assert.match(body.job.work_unit_id, /^wu_/);
+      assert.equal(body.work_unit_id, body.job.work_unit_id);
+      assert.equal(res.headers.get('x-svc-work-unit-id'), body.job.work_unit_id);
+      const unit = (await (await s.call('GET', `/v1/work-units/${body.job.work_unit_id}`, { key: KEYS.acmeReader })).json()) as Record<string, any>;
+      assert.equal(unit.kind, 'scheduler_job_submit');
+      assert.equal(unit.state, 'executed');
+      assert.equal(unit.tenant, 'acme');
+      assert.equal(unit.metadata.job_id, body.job.id);
+      const cancel = await s.call('POST', `/v1/scheduler/jobs/${body.job.id}/cancel`, { key: KEYS.acmeWriter });
+      assert.equal(cancel.headers.get('x-svc-work-unit-id'), body.job.work_unit_id);
+      const events = (await ledgerEvents(s, ['scheduler.job.created', 'scheduler.job.scheduled', 'scheduler.job.cancelled'])).filter((e) => e.payload.job_id === body.job.id) as Array<Record<string, any>>;
+      assert.equal(events.length, 3);
+      for (const e of events) assert.equal(e.work_unit_id, body.job.work_unit_id, e.type);
+
+      // A job of an existing work unit names that unit, and no submission unit is recorded for it.
+      const own = (await (await s.call('POST', '/v1/work-units', { key: KEYS.acmeWriter, body: { kind: 'byte_object', logical_ref: 's3://b/own', payload: { _svc_encoding: 'base64', data: 'AAAA' } } })).json()) as { work_unit_id: string };
+      const linked = (await (await submit({ work_unit_id: own.work_unit_id })).json()) as { job: { id: string; work_unit_id: string } };
+      assert.equal(linked.job.work_unit_id, own.work_unit_id);
+      // Another tenant's unit is not found, and nothing is stored.
+      const theirs = (await (await s.call('POST', '/v1/work-units', { key: KEYS.globexWriter, body: { kind: 'byte_object', logical_ref: 's3://b/theirs', payload: { _svc_encoding: 'base64', data: 'AAAA' } } })).json()) as { work_unit_id: string };
+      const count = async () => ((await (await s.call('GET', '/v1/scheduler/jobs?limit=1000')).json()) as { jobs: unknown[] }).jobs.length;
+      const before = await count();
+      assert.equal((await submit({ work_unit_id: theirs.work_unit_id })).status, 404);
+      assert.equal(await count(), before);
+    });
+
     it('refuses bad input with the spec error body and stores nothing', async () => {
       const before = (await (await s.call('GET', '/v1/scheduler/jobs?limit=1000')).json()) as { jobs: unknown[] };
       const bad: Array<Record<string, unknown>> = [

@@ -34,6 +34,7 @@ export const OPERATION_KINDS = [
   'policy_publish',
   'policy_reload',
   'manifest_import',
+  'scheduler_job_submit',
 ] as const;
 export type OperationKind = (typeof OPERATION_KINDS)[number];
 

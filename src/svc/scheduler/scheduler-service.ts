@@ -76,6 +76,11 @@ export interface SchedulerServiceOptions {
     check(ctx: DomainContext, workUnitId: string): Promise<JobUnitInfo>;
     execute(job: SchedulerJob, workUnitId: string): Promise<ExecutedUnit>;
   };
+  /**
+   * Records the operation work unit a submission runs as when the request names none (design rule 1): kind
+   * `scheduler_job_submit`, state executed, the job id in its metadata. Absent: such jobs carry no work unit id.
+   */
+  recordSubmission?: (ctx: DomainContext, workUnitId: string, fields: { tenant: string; kind: 'scheduler_job_submit'; logical_ref: string; metadata: Record<string, string> }) => Promise<void>;
   /** True when SVC_SCHEDULER_WEBHOOK_SECRET is set: jobs may name a webhook_url. */
   webhooksEnabled?: boolean;
   /** Configured bounds on shifting per tenant and kind (config `scheduler`); default: bounded by the deadline only. */
@@ -198,6 +203,7 @@ export class SchedulerService {
   readonly #policy: (() => PolicyEvaluator) | undefined;
   readonly #webhooksEnabled: boolean;
   readonly #workUnits: SchedulerServiceOptions['workUnits'];
+  readonly #recordSubmission: SchedulerServiceOptions['recordSubmission'];
   /** Runs of `work_units` jobs in this process (shutdown waits for them). */
   readonly #running = new Set<Promise<void>>();
   readonly #now: () => Date;
@@ -215,6 +221,7 @@ export class SchedulerService {
     this.#policy = o.policy;
     this.#webhooksEnabled = o.webhooksEnabled ?? false;
     this.#workUnits = o.workUnits;
+    this.#recordSubmission = o.recordSubmission;
     this.#now = o.now ?? (() => new Date());
     this.#reportGraceMs = o.reportGraceMs ?? DEFAULT_REPORT_GRACE_MS;
     this.#leaseMs = o.leaseMs ?? LEASE_MS;
@@ -244,7 +251,12 @@ export class SchedulerService {
     if (!isKnownZone(request.zone) && !(await this.#repo.hasForecast(request.zone))) {
       fail(`unknown zone '${request.zone}': no embedded estimate and no loaded forecast`, { field: 'zone' });
     }
-    // Each unit must exist and be the job's tenant's (another tenant's answers not_found, as everywhere).
+    // A named work unit (the one the job belongs to, or those it runs) must exist and be the job's tenant's; another
+    // tenant's answers not_found, as everywhere.
+    if (request.work_unit_id !== undefined && this.#workUnits !== undefined) {
+      const unit = await this.#workUnits.check(ctx, request.work_unit_id);
+      if (unit.tenant !== tenant) throw new SvcError('not_found', `work unit ${request.work_unit_id} not found`, { workUnitId: request.work_unit_id });
+    }
     const unitContracts = new Set<string>();
     for (const id of request.work_unit_ids ?? []) {
       const unit = await this.#workUnits!.check(ctx, id);
@@ -346,11 +358,18 @@ export class SchedulerService {
     };
   }
 
+  /**
+   * Submits a job: validated and planned as `preview`, stored, `scheduler.job.created` and `.scheduled` appended.
+   * Its `work_unit_id` (design rule 1) is the one the request names, else the operation work unit the submission is
+   * recorded as; every event of the job names it.
+   */
   async create(ctx: DomainContext, body: unknown): Promise<SchedulerJob> {
     const { tenant, request, subject, plan: p, shiftPolicy, energyKwh } = await this.preview(ctx, body);
     const at = this.#now().toISOString();
+    const id = newId('job');
+    const submissionUnit = subject.work_unit_id === null && this.#recordSubmission !== undefined ? newId('wu') : null;
     const job: SchedulerJob = {
-      id: newId('job'),
+      id,
       tenant,
       kind: subject.kind,
       state: 'scheduled',
@@ -358,7 +377,7 @@ export class SchedulerService {
       contract: subject.contract,
       zone: request.zone,
       priority: subject.priority,
-      work_unit_id: subject.work_unit_id,
+      work_unit_id: subject.work_unit_id ?? submissionUnit,
       earliest_start: p.baseline_start,
       deadline: new Date(Date.parse(request.deadline)).toISOString(),
       duration_s: request.duration_seconds,
@@ -386,6 +405,14 @@ export class SchedulerService {
       result: null,
     };
     await this.#repo.insert(job);
+    if (submissionUnit !== null) {
+      await this.#recordSubmission!(ctx, submissionUnit, {
+        tenant,
+        kind: 'scheduler_job_submit',
+        logical_ref: `svc://scheduler/jobs/${id}`,
+        metadata: { job_id: id, job_kind: job.kind, zone: job.zone },
+      });
+    }
     await this.#event('scheduler.job.created', job, ctx.principal.actor, ctx.traceId);
     // A policy deny of the shift is a policy denial like any other (svc_policy_denials_total counts it), recorded once,
     // when the job is submitted; re-plans keep asking but do not repeat it.

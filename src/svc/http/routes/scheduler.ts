@@ -8,6 +8,7 @@ import type { SvcApp } from '../../app.ts';
 import { CompleteJobRequest, CreateJobRequest, JobListQuery, LoadForecastRequest } from '../../scheduler/job-record.ts';
 import { validate } from '../../validation.ts';
 import { optionalInt } from '../query.ts';
+import { setWorkUnitHeaders } from '../headers.ts';
 import { ctx } from '../request-context.ts';
 
 const IdParams = Type.Object({ id: Type.String({ pattern: '^job_[0-9a-hjkmnp-tv-z]{26}$' }) });
@@ -18,7 +19,8 @@ export async function schedulerRoutes(server: FastifyInstance, app: SvcApp): Pro
 
   server.post('/v1/scheduler/jobs', { ...doc, schema: { tags, summary: 'Submit a flexible job; svc plans its start (estimates say so)', body: CreateJobRequest } }, async (request, reply) => {
     const job = await app.scheduler.create(ctx(request), request.body);
-    return reply.status(201).send({ job, estimate: true });
+    setWorkUnitHeaders(reply, { workUnitId: job.work_unit_id });
+    return reply.status(201).send({ job, estimate: true, work_unit_id: job.work_unit_id });
   });
 
   server.post('/v1/scheduler/plan', { ...doc, schema: { tags, summary: 'Plan preview: the start svc would choose; stores nothing', body: CreateJobRequest } }, async (request) => {
@@ -36,14 +38,18 @@ export async function schedulerRoutes(server: FastifyInstance, app: SvcApp): Pro
     return { job: await app.scheduler.get(ctx(request), id) };
   });
 
-  server.post('/v1/scheduler/jobs/:id/cancel', { ...doc, schema: { tags, summary: 'Cancel a scheduled or running job', params: IdParams } }, async (request) => {
+  server.post('/v1/scheduler/jobs/:id/cancel', { ...doc, schema: { tags, summary: 'Cancel a scheduled or running job', params: IdParams } }, async (request, reply) => {
     const { id } = validate(IdParams, request.params, 'invalid_request', 'path parameters');
-    return { job: await app.scheduler.cancel(ctx(request), id) };
+    const job = await app.scheduler.cancel(ctx(request), id);
+    setWorkUnitHeaders(reply, { workUnitId: job.work_unit_id });
+    return { job };
   });
 
-  server.post('/v1/scheduler/jobs/:id/complete', { ...doc, schema: { tags, summary: 'Report that a started external job finished', params: IdParams, body: CompleteJobRequest } }, async (request) => {
+  server.post('/v1/scheduler/jobs/:id/complete', { ...doc, schema: { tags, summary: 'Report that a started external job finished', params: IdParams, body: CompleteJobRequest } }, async (request, reply) => {
     const { id } = validate(IdParams, request.params, 'invalid_request', 'path parameters');
-    return { job: await app.scheduler.complete(ctx(request), id, request.body) };
+    const job = await app.scheduler.complete(ctx(request), id, request.body);
+    setWorkUnitHeaders(reply, { workUnitId: job.work_unit_id });
+    return { job };
   });
 
   server.post('/v1/scheduler/forecasts/pull', { ...doc, schema: { tags, summary: 'Pull forecasts from the configured providers now; reports each provider and zone' } }, async (request) => {

@@ -32,6 +32,10 @@ export const WorkUnitKind = {
   WORK_UNIT_KIND_APPROVAL_REDEEM: 'WORK_UNIT_KIND_APPROVAL_REDEEM',
   WORK_UNIT_KIND_MANIFEST_IMPORT: 'WORK_UNIT_KIND_MANIFEST_IMPORT',
   WORK_UNIT_KIND_SEMANTIC_CACHE_CALIBRATE: 'WORK_UNIT_KIND_SEMANTIC_CACHE_CALIBRATE',
+  /**
+   * A scheduler job submitted without a work unit of its own (POST /v1/scheduler/jobs).
+   */
+  WORK_UNIT_KIND_SCHEDULER_JOB_SUBMIT: 'WORK_UNIT_KIND_SCHEDULER_JOB_SUBMIT',
 } as const;
 
 /**
@@ -85,6 +89,11 @@ export type WorkUnitKind =
   | 18
   | 'WORK_UNIT_KIND_SEMANTIC_CACHE_CALIBRATE'
   | 19
+  /**
+   * A scheduler job submitted without a work unit of its own (POST /v1/scheduler/jobs).
+   */
+  | 'WORK_UNIT_KIND_SCHEDULER_JOB_SUBMIT'
+  | 20
 
 /**
  * What a work unit describes (REST `kind`, `work_unit_kind`).
