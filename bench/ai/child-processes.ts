@@ -6,7 +6,7 @@
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { LoadJob, LoadResult } from './http-load.ts';
+import type { LoadJob, LoadResult } from '../../src/svc/benchmarks/http-load.ts';
 
 function start(entry: string, env: Record<string, string> = {}): ChildProcess {
   return fork(fileURLToPath(new URL(entry, import.meta.url)), [], { execArgv: [], env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });

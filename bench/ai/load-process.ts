@@ -4,7 +4,7 @@
  * compete with the gateway under test for the same event loop. The parent
  * sends one job at a time over the IPC channel and gets the latencies back.
  */
-import { type LoadJob, type LoadResult, makeRequester, runLoad } from './http-load.ts';
+import { type LoadJob, type LoadResult, makeRequester, runLoad } from '../../src/svc/benchmarks/http-load.ts';
 
 const requesters = new Map<string, ReturnType<typeof makeRequester>>();
 
@@ -23,7 +23,7 @@ process.on('message', (job: LoadJob) => {
   const r = requester;
   runLoad(job.count, job.concurrency, (i) => r.post(job.path, bodyFor(job, i))).then(
     (result) => process.send?.({ ok: true, ...result } satisfies LoadResult),
-    (err: unknown) => process.send?.({ ok: false, error: String(err), latencies: [], errors: job.count, seconds: 0 } satisfies LoadResult),
+    (err: unknown) => process.send?.({ ok: false, error: String(err), latencies: [], errors: job.count, seconds: 0, sent: 0 } satisfies LoadResult),
   );
 });
 process.on('disconnect', () => {

@@ -14,10 +14,10 @@
  */
 import { createServer } from 'node:net';
 import { ADMIN_KEY, startTestServer } from '../../test/helpers/server.ts';
-import { startBareProxy } from '../ai/bare-proxy.ts';
+import { startBareProxy } from '../../src/svc/benchmarks/anchors/bare-proxy.ts';
 import { startLoadProcess, startMockProcess } from '../ai/child-processes.ts';
-import { measureCommitFloor } from '../ai/commit-floor.ts';
-import type { LoadJob, Target } from '../ai/http-load.ts';
+import { measureCommitFloor } from '../../src/svc/benchmarks/anchors/commit-floor.ts';
+import type { LoadJob, Target } from '../../src/svc/benchmarks/http-load.ts';
 import { startPortkey } from '../ai/portkey.ts';
 import { type BenchReport, round, summarize } from '../report.ts';
 

@@ -23,6 +23,7 @@ export const ID_PREFIXES = {
   semanticCalibration: 'cal',
   trace: 'tr',
   legalHold: 'lh',
+  benchmarkRun: 'bm',
 } as const;
 
 export type IdPrefix = (typeof ID_PREFIXES)[keyof typeof ID_PREFIXES];

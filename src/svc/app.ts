@@ -35,6 +35,7 @@ import { RolloutService } from './rollout/rollout-service.ts';
 import { DEFAULT_GUARDRAIL_CONFIG, SloGuardrail } from './rollout/slo-guardrail.ts';
 import { Switchboard } from './rollout/switchboard.ts';
 import { SchedulerService } from './scheduler/scheduler-service.ts';
+import { BenchmarkService } from './benchmarks/benchmark-service.ts';
 import { jobWorkUnits } from './scheduler/job-work-units.ts';
 import { startSchedulerRunner } from './scheduler/runner.ts';
 import { shiftBoundsFor } from './scheduler/scheduler-config.ts';
@@ -89,6 +90,8 @@ export interface SvcApp {
   readonly forecastPull: ForecastPullService;
   /** The forecast file in the state dir (scheduler.forecast_file): loaded at start-up, on change, SIGHUP and reload. */
   readonly forecastFile: ForecastFileService;
+  /** Benchmark runs against this deployment, one at a time, at low priority (docs/benchmarks.md). */
+  readonly benchmarks: BenchmarkService;
   close(): Promise<void>;
 }
 
@@ -239,6 +242,7 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     objects: objects.gateway,
     exporter: objects.exporter,
   });
+  const benchmarks = new BenchmarkService({ repo: store.benchmarkRuns, ledger, log });
   return {
     config,
     stateDir,
@@ -273,7 +277,9 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     scheduler,
     forecastPull,
     forecastFile,
+    benchmarks,
     async close() {
+      await benchmarks.close();
       await forecastFile.stop();
       await forecastPull.stop();
       alerts.close();

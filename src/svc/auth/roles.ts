@@ -20,13 +20,14 @@ export const PERMISSIONS = [
   'admin:switches', // rollback switches, guardrail settings
   'manifests:export', // export/import manifests and chunks
   'scheduler:write',
+  'benchmarks:run', // start benchmark runs against this deployment (deployment-wide keys only)
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];
 
 export const ROLES = {
   admin: [...PERMISSIONS],
-  operator: ['work_units:read', 'ledger:read', 'logs:read', 'metrics:read', 'policy:read', 'admin:switches', 'manifests:export', 'cache:read'],
+  operator: ['work_units:read', 'ledger:read', 'logs:read', 'metrics:read', 'policy:read', 'admin:switches', 'manifests:export', 'cache:read', 'benchmarks:run'],
   // Writers may ask to delete objects; the policy bundle decides (denied unless a policy allows it).
   writer: ['work_units:write', 'work_units:read', 'objects:delete', 'cache:write', 'cache:read', 'policy:read', 'scheduler:write'],
   reader: ['work_units:read', 'cache:read', 'policy:read'],

@@ -4,6 +4,7 @@
  * commands, the domain), print. `--json` prints API responses unchanged.
  */
 import { Command } from 'commander';
+import { register as registerBenchmark } from './commands/benchmark.ts';
 import { register as registerCache } from './commands/cache.ts';
 import { register as registerExecute } from './commands/execute.ts';
 import { register as registerGateway } from './commands/gateway.ts';
@@ -40,5 +41,6 @@ registerReport(program);
 registerPlatform(program);
 registerScheduler(program);
 registerCache(program);
+registerBenchmark(program);
 
 await program.parseAsync(process.argv);

@@ -2,7 +2,9 @@
 import YAML from 'yaml';
 
 export function print(value: unknown, json: boolean): void {
-  process.stdout.write(json ? `${JSON.stringify(value, null, 2)}\n` : YAML.stringify(value));
+  // Text a command already rendered (a Markdown table) prints as it is.
+  if (typeof value === 'string' && !json) process.stdout.write(value.endsWith('\n') ? value : `${value}\n`);
+  else process.stdout.write(json ? `${JSON.stringify(value, null, 2)}\n` : YAML.stringify(value));
 }
 
 export function fail(message: string, code = 1): never {

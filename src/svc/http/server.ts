@@ -17,6 +17,7 @@ import { setRequestAttributes, tenantHash } from '../observability/tracing.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { approvalRoutes } from './routes/approvals.ts';
 import { schedulerRoutes } from './routes/scheduler.ts';
+import { benchmarkRoutes } from './routes/benchmarks.ts';
 import { aiRoutes } from './routes/ai.ts';
 import { cacheRoutes } from './routes/cache.ts';
 import { executeRoutes } from './routes/execute.ts';
@@ -150,6 +151,7 @@ export async function buildServer(app: SvcApp): Promise<FastifyInstance> {
   await server.register(async (s) => policyRoutes(s, app));
   await server.register(async (s) => approvalRoutes(s, app));
   await server.register(async (s) => schedulerRoutes(s, app));
+  await server.register(async (s) => benchmarkRoutes(s, app));
   await server.register(async (s) => adminRoutes(s, app));
   await server.register(async (s) => aiRoutes(s, app));
   await server.register(async (s) => cacheRoutes(s, app));

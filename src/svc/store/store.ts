@@ -15,6 +15,7 @@ import { ObjectRepository } from './repositories/objects.ts';
 import { UploadRepository } from './repositories/uploads.ts';
 import { PlanRepository } from './repositories/plans.ts';
 import { LegalHoldRepository } from './repositories/legal-holds.ts';
+import { BenchmarkRunRepository } from './repositories/benchmark-runs.ts';
 import { ReportRowsRepository } from './repositories/report-rows.ts';
 import { SchedulerJobRepository } from './repositories/scheduler-jobs.ts';
 import { SemanticCacheRepository } from './repositories/semantic-cache.ts';
@@ -38,6 +39,7 @@ export interface Store {
   readonly reportRows: ReportRowsRepository;
   readonly legalHolds: LegalHoldRepository;
   readonly schedulerJobs: SchedulerJobRepository;
+  readonly benchmarkRuns: BenchmarkRunRepository;
   close(): Promise<void>;
 }
 
@@ -58,6 +60,7 @@ export function storeOver(db: Db): Store {
     reportRows: new ReportRowsRepository(db),
     legalHolds: new LegalHoldRepository(db),
     schedulerJobs: new SchedulerJobRepository(db),
+    benchmarkRuns: new BenchmarkRunRepository(db),
     close: () => db.close(),
   };
 }

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { summarize } from '../report.ts';
+import { summarize } from '../bench-report.ts';
 
 export function measureCommitFloor(commits = 300): { p50: number; p95: number } {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'commit-floor-'));
