@@ -27,6 +27,7 @@ import { planService } from './services/plan-service.ts';
 import { policyService } from './services/policy-service.ts';
 import { schedulerService } from './services/scheduler-service.ts';
 import { workUnitService } from './services/work-unit-service.ts';
+import { addStandardServices } from './standard/health-and-reflection.ts';
 
 export interface GrpcServerOptions {
   host: string;
@@ -69,12 +70,15 @@ export async function startGrpcServer(app: SvcApp, options: GrpcServerOptions): 
   server.addService(v1.AdminService.service, adminService(rt));
   server.addService(v1.ObservabilityService.service, observabilityService(rt));
   server.addService(v1.SchedulerService.service, schedulerService(rt));
+  // grpc.health.v1.Health and server reflection: what grpcurl, load balancers and probes expect.
+  const standard = await addStandardServices(server, app);
 
   // TLS is terminated in front of svc, as for HTTP (docs/grpc.md#security); the default bind is loopback.
   const address = target(options.host, options.port);
   const port = await new Promise<number>((resolve, reject) => {
     server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (err, bound) => {
       if (!err) return resolve(bound);
+      standard.shutdown();
       server.forceShutdown();
       reject(new SvcError('unavailable', `cannot listen for gRPC on ${address}: ${err.message} (set grpc.port / SVC_GRPC_PORT, or SVC_GRPC_ENABLED=false)`, { cause: err }));
     });
@@ -87,6 +91,7 @@ export async function startGrpcServer(app: SvcApp, options: GrpcServerOptions): 
     address: target(options.host, port),
     close() {
       closed ??= new Promise<void>((resolve) => {
+        standard.shutdown();
         closing.abort();
         const force = setTimeout(() => {
           server.forceShutdown();
