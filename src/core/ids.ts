@@ -24,6 +24,7 @@ export const ID_PREFIXES = {
   trace: 'tr',
   legalHold: 'lh',
   benchmarkRun: 'bm',
+  restoreTest: 'rt',
 } as const;
 
 export type IdPrefix = (typeof ID_PREFIXES)[keyof typeof ID_PREFIXES];

@@ -36,6 +36,8 @@ import { DEFAULT_GUARDRAIL_CONFIG, SloGuardrail } from './rollout/slo-guardrail.
 import { Switchboard } from './rollout/switchboard.ts';
 import { SchedulerService } from './scheduler/scheduler-service.ts';
 import { BenchmarkService } from './benchmarks/benchmark-service.ts';
+import { RestoreTestService } from './restore-tests/restore-test-service.ts';
+import { startRestoreTestSchedule } from './restore-tests/restore-test-schedule.ts';
 import { jobWorkUnits } from './scheduler/job-work-units.ts';
 import { startSchedulerRunner } from './scheduler/runner.ts';
 import { shiftBoundsFor } from './scheduler/scheduler-config.ts';
@@ -92,6 +94,8 @@ export interface SvcApp {
   readonly forecastFile: ForecastFileService;
   /** Benchmark runs against this deployment, one at a time, at low priority (docs/benchmarks.md). */
   readonly benchmarks: BenchmarkService;
+  /** Rehydration restore tests, on demand and on the configured interval (docs/restore-tests.md). */
+  readonly restoreTests: RestoreTestService;
   close(): Promise<void>;
 }
 
@@ -243,6 +247,17 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     exporter: objects.exporter,
   });
   const benchmarks = new BenchmarkService({ repo: store.benchmarkRuns, ledger, log });
+  const restoreTests = new RestoreTestService({
+    manifests: objects.manifests,
+    manifestRows: store.manifests,
+    objects: store.objects,
+    exactCache: store.cacheEntries,
+    semanticCache: store.semanticCache,
+    ledger,
+    criticalPrefixes: config.restore_tests?.critical_prefixes ?? [],
+    defaultSampleSize: config.restore_tests?.sample_size ?? 20,
+  });
+  const restoreSchedule = startRestoreTestSchedule(restoreTests, config.restore_tests, log);
   return {
     config,
     stateDir,
@@ -278,7 +293,9 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     forecastPull,
     forecastFile,
     benchmarks,
+    restoreTests,
     async close() {
+      await restoreSchedule.stop();
       await benchmarks.close();
       await forecastFile.stop();
       await forecastPull.stop();

@@ -21,13 +21,14 @@ export const PERMISSIONS = [
   'manifests:export', // export/import manifests and chunks
   'scheduler:write',
   'benchmarks:run', // start benchmark runs against this deployment (deployment-wide keys only)
+  'restore_tests:run', // run rehydration restore tests (a tenant-bound key: its own tenant)
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];
 
 export const ROLES = {
   admin: [...PERMISSIONS],
-  operator: ['work_units:read', 'ledger:read', 'logs:read', 'metrics:read', 'policy:read', 'admin:switches', 'manifests:export', 'cache:read', 'benchmarks:run'],
+  operator: ['work_units:read', 'ledger:read', 'logs:read', 'metrics:read', 'policy:read', 'admin:switches', 'manifests:export', 'cache:read', 'benchmarks:run', 'restore_tests:run'],
   // Writers may ask to delete objects; the policy bundle decides (denied unless a policy allows it).
   writer: ['work_units:write', 'work_units:read', 'objects:delete', 'cache:write', 'cache:read', 'policy:read', 'scheduler:write'],
   reader: ['work_units:read', 'cache:read', 'policy:read'],

@@ -36,6 +36,11 @@ export class VerifiedChunkCache implements ChunkStore {
     this.#maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
   }
 
+  /** The store under the cache: restore tests read it so that they check what is stored, not what is cached. */
+  get storage(): ChunkStore {
+    return this.#inner;
+  }
+
   /** Hit and miss counters since construction (for metrics and benchmarks). */
   get counters(): { hits: number; misses: number; bytes: number; entries: number } {
     return { hits: this.#hits, misses: this.#misses, bytes: this.#bytes, entries: this.#entries.size };

@@ -6,6 +6,7 @@
 import { Command } from 'commander';
 import { register as registerBenchmark } from './commands/benchmark.ts';
 import { register as registerCache } from './commands/cache.ts';
+import { register as registerRestoreTest } from './commands/restore-test.ts';
 import { register as registerExecute } from './commands/execute.ts';
 import { register as registerGateway } from './commands/gateway.ts';
 import { register as registerLedger } from './commands/ledger.ts';
@@ -42,5 +43,6 @@ registerPlatform(program);
 registerScheduler(program);
 registerCache(program);
 registerBenchmark(program);
+registerRestoreTest(program);
 
 await program.parseAsync(process.argv);

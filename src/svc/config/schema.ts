@@ -102,6 +102,24 @@ export const SvcConfig = Type.Object(
     reports: Type.Optional(ReportsConfig),
     /** Energy-aware scheduler: shifting bounds per tenant, the forecast file (docs/scheduler.md). */
     scheduler: Type.Optional(SchedulerConfig),
+    /** Rehydration restore tests: which datasets are critical and how often the tests run (docs/restore-tests.md). */
+    restore_tests: Type.Optional(
+      Type.Object(
+        {
+          /** logical_ref prefixes (e.g. `s3://finance/`) of the datasets `critical_full` restores completely. */
+          critical_prefixes: Type.Array(Type.String({ minLength: 1, maxLength: 1024 }), { default: [], maxItems: 100 }),
+          /** Manifests `sampled_exact` restores per run. */
+          sample_size: Type.Integer({ minimum: 1, maximum: 1000, default: 20 }),
+          /** Run `kinds` every this many minutes in `svc serve`; 0 = only on demand. */
+          interval_minutes: Type.Integer({ minimum: 0, maximum: 10_080, default: 0 }),
+          kinds: Type.Array(Type.Union(['sampled_exact', 'critical_full', 'table_logical', 'cache_source', 'manifest_migration'].map((k) => Type.Literal(k))), {
+            default: ['sampled_exact', 'critical_full', 'cache_source', 'manifest_migration'],
+            uniqueItems: true,
+          }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
   },
   { additionalProperties: false },
 );

@@ -35,6 +35,7 @@ import { validate } from '../validation.ts';
 import { Type, type Static } from 'typebox';
 import type { ByteManifest } from './manifest.ts';
 import { MANIFEST_SCHEMA_VERSION } from './manifest.ts';
+import { ManifestReadError, readManifestDocument } from './manifest-reader.ts';
 
 export const EXPORT_FORMAT = 'svc.manifest-export';
 export const EXPORT_VERSION = 1;
@@ -209,10 +210,16 @@ function parseExport(input: unknown): ManifestExport {
   if (!doc || typeof doc !== 'object' || doc.format !== EXPORT_FORMAT || doc.version !== EXPORT_VERSION || !Array.isArray(doc.manifests)) {
     throw new SvcError('invalid_request', `not an export of format ${EXPORT_FORMAT} version ${EXPORT_VERSION}`);
   }
-  for (const m of doc.manifests) {
-    if (!m || typeof m !== 'object' || m.kind !== 'byte_object' || m.schema_version > MANIFEST_SCHEMA_VERSION || !Array.isArray(m.chunks) || typeof m.tenant !== 'string') {
-      throw new SvcError('invalid_request', 'export holds a manifest this version cannot read');
+  for (const [i, raw] of doc.manifests.entries()) {
+    // Every schema version this build reads is upgraded to the current shape here (manifest-reader.ts).
+    let m: ByteManifest;
+    try {
+      m = readManifestDocument(raw);
+    } catch (err) {
+      if (!(err instanceof ManifestReadError)) throw err;
+      throw new SvcError('invalid_request', `export holds a manifest this version cannot read: ${err.message}`, { details: { index: i, reason: err.reason } });
     }
+    doc.manifests[i] = m;
     checkScope(m.chunk_scope);
     for (const c of m.chunks) {
       if (!isChunkId(c.id) || !CHUNK_CODECS.includes(c.codec)) throw new SvcError('invalid_request', `manifest ${m.manifest_id} lists an invalid chunk`);

@@ -10,6 +10,7 @@
  * one is a `conflict` that says what they are for (docs/decisions/016).
  */
 import { newId } from '../../core/ids.ts';
+import { VerifiedChunkCache } from '../chunk-store/verified-chunk-cache.ts';
 import { requirePermission } from '../auth/principal.ts';
 import type { TenantGuard } from '../auth/tenant-guard.ts';
 import type { ChunkScope } from '../chunk-store/chunk-scope.ts';
@@ -240,17 +241,30 @@ export class ManifestService {
     return { manifest, rehydration: await this.openVerified(ctx, manifest, request.range) };
   }
 
+  /**
+   * A whole rehydration read from the chunk store itself, past the in-memory
+   * verified-chunk cache (restore tests: they must find a chunk damaged on
+   * disk even while a verified copy sits in memory). Failures take the same
+   * path as a user's: quarantine, incident event, critical alert.
+   */
+  async restoreFromStorage(ctx: RequestContext, id: string): Promise<Rehydration> {
+    requirePermission(ctx.principal, 'work_units:read');
+    const manifest = await this.#visible(ctx, id, { rehydrating: true });
+    return this.openVerified(ctx, manifest, undefined, { fromStorage: true });
+  }
+
   async #computeSummaries(filter: AiManifestListFilter): Promise<ComputeManifestSummary[]> {
     const rows = (await this.#deps.computeManifests?.list(filter)) ?? [];
     return rows.map((r) => computeManifestSummary(r.manifest, r.logical_ref));
   }
 
   /** Rehydration of a manifest already authorised by the caller (object gateway get/range). */
-  async openVerified(ctx: RequestContext, manifest: ByteManifest, range?: RehydrateRequest['range']): Promise<Rehydration> {
+  async openVerified(ctx: RequestContext, manifest: ByteManifest, range?: RehydrateRequest['range'], options: { fromStorage?: boolean } = {}): Promise<Rehydration> {
     const started = performance.now();
     const scope = parseChunkScope(manifest.chunk_scope);
     let opened: Rehydration;
-    const open = () => openRehydration(manifest.chunks, { store: this.#deps.chunks, scope, range, expectedSha256: manifest.sha256 });
+    const store = options.fromStorage && this.#deps.chunks instanceof VerifiedChunkCache ? this.#deps.chunks.storage : this.#deps.chunks;
+    const open = () => openRehydration(manifest.chunks, { store, scope, range, expectedSha256: manifest.sha256 });
     const attributes = { manifest_id: manifest.manifest_id, work_unit_id: manifest.work_unit_id, tenant_hash: tenantHash(manifest.tenant), namespace: namespaceOf(manifest.logical_ref), contract: manifest.contract, mode: manifest.mode, policy_bundle_id: manifest.policy_bundle_id };
     // Chunk hashes and the whole-object digest are checked as the stream flows; svc.verify ends with it.
     let verify: ReturnType<typeof openSpan> = undefined;

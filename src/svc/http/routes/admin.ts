@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { SvcApp } from '../../app.ts';
+import { RestoreTestRequest } from '../../restore-tests/restore-test.ts';
 import { checkReadiness } from '../../readiness.ts';
 import { SwitchChange } from '../../rollout/switches.ts';
 import { setWorkUnitHeaders } from '../headers.ts';
@@ -25,6 +26,12 @@ export async function adminRoutes(server: FastifyInstance, app: SvcApp): Promise
     setWorkUnitHeaders(reply, { workUnitId: result.work_unit_id });
     return result;
   });
+
+  server.post(
+    '/v1/admin/restore-tests',
+    { ...doc, schema: { tags: ['admin'], summary: 'Run one rehydration restore test now (restore_tests:run): sampled_exact, critical_full, table_logical, cache_source, manifest_migration; a ledger event (docs/restore-tests.md)', body: RestoreTestRequest } },
+    async (request) => ({ result: await app.restoreTests.run(ctx(request), request.body) }),
+  );
 
   server.get('/v1/admin/alerts', { schema: { tags: ['admin'], summary: 'The spec alerts evaluated in process now: state, value, window, PromQL (docs/alerts.md)' } }, async (request) =>
     app.alerts.report(ctx(request)),

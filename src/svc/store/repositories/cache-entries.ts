@@ -34,6 +34,25 @@ export class CacheEntryRepository implements ExactCacheStore {
     };
   }
 
+  /** Entries in (tenant, key) order after the cursor, one tenant or all (restore tests scan them). */
+  async scan(tenant: string | undefined, after: { tenant: string; key: string }, limit: number): Promise<ExactCacheEntry[]> {
+    const rows = await this.#db.all<Row>(
+      `SELECT key, tenant, value, verification, verifier, origin, created_at, expires_at FROM cache_entries
+       WHERE ($1 = '' OR tenant = $1) AND (tenant > $2 OR (tenant = $2 AND key > $3)) ORDER BY tenant, key LIMIT $4`,
+      [tenant ?? '', after.tenant, after.key, limit],
+    );
+    return rows.map((r) => ({
+      key: r.key,
+      tenant: r.tenant,
+      value: JSON.parse(r.value) as unknown,
+      verification: JSON.parse(r.verification) as ExactCacheEntry['verification'],
+      verifier: r.verifier,
+      origin: r.origin as ExactCacheEntry['origin'],
+      created_at: r.created_at,
+      expires_at: r.expires_at,
+    }));
+  }
+
   async put(e: ExactCacheEntry): Promise<void> {
     await this.#db.run(
       `INSERT INTO cache_entries (key, tenant, value, verification, verifier, origin, created_at, expires_at)

@@ -86,6 +86,27 @@ export class SemanticCacheRepository implements SemanticCacheStore {
     );
   }
 
+  /** Entries in id order after the cursor, one tenant or all, without their vectors (restore tests scan them). */
+  async scan(tenant: string | undefined, afterId: string, limit: number): Promise<Array<Pick<SemanticCacheEntry, 'id' | 'tenant' | 'domain' | 'source_fingerprints' | 'value' | 'verification' | 'verifier'>>> {
+    const rows = await this.#db.all<Row>(
+      `SELECT id, tenant, domain, source_fingerprints, value, verification, verifier FROM semantic_cache_entries WHERE ($1 = '' OR tenant = $1) AND id > $2 ORDER BY id LIMIT $3`,
+      [tenant ?? '', afterId, limit],
+    );
+    return rows.map((r) => ({
+      id: r.id,
+      tenant: r.tenant,
+      domain: r.domain,
+      source_fingerprints: JSON.parse(r.source_fingerprints) as string[],
+      value: JSON.parse(r.value) as unknown,
+      verification: JSON.parse(r.verification) as SemanticCacheEntry['verification'],
+      verifier: r.verifier,
+    }));
+  }
+
+  async deleteById(tenant: string, id: string): Promise<void> {
+    await this.#db.run('DELETE FROM semantic_cache_entries WHERE tenant = $1 AND id = $2', [tenant, id]);
+  }
+
   async clearAll(): Promise<number> {
     return (await this.#db.run('DELETE FROM semantic_cache_entries')).changes;
   }

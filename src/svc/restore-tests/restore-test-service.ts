@@ -1,0 +1,239 @@
+/**
+ * Rehydration restore tests (spec: Operational behavior; docs/restore-tests.md):
+ *
+ * - `sampled_exact` — a random sample of active and tombstoned byte manifests,
+ *   each fully rehydrated through the verified path users take; a failure
+ *   quarantines the manifest and raises the critical alert exactly as a
+ *   user's rehydration would (ManifestService owns that path).
+ * - `critical_full` — every manifest under the critical prefixes (config
+ *   `restore_tests.critical_prefixes`, or the request's `prefixes`).
+ * - `table_logical` — `not_applicable` until a lakehouse adapter is
+ *   installed: never reported as passed.
+ * - `cache_source` — exact and semantic cache entries whose verifier no
+ *   longer passes on the stored value, or whose `svc-object:` source
+ *   fingerprints no longer match the object svc holds, are invalidated.
+ * - `manifest_migration` — stored manifests older than the current schema
+ *   version are read through the versioned reader and rehydrated.
+ *
+ * Every run is one `restore_test.completed` ledger event with its counts.
+ */
+import { randomInt } from 'node:crypto';
+import { newId } from '../../core/ids.ts';
+import { requirePermission, resolveTenant } from '../auth/principal.ts';
+import { runVerifier, verifierNameOf } from '../cache/verifiers/run-verifier.ts';
+import type { RequestContext } from '../context.ts';
+import { SvcError } from '../errors.ts';
+import type { LedgerAppender } from '../ledger/appender.ts';
+import { type ByteManifest, MANIFEST_SCHEMA_VERSION } from '../manifests/manifest.ts';
+import { ManifestReadError, readManifestDocument } from '../manifests/manifest-reader.ts';
+import type { ManifestService } from '../manifests/manifest-service.ts';
+import type { CacheEntryRepository } from '../store/repositories/cache-entries.ts';
+import type { ManifestRepository } from '../store/repositories/manifests.ts';
+import type { ObjectRepository } from '../store/repositories/objects.ts';
+import type { SemanticCacheRepository } from '../store/repositories/semantic-cache.ts';
+import { validate } from '../validation.ts';
+import { type RestoreTestFailure, RestoreTestRequest, type RestoreTestResult } from './restore-test.ts';
+import { parseSvcObjectFingerprint } from './source-fingerprint.ts';
+
+const PAGE = 500;
+
+export interface RestoreTestServiceDeps {
+  manifests: ManifestService;
+  manifestRows: ManifestRepository;
+  objects: ObjectRepository;
+  exactCache: CacheEntryRepository;
+  semanticCache: SemanticCacheRepository;
+  ledger: LedgerAppender;
+  criticalPrefixes: readonly string[];
+  defaultSampleSize: number;
+  /** True when an adapter that can verify tables logically is installed (none ships yet). */
+  tableVerifier?: (ctx: RequestContext, manifest: ByteManifest) => Promise<{ passed: boolean; reason?: string }>;
+}
+
+export class RestoreTestService {
+  readonly #d: RestoreTestServiceDeps;
+  constructor(deps: RestoreTestServiceDeps) {
+    this.#d = deps;
+  }
+
+  async run(ctx: RequestContext, raw: unknown): Promise<RestoreTestResult> {
+    requirePermission(ctx.principal, 'restore_tests:run');
+    const input = validate(RestoreTestRequest, raw);
+    // A tenant-bound key tests its own tenant only; a deployment-wide key may name one or test all.
+    const tenant = ctx.principal.tenant ?? input.tenant;
+    if (ctx.principal.tenant !== undefined && input.tenant !== undefined && input.tenant !== ctx.principal.tenant) {
+      throw new SvcError('tenant_forbidden', 'a tenant-bound key can only run restore tests on its own tenant');
+    }
+    const started = new Date().toISOString();
+    const failures: RestoreTestFailure[] = [];
+    let checked = 0;
+    let status: RestoreTestResult['status'] = 'passed';
+    const details: Record<string, unknown> = {};
+    switch (input.kind) {
+      case 'sampled_exact': {
+        const sample = await this.#sample(tenant, input.sample_size ?? this.#d.defaultSampleSize);
+        for (const m of sample) {
+          checked++;
+          const f = await this.#restore(ctx, m.manifest_id);
+          if (f) failures.push(f);
+        }
+        details['sample_size'] = sample.length;
+        break;
+      }
+      case 'critical_full': {
+        const prefixes = input.prefixes ?? this.#d.criticalPrefixes;
+        details['prefixes'] = prefixes;
+        if (prefixes.length === 0) {
+          status = 'not_applicable';
+          details['reason'] = 'no critical datasets are configured (restore_tests.critical_prefixes) or named (prefixes)';
+          break;
+        }
+        for await (const m of this.#manifests(tenant)) {
+          if (m.state === 'quarantined' || !prefixes.some((p) => m.logical_ref.startsWith(p))) continue;
+          checked++;
+          const f = await this.#restore(ctx, m.manifest_id);
+          if (f) failures.push(f);
+        }
+        break;
+      }
+      case 'table_logical': {
+        if (!this.#d.tableVerifier) {
+          status = 'not_applicable';
+          details['reason'] = 'no lakehouse adapter is installed: tables cannot be verified logically yet';
+        }
+        break;
+      }
+      case 'cache_source': {
+        const r = await this.#cacheSources(tenant, failures);
+        checked = r.checked;
+        Object.assign(details, r.details);
+        break;
+      }
+      case 'manifest_migration': {
+        let older = 0;
+        for await (const m of this.#manifests(tenant)) {
+          if (m.schema_version >= MANIFEST_SCHEMA_VERSION || m.state === 'quarantined') continue;
+          older++;
+          checked++;
+          try {
+            readManifestDocument(m);
+          } catch (err) {
+            if (!(err instanceof ManifestReadError)) throw err;
+            failures.push({ manifest_id: m.manifest_id, reason: `unreadable: ${err.reason}` });
+            continue;
+          }
+          const f = await this.#restore(ctx, m.manifest_id);
+          if (f) failures.push(f);
+        }
+        details['current_schema_version'] = MANIFEST_SCHEMA_VERSION;
+        details['older_manifests'] = older;
+        break;
+      }
+    }
+    if (failures.length > 0) status = 'failed';
+    const result: RestoreTestResult = { run_id: newId('rt'), kind: input.kind, status, tenant: tenant ?? null, started_at: started, finished_at: new Date().toISOString(), checked, failures, details };
+    await this.#d.ledger.append({
+      type: 'restore_test.completed',
+      tenant: resolveTenant(ctx.principal, tenant),
+      actor: ctx.principal.actor,
+      trace_id: ctx.traceId,
+      payload: { run_id: result.run_id, kind: result.kind, status, scope_tenant: tenant ?? null, checked, failed: failures.length, failures: failures.slice(0, 50) },
+    });
+    return result;
+  }
+
+  /** Full verified rehydration; a failure here is recorded (quarantine, incident, alert) by the manifest service. */
+  async #restore(ctx: RequestContext, manifestId: string): Promise<RestoreTestFailure | undefined> {
+    try {
+      const rehydration = await this.#d.manifests.restoreFromStorage(ctx, manifestId);
+      for await (const _ of rehydration.stream);
+      return undefined;
+    } catch (err) {
+      if (err instanceof SvcError && err.code === 'rehydration_failed') {
+        return { manifest_id: manifestId, reason: String(err.details?.['reason'] ?? 'rehydration_failed'), ...(err.details?.['chunk_id'] ? { chunk_id: String(err.details['chunk_id']) } : {}) };
+      }
+      throw err;
+    }
+  }
+
+  async *#manifests(tenant: string | undefined): AsyncGenerator<ByteManifest> {
+    let after = '';
+    for (;;) {
+      const page = await this.#d.manifestRows.page(tenant, after, PAGE);
+      yield* page;
+      if (page.length < PAGE) return;
+      after = page[page.length - 1]!.manifest_id;
+    }
+  }
+
+  /** Reservoir sample of the restorable manifests (active and tombstoned): uniform without loading them all. */
+  async #sample(tenant: string | undefined, size: number): Promise<ByteManifest[]> {
+    const reservoir: ByteManifest[] = [];
+    let seen = 0;
+    for await (const m of this.#manifests(tenant)) {
+      if (m.state === 'quarantined') continue;
+      seen++;
+      if (reservoir.length < size) reservoir.push(m);
+      else {
+        const j = randomInt(seen);
+        if (j < size) reservoir[j] = m;
+      }
+    }
+    return reservoir;
+  }
+
+  async #cacheSources(tenant: string | undefined, failures: RestoreTestFailure[]): Promise<{ checked: number; details: Record<string, unknown> }> {
+    let checked = 0;
+    let invalidated = 0;
+    let uncheckedFingerprints = 0;
+    let after = { tenant: '', key: '' };
+    for (;;) {
+      const page = await this.#d.exactCache.scan(tenant, after, PAGE);
+      for (const e of page) {
+        checked++;
+        const reason = this.#verifierNoLongerHolds(e.verification, e.value, e.verifier);
+        if (reason) {
+          await this.#d.exactCache.delete(e.tenant, e.key);
+          invalidated++;
+          failures.push({ entry: `exact:${e.key}`, reason });
+        }
+      }
+      if (page.length < PAGE) break;
+      after = { tenant: page[page.length - 1]!.tenant, key: page[page.length - 1]!.key };
+    }
+    let afterId = '';
+    for (;;) {
+      const page = await this.#d.semanticCache.scan(tenant, afterId, PAGE);
+      for (const e of page) {
+        checked++;
+        let reason = this.#verifierNoLongerHolds(e.verification, e.value, e.verifier);
+        for (const fp of e.source_fingerprints) {
+          if (reason) break;
+          const ref = parseSvcObjectFingerprint(fp);
+          if (!ref) {
+            uncheckedFingerprints++;
+            continue;
+          }
+          const object = await this.#d.objects.get(e.tenant, ref.bucket, ref.key);
+          if (!object || object.state !== 'active') reason = `source ${fp} no longer exists`;
+          else if (object.sha256 !== ref.sha256) reason = `source ${fp} changed (now sha256:${object.sha256})`;
+        }
+        if (reason) {
+          await this.#d.semanticCache.deleteById(e.tenant, e.id);
+          invalidated++;
+          failures.push({ entry: `semantic:${e.id}`, reason });
+        }
+      }
+      if (page.length < PAGE) break;
+      afterId = page[page.length - 1]!.id;
+    }
+    return { checked, details: { invalidated, unchecked_fingerprints: uncheckedFingerprints } };
+  }
+
+  #verifierNoLongerHolds(spec: Parameters<typeof runVerifier>[0], value: unknown, storedVerifier: string): string | undefined {
+    const current = verifierNameOf(spec);
+    if (current !== storedVerifier) return `verifier ${storedVerifier} is no longer current (${current})`;
+    const outcome = runVerifier(spec, value);
+    return outcome.passed ? undefined : `verifier ${outcome.verifier} no longer passes: ${outcome.reason}`;
+  }
+}
