@@ -29,7 +29,7 @@ if (!Number.isInteger(port) || port < 0 || port > 65535 || !Number.isFinite(late
   process.stderr.write('mock-openai-upstream: --port must be 0..65535 and --latency-ms a non-negative number\n');
   process.exit(2);
 }
-const mock = await startMockOpenAI({ host: o.host, port, latencyMs, recordCalls: false, behaviors, models: ['mock-small', 'mock-large', 'mock-flaky'] });
+const mock = await startMockOpenAI({ host: o.host, port, latencyMs, recordCalls: false, behaviors, models: ['mock-small', 'mock-large', 'mock-flaky', 'mock-embed'] });
 process.stdout.write(`${JSON.stringify({ event: 'listening', base_url: mock.url })}\n`);
 const stop = (): void => void mock.close().then(() => process.exit(0));
 process.on('SIGINT', stop);

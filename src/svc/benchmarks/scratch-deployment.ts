@@ -61,7 +61,7 @@ export interface ScratchOptions {
 }
 
 /** The models the scratch providers offer; `mock-flaky` answers as `upstreamBehaviors` says and falls back to `mock-large`. */
-export const SCRATCH_MODELS = { small: 'mock-small', large: 'mock-large', flaky: 'mock-flaky' } as const;
+export const SCRATCH_MODELS = { small: 'mock-small', large: 'mock-large', flaky: 'mock-flaky', embed: 'mock-embed' } as const;
 
 export async function startScratchDeployment(options: ScratchOptions = {}): Promise<ScratchDeployment> {
   const stateDir = mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'));
@@ -77,7 +77,7 @@ export async function startScratchDeployment(options: ScratchOptions = {}): Prom
         name: 'mock',
         base_url: mock.url,
         fallback_model: SCRATCH_MODELS.large,
-        models: [{ id: SCRATCH_MODELS.small, size_class: 'small' }, { id: SCRATCH_MODELS.large, size_class: 'large' }, { id: SCRATCH_MODELS.flaky, size_class: 'small' }],
+        models: [{ id: SCRATCH_MODELS.small, size_class: 'small' }, { id: SCRATCH_MODELS.large, size_class: 'large' }, { id: SCRATCH_MODELS.flaky, size_class: 'small' }, { id: SCRATCH_MODELS.embed, size_class: 'small', capabilities: ['embeddings'] }],
       },
     ]),
     ...(options.tenantKeys
