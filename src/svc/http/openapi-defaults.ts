@@ -8,6 +8,7 @@
  */
 import Type from 'typebox';
 import { ERROR_TABLE } from '../errors.ts';
+import { DEPRECATED_ROUTES } from './deprecation.ts';
 
 /** The spec's error body as JSON Schema (the shape `errorBody` builds). */
 export const ErrorBodySchema = Type.Object(
@@ -50,6 +51,7 @@ export function withOpenApiDefaults({ schema, url, route }: { schema: RouteSchem
   s.operationId ??= operationIdFor(method, url);
   s.summary ??= `${method} ${url}`;
   s.tags ??= [tagFor(url)];
+  if (DEPRECATED_ROUTES[`${method} ${url}`]) s.deprecated = true;
   const declared = s.response ?? {};
   // A route that declares no success shape still answers 2XX; say so (its body is described in docs/).
   const success = Object.keys(declared).some((k) => k.startsWith('2')) ? {} : { '2XX': { description: `Success: see docs/ for the ${tagFor(url)} body.` } };

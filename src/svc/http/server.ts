@@ -18,6 +18,7 @@ import { adminRoutes } from './routes/admin.ts';
 import { approvalRoutes } from './routes/approvals.ts';
 import { schedulerRoutes } from './routes/scheduler.ts';
 import { benchmarkRoutes } from './routes/benchmarks.ts';
+import { registerDeprecations } from './deprecation.ts';
 import { aiRoutes } from './routes/ai.ts';
 import { cacheRoutes } from './routes/cache.ts';
 import { executeRoutes } from './routes/execute.ts';
@@ -61,6 +62,8 @@ export async function buildServer(app: SvcApp): Promise<FastifyInstance> {
   // Every route's methods and path pattern, so an unknown method on a known path is a 405 with `Allow` (method-not-allowed.ts).
   const routeTable = new RouteTable();
   server.addHook('onRoute', (route) => routeTable.add(route.method, route.url));
+  // Deprecated routes (docs/versioning.md): Deprecation/Sunset/Link headers and `deprecated` in OpenAPI.
+  registerDeprecations(server);
 
   // An empty body sent as application/json reads as "no body" (routes whose body is optional accept it);
   // anything else goes through fastify's own JSON parser (prototype-poisoning protection included).
