@@ -66,3 +66,6 @@ export const RedeemApprovalRequest = Type.Object(
 
 /** Name of the header an execution request carries its approval token in. */
 export const APPROVAL_HEADER = 'x-svc-approval';
+
+/** An approval id as a path parameter (REST) or field (gRPC): malformed ids are a 400 on both. */
+export const ApprovalIdParams = Type.Object({ id: Type.String({ pattern: '^apr_[0-9a-hjkmnp-tv-z]{26}$' }) });

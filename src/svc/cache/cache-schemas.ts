@@ -96,3 +96,9 @@ export const SemanticStoreRequest = Type.Object(
   { additionalProperties: false, $id: 'SemanticStoreRequest' },
 );
 export type SemanticStoreRequest = Type.Static<typeof SemanticStoreRequest>;
+
+/** `POST /v1/cache/semantic/clear` (and gRPC CacheService/SemanticClear): a tenant, optionally one domain. */
+export const SemanticClearRequest = Type.Object(
+  { tenant: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })), domain: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })) },
+  { additionalProperties: false },
+);

@@ -33,5 +33,7 @@ export function callContext(credentials: Credentials, metadata: Metadata, traceI
     'x-api-key': headerValue(metadata.get('x-api-key')),
     authorization: headerValue(metadata.get('authorization')),
   });
-  return { principal, traceId };
+  // A presented approval, as REST's X-SVC-Approval header (checked only where a plan requires one).
+  const approval = headerValue(metadata.get('x-svc-approval'));
+  return { principal, traceId, approvalToken: typeof approval === 'string' ? approval : undefined };
 }

@@ -160,3 +160,37 @@ export function serverStream<Req, Res>(
     })();
   };
 }
+
+/**
+ * A client-streaming method (uploads): the credential is checked before any
+ * message is read, `handler` consumes the request messages and returns the
+ * one response. A client that cancels or half-closes early simply ends the
+ * iteration; the domain decides whether what arrived is complete.
+ */
+export function clientStream<Req, Res>(
+  rt: GrpcRuntime,
+  method: string,
+  handler: (ctx: RequestContext, messages: AsyncIterable<Req>) => Promise<Res>,
+  options: RpcOptions = {},
+): grpc.handleClientStreamingCall<Req, Res> {
+  return (call, callback) => {
+    const started = performance.now();
+    const traceId = traceIdOf(call.metadata);
+    call.sendMetadata(initialMetadata(traceId));
+    void (async () => {
+      let response: Res;
+      try {
+        response = await handler(authenticateCall(rt, call.metadata, traceId), call as AsyncIterable<Req>);
+      } catch (thrown) {
+        const err = SvcError.from(thrown);
+        settle(rt, method, options, started, traceId, err);
+        callback(toStatusError(err));
+        // Nothing more is read from a refused upload.
+        call.destroy();
+        return;
+      }
+      settle(rt, method, options, started, traceId, undefined);
+      callback(null, response);
+    })();
+  };
+}

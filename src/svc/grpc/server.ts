@@ -17,6 +17,8 @@ import { grpcMetrics } from './grpc-metrics.ts';
 import { loadSvcPackage } from './proto-package.ts';
 import type { GrpcRuntime } from './rpc-handlers.ts';
 import { adminService } from './services/admin-service.ts';
+import { approvalService } from './services/approval-service.ts';
+import { benchmarkService } from './services/benchmark-service.ts';
 import { aiService } from './services/ai-service.ts';
 import { cacheService } from './services/cache-service.ts';
 import { ledgerService } from './services/ledger-service.ts';
@@ -70,6 +72,8 @@ export async function startGrpcServer(app: SvcApp, options: GrpcServerOptions): 
   server.addService(v1.AdminService.service, adminService(rt));
   server.addService(v1.ObservabilityService.service, observabilityService(rt));
   server.addService(v1.SchedulerService.service, schedulerService(rt));
+  server.addService(v1.ApprovalService.service, approvalService(rt));
+  server.addService(v1.BenchmarkService.service, benchmarkService(rt));
   // grpc.health.v1.Health and server reflection: what grpcurl, load balancers and probes expect.
   const standard = await addStandardServices(server, app);
 

@@ -28,6 +28,8 @@ function clientsFor(address: string) {
     admin: new v1.AdminService(address, creds),
     observability: new v1.ObservabilityService(address, creds),
     scheduler: new v1.SchedulerService(address, creds),
+    approvals: new v1.ApprovalService(address, creds),
+    benchmarks: new v1.BenchmarkService(address, creds),
   };
 }
 

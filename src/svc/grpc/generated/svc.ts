@@ -8,14 +8,64 @@ import type { Value as _google_protobuf_Value, Value__Output as _google_protobuf
 import type { AIServiceClient as _svc_v1_AIServiceClient, AIServiceDefinition as _svc_v1_AIServiceDefinition } from './svc/v1/AIService.ts';
 import type { AIServiceChatCompletionRequest as _svc_v1_AIServiceChatCompletionRequest, AIServiceChatCompletionRequest__Output as _svc_v1_AIServiceChatCompletionRequest__Output } from './svc/v1/AIServiceChatCompletionRequest.ts';
 import type { AIServiceChatCompletionResponse as _svc_v1_AIServiceChatCompletionResponse, AIServiceChatCompletionResponse__Output as _svc_v1_AIServiceChatCompletionResponse__Output } from './svc/v1/AIServiceChatCompletionResponse.ts';
+import type { AIServiceCompletionRequest as _svc_v1_AIServiceCompletionRequest, AIServiceCompletionRequest__Output as _svc_v1_AIServiceCompletionRequest__Output } from './svc/v1/AIServiceCompletionRequest.ts';
+import type { AIServiceCompletionResponse as _svc_v1_AIServiceCompletionResponse, AIServiceCompletionResponse__Output as _svc_v1_AIServiceCompletionResponse__Output } from './svc/v1/AIServiceCompletionResponse.ts';
 import type { AIServiceEmbeddingsRequest as _svc_v1_AIServiceEmbeddingsRequest, AIServiceEmbeddingsRequest__Output as _svc_v1_AIServiceEmbeddingsRequest__Output } from './svc/v1/AIServiceEmbeddingsRequest.ts';
 import type { AIServiceEmbeddingsResponse as _svc_v1_AIServiceEmbeddingsResponse, AIServiceEmbeddingsResponse__Output as _svc_v1_AIServiceEmbeddingsResponse__Output } from './svc/v1/AIServiceEmbeddingsResponse.ts';
+import type { AIServiceListModelsRequest as _svc_v1_AIServiceListModelsRequest, AIServiceListModelsRequest__Output as _svc_v1_AIServiceListModelsRequest__Output } from './svc/v1/AIServiceListModelsRequest.ts';
+import type { AIServiceListModelsResponse as _svc_v1_AIServiceListModelsResponse, AIServiceListModelsResponse__Output as _svc_v1_AIServiceListModelsResponse__Output } from './svc/v1/AIServiceListModelsResponse.ts';
+import type { AIServiceStreamChatCompletionRequest as _svc_v1_AIServiceStreamChatCompletionRequest, AIServiceStreamChatCompletionRequest__Output as _svc_v1_AIServiceStreamChatCompletionRequest__Output } from './svc/v1/AIServiceStreamChatCompletionRequest.ts';
+import type { AIServiceStreamChatCompletionResponse as _svc_v1_AIServiceStreamChatCompletionResponse, AIServiceStreamChatCompletionResponse__Output as _svc_v1_AIServiceStreamChatCompletionResponse__Output } from './svc/v1/AIServiceStreamChatCompletionResponse.ts';
+import type { AIServiceStreamCompletionRequest as _svc_v1_AIServiceStreamCompletionRequest, AIServiceStreamCompletionRequest__Output as _svc_v1_AIServiceStreamCompletionRequest__Output } from './svc/v1/AIServiceStreamCompletionRequest.ts';
+import type { AIServiceStreamCompletionResponse as _svc_v1_AIServiceStreamCompletionResponse, AIServiceStreamCompletionResponse__Output as _svc_v1_AIServiceStreamCompletionResponse__Output } from './svc/v1/AIServiceStreamCompletionResponse.ts';
 import type { AdminServiceClient as _svc_v1_AdminServiceClient, AdminServiceDefinition as _svc_v1_AdminServiceDefinition } from './svc/v1/AdminService.ts';
+import type { AdminServiceChangeSwitchRequest as _svc_v1_AdminServiceChangeSwitchRequest, AdminServiceChangeSwitchRequest__Output as _svc_v1_AdminServiceChangeSwitchRequest__Output } from './svc/v1/AdminServiceChangeSwitchRequest.ts';
+import type { AdminServiceChangeSwitchResponse as _svc_v1_AdminServiceChangeSwitchResponse, AdminServiceChangeSwitchResponse__Output as _svc_v1_AdminServiceChangeSwitchResponse__Output } from './svc/v1/AdminServiceChangeSwitchResponse.ts';
 import type { AdminServiceGetSwitchesRequest as _svc_v1_AdminServiceGetSwitchesRequest, AdminServiceGetSwitchesRequest__Output as _svc_v1_AdminServiceGetSwitchesRequest__Output } from './svc/v1/AdminServiceGetSwitchesRequest.ts';
 import type { AdminServiceGetSwitchesResponse as _svc_v1_AdminServiceGetSwitchesResponse, AdminServiceGetSwitchesResponse__Output as _svc_v1_AdminServiceGetSwitchesResponse__Output } from './svc/v1/AdminServiceGetSwitchesResponse.ts';
+import type { AdminServiceListAlertsRequest as _svc_v1_AdminServiceListAlertsRequest, AdminServiceListAlertsRequest__Output as _svc_v1_AdminServiceListAlertsRequest__Output } from './svc/v1/AdminServiceListAlertsRequest.ts';
+import type { AdminServiceListAlertsResponse as _svc_v1_AdminServiceListAlertsResponse, AdminServiceListAlertsResponse__Output as _svc_v1_AdminServiceListAlertsResponse__Output } from './svc/v1/AdminServiceListAlertsResponse.ts';
+import type { AdminServiceListLegalHoldsRequest as _svc_v1_AdminServiceListLegalHoldsRequest, AdminServiceListLegalHoldsRequest__Output as _svc_v1_AdminServiceListLegalHoldsRequest__Output } from './svc/v1/AdminServiceListLegalHoldsRequest.ts';
+import type { AdminServiceListLegalHoldsResponse as _svc_v1_AdminServiceListLegalHoldsResponse, AdminServiceListLegalHoldsResponse__Output as _svc_v1_AdminServiceListLegalHoldsResponse__Output } from './svc/v1/AdminServiceListLegalHoldsResponse.ts';
+import type { AdminServiceListPlatformsRequest as _svc_v1_AdminServiceListPlatformsRequest, AdminServiceListPlatformsRequest__Output as _svc_v1_AdminServiceListPlatformsRequest__Output } from './svc/v1/AdminServiceListPlatformsRequest.ts';
+import type { AdminServiceListPlatformsResponse as _svc_v1_AdminServiceListPlatformsResponse, AdminServiceListPlatformsResponse__Output as _svc_v1_AdminServiceListPlatformsResponse__Output } from './svc/v1/AdminServiceListPlatformsResponse.ts';
+import type { AdminServicePlaceLegalHoldRequest as _svc_v1_AdminServicePlaceLegalHoldRequest, AdminServicePlaceLegalHoldRequest__Output as _svc_v1_AdminServicePlaceLegalHoldRequest__Output } from './svc/v1/AdminServicePlaceLegalHoldRequest.ts';
+import type { AdminServicePlaceLegalHoldResponse as _svc_v1_AdminServicePlaceLegalHoldResponse, AdminServicePlaceLegalHoldResponse__Output as _svc_v1_AdminServicePlaceLegalHoldResponse__Output } from './svc/v1/AdminServicePlaceLegalHoldResponse.ts';
+import type { AdminServicePlatformMatrixRequest as _svc_v1_AdminServicePlatformMatrixRequest, AdminServicePlatformMatrixRequest__Output as _svc_v1_AdminServicePlatformMatrixRequest__Output } from './svc/v1/AdminServicePlatformMatrixRequest.ts';
+import type { AdminServicePlatformMatrixResponse as _svc_v1_AdminServicePlatformMatrixResponse, AdminServicePlatformMatrixResponse__Output as _svc_v1_AdminServicePlatformMatrixResponse__Output } from './svc/v1/AdminServicePlatformMatrixResponse.ts';
+import type { AdminServicePlatformReadinessRequest as _svc_v1_AdminServicePlatformReadinessRequest, AdminServicePlatformReadinessRequest__Output as _svc_v1_AdminServicePlatformReadinessRequest__Output } from './svc/v1/AdminServicePlatformReadinessRequest.ts';
+import type { AdminServicePlatformReadinessResponse as _svc_v1_AdminServicePlatformReadinessResponse, AdminServicePlatformReadinessResponse__Output as _svc_v1_AdminServicePlatformReadinessResponse__Output } from './svc/v1/AdminServicePlatformReadinessResponse.ts';
 import type { AdminServiceReadinessRequest as _svc_v1_AdminServiceReadinessRequest, AdminServiceReadinessRequest__Output as _svc_v1_AdminServiceReadinessRequest__Output } from './svc/v1/AdminServiceReadinessRequest.ts';
 import type { AdminServiceReadinessResponse as _svc_v1_AdminServiceReadinessResponse, AdminServiceReadinessResponse__Output as _svc_v1_AdminServiceReadinessResponse__Output } from './svc/v1/AdminServiceReadinessResponse.ts';
+import type { AdminServiceReleaseLegalHoldRequest as _svc_v1_AdminServiceReleaseLegalHoldRequest, AdminServiceReleaseLegalHoldRequest__Output as _svc_v1_AdminServiceReleaseLegalHoldRequest__Output } from './svc/v1/AdminServiceReleaseLegalHoldRequest.ts';
+import type { AdminServiceReleaseLegalHoldResponse as _svc_v1_AdminServiceReleaseLegalHoldResponse, AdminServiceReleaseLegalHoldResponse__Output as _svc_v1_AdminServiceReleaseLegalHoldResponse__Output } from './svc/v1/AdminServiceReleaseLegalHoldResponse.ts';
+import type { AdminServiceRunRestoreTestRequest as _svc_v1_AdminServiceRunRestoreTestRequest, AdminServiceRunRestoreTestRequest__Output as _svc_v1_AdminServiceRunRestoreTestRequest__Output } from './svc/v1/AdminServiceRunRestoreTestRequest.ts';
+import type { AdminServiceRunRestoreTestResponse as _svc_v1_AdminServiceRunRestoreTestResponse, AdminServiceRunRestoreTestResponse__Output as _svc_v1_AdminServiceRunRestoreTestResponse__Output } from './svc/v1/AdminServiceRunRestoreTestResponse.ts';
 import type { AiResponseMetadata as _svc_v1_AiResponseMetadata, AiResponseMetadata__Output as _svc_v1_AiResponseMetadata__Output } from './svc/v1/AiResponseMetadata.ts';
+import type { ApprovalServiceClient as _svc_v1_ApprovalServiceClient, ApprovalServiceDefinition as _svc_v1_ApprovalServiceDefinition } from './svc/v1/ApprovalService.ts';
+import type { ApprovalServiceGetPublicKeyRequest as _svc_v1_ApprovalServiceGetPublicKeyRequest, ApprovalServiceGetPublicKeyRequest__Output as _svc_v1_ApprovalServiceGetPublicKeyRequest__Output } from './svc/v1/ApprovalServiceGetPublicKeyRequest.ts';
+import type { ApprovalServiceGetPublicKeyResponse as _svc_v1_ApprovalServiceGetPublicKeyResponse, ApprovalServiceGetPublicKeyResponse__Output as _svc_v1_ApprovalServiceGetPublicKeyResponse__Output } from './svc/v1/ApprovalServiceGetPublicKeyResponse.ts';
+import type { ApprovalServiceGetRequest as _svc_v1_ApprovalServiceGetRequest, ApprovalServiceGetRequest__Output as _svc_v1_ApprovalServiceGetRequest__Output } from './svc/v1/ApprovalServiceGetRequest.ts';
+import type { ApprovalServiceGetResponse as _svc_v1_ApprovalServiceGetResponse, ApprovalServiceGetResponse__Output as _svc_v1_ApprovalServiceGetResponse__Output } from './svc/v1/ApprovalServiceGetResponse.ts';
+import type { ApprovalServiceIssueRequest as _svc_v1_ApprovalServiceIssueRequest, ApprovalServiceIssueRequest__Output as _svc_v1_ApprovalServiceIssueRequest__Output } from './svc/v1/ApprovalServiceIssueRequest.ts';
+import type { ApprovalServiceIssueResponse as _svc_v1_ApprovalServiceIssueResponse, ApprovalServiceIssueResponse__Output as _svc_v1_ApprovalServiceIssueResponse__Output } from './svc/v1/ApprovalServiceIssueResponse.ts';
+import type { ApprovalServiceListRequest as _svc_v1_ApprovalServiceListRequest, ApprovalServiceListRequest__Output as _svc_v1_ApprovalServiceListRequest__Output } from './svc/v1/ApprovalServiceListRequest.ts';
+import type { ApprovalServiceListResponse as _svc_v1_ApprovalServiceListResponse, ApprovalServiceListResponse__Output as _svc_v1_ApprovalServiceListResponse__Output } from './svc/v1/ApprovalServiceListResponse.ts';
+import type { ApprovalServiceRedeemRequest as _svc_v1_ApprovalServiceRedeemRequest, ApprovalServiceRedeemRequest__Output as _svc_v1_ApprovalServiceRedeemRequest__Output } from './svc/v1/ApprovalServiceRedeemRequest.ts';
+import type { ApprovalServiceRedeemResponse as _svc_v1_ApprovalServiceRedeemResponse, ApprovalServiceRedeemResponse__Output as _svc_v1_ApprovalServiceRedeemResponse__Output } from './svc/v1/ApprovalServiceRedeemResponse.ts';
+import type { ApprovalServiceRevokeRequest as _svc_v1_ApprovalServiceRevokeRequest, ApprovalServiceRevokeRequest__Output as _svc_v1_ApprovalServiceRevokeRequest__Output } from './svc/v1/ApprovalServiceRevokeRequest.ts';
+import type { ApprovalServiceRevokeResponse as _svc_v1_ApprovalServiceRevokeResponse, ApprovalServiceRevokeResponse__Output as _svc_v1_ApprovalServiceRevokeResponse__Output } from './svc/v1/ApprovalServiceRevokeResponse.ts';
+import type { BenchmarkServiceClient as _svc_v1_BenchmarkServiceClient, BenchmarkServiceDefinition as _svc_v1_BenchmarkServiceDefinition } from './svc/v1/BenchmarkService.ts';
+import type { BenchmarkServiceGetRunRequest as _svc_v1_BenchmarkServiceGetRunRequest, BenchmarkServiceGetRunRequest__Output as _svc_v1_BenchmarkServiceGetRunRequest__Output } from './svc/v1/BenchmarkServiceGetRunRequest.ts';
+import type { BenchmarkServiceGetRunResponse as _svc_v1_BenchmarkServiceGetRunResponse, BenchmarkServiceGetRunResponse__Output as _svc_v1_BenchmarkServiceGetRunResponse__Output } from './svc/v1/BenchmarkServiceGetRunResponse.ts';
+import type { BenchmarkServiceGetRunResultsRequest as _svc_v1_BenchmarkServiceGetRunResultsRequest, BenchmarkServiceGetRunResultsRequest__Output as _svc_v1_BenchmarkServiceGetRunResultsRequest__Output } from './svc/v1/BenchmarkServiceGetRunResultsRequest.ts';
+import type { BenchmarkServiceGetRunResultsResponse as _svc_v1_BenchmarkServiceGetRunResultsResponse, BenchmarkServiceGetRunResultsResponse__Output as _svc_v1_BenchmarkServiceGetRunResultsResponse__Output } from './svc/v1/BenchmarkServiceGetRunResultsResponse.ts';
+import type { BenchmarkServiceListRunsRequest as _svc_v1_BenchmarkServiceListRunsRequest, BenchmarkServiceListRunsRequest__Output as _svc_v1_BenchmarkServiceListRunsRequest__Output } from './svc/v1/BenchmarkServiceListRunsRequest.ts';
+import type { BenchmarkServiceListRunsResponse as _svc_v1_BenchmarkServiceListRunsResponse, BenchmarkServiceListRunsResponse__Output as _svc_v1_BenchmarkServiceListRunsResponse__Output } from './svc/v1/BenchmarkServiceListRunsResponse.ts';
+import type { BenchmarkServiceListSuitesRequest as _svc_v1_BenchmarkServiceListSuitesRequest, BenchmarkServiceListSuitesRequest__Output as _svc_v1_BenchmarkServiceListSuitesRequest__Output } from './svc/v1/BenchmarkServiceListSuitesRequest.ts';
+import type { BenchmarkServiceListSuitesResponse as _svc_v1_BenchmarkServiceListSuitesResponse, BenchmarkServiceListSuitesResponse__Output as _svc_v1_BenchmarkServiceListSuitesResponse__Output } from './svc/v1/BenchmarkServiceListSuitesResponse.ts';
+import type { BenchmarkServiceStartRunRequest as _svc_v1_BenchmarkServiceStartRunRequest, BenchmarkServiceStartRunRequest__Output as _svc_v1_BenchmarkServiceStartRunRequest__Output } from './svc/v1/BenchmarkServiceStartRunRequest.ts';
+import type { BenchmarkServiceStartRunResponse as _svc_v1_BenchmarkServiceStartRunResponse, BenchmarkServiceStartRunResponse__Output as _svc_v1_BenchmarkServiceStartRunResponse__Output } from './svc/v1/BenchmarkServiceStartRunResponse.ts';
 import type { BundleRef as _svc_v1_BundleRef, BundleRef__Output as _svc_v1_BundleRef__Output } from './svc/v1/BundleRef.ts';
 import type { BundleSummary as _svc_v1_BundleSummary, BundleSummary__Output as _svc_v1_BundleSummary__Output } from './svc/v1/BundleSummary.ts';
 import type { ByteRange as _svc_v1_ByteRange, ByteRange__Output as _svc_v1_ByteRange__Output } from './svc/v1/ByteRange.ts';
@@ -23,6 +73,14 @@ import type { ByteStreamInfo as _svc_v1_ByteStreamInfo, ByteStreamInfo__Output a
 import type { CacheServiceClient as _svc_v1_CacheServiceClient, CacheServiceDefinition as _svc_v1_CacheServiceDefinition } from './svc/v1/CacheService.ts';
 import type { CacheServiceExactLookupRequest as _svc_v1_CacheServiceExactLookupRequest, CacheServiceExactLookupRequest__Output as _svc_v1_CacheServiceExactLookupRequest__Output } from './svc/v1/CacheServiceExactLookupRequest.ts';
 import type { CacheServiceExactLookupResponse as _svc_v1_CacheServiceExactLookupResponse, CacheServiceExactLookupResponse__Output as _svc_v1_CacheServiceExactLookupResponse__Output } from './svc/v1/CacheServiceExactLookupResponse.ts';
+import type { CacheServiceSemanticCalibrateRequest as _svc_v1_CacheServiceSemanticCalibrateRequest, CacheServiceSemanticCalibrateRequest__Output as _svc_v1_CacheServiceSemanticCalibrateRequest__Output } from './svc/v1/CacheServiceSemanticCalibrateRequest.ts';
+import type { CacheServiceSemanticCalibrateResponse as _svc_v1_CacheServiceSemanticCalibrateResponse, CacheServiceSemanticCalibrateResponse__Output as _svc_v1_CacheServiceSemanticCalibrateResponse__Output } from './svc/v1/CacheServiceSemanticCalibrateResponse.ts';
+import type { CacheServiceSemanticClearRequest as _svc_v1_CacheServiceSemanticClearRequest, CacheServiceSemanticClearRequest__Output as _svc_v1_CacheServiceSemanticClearRequest__Output } from './svc/v1/CacheServiceSemanticClearRequest.ts';
+import type { CacheServiceSemanticClearResponse as _svc_v1_CacheServiceSemanticClearResponse, CacheServiceSemanticClearResponse__Output as _svc_v1_CacheServiceSemanticClearResponse__Output } from './svc/v1/CacheServiceSemanticClearResponse.ts';
+import type { CacheServiceSemanticLookupRequest as _svc_v1_CacheServiceSemanticLookupRequest, CacheServiceSemanticLookupRequest__Output as _svc_v1_CacheServiceSemanticLookupRequest__Output } from './svc/v1/CacheServiceSemanticLookupRequest.ts';
+import type { CacheServiceSemanticLookupResponse as _svc_v1_CacheServiceSemanticLookupResponse, CacheServiceSemanticLookupResponse__Output as _svc_v1_CacheServiceSemanticLookupResponse__Output } from './svc/v1/CacheServiceSemanticLookupResponse.ts';
+import type { CacheServiceSemanticStoreRequest as _svc_v1_CacheServiceSemanticStoreRequest, CacheServiceSemanticStoreRequest__Output as _svc_v1_CacheServiceSemanticStoreRequest__Output } from './svc/v1/CacheServiceSemanticStoreRequest.ts';
+import type { CacheServiceSemanticStoreResponse as _svc_v1_CacheServiceSemanticStoreResponse, CacheServiceSemanticStoreResponse__Output as _svc_v1_CacheServiceSemanticStoreResponse__Output } from './svc/v1/CacheServiceSemanticStoreResponse.ts';
 import type { CacheServiceStoreRequest as _svc_v1_CacheServiceStoreRequest, CacheServiceStoreRequest__Output as _svc_v1_CacheServiceStoreRequest__Output } from './svc/v1/CacheServiceStoreRequest.ts';
 import type { CacheServiceStoreResponse as _svc_v1_CacheServiceStoreResponse, CacheServiceStoreResponse__Output as _svc_v1_CacheServiceStoreResponse__Output } from './svc/v1/CacheServiceStoreResponse.ts';
 import type { DeniedAction as _svc_v1_DeniedAction, DeniedAction__Output as _svc_v1_DeniedAction__Output } from './svc/v1/DeniedAction.ts';
@@ -41,14 +99,28 @@ import type { Manifest as _svc_v1_Manifest, Manifest__Output as _svc_v1_Manifest
 import type { ManifestServiceClient as _svc_v1_ManifestServiceClient, ManifestServiceDefinition as _svc_v1_ManifestServiceDefinition } from './svc/v1/ManifestService.ts';
 import type { ManifestServiceExploreRequest as _svc_v1_ManifestServiceExploreRequest, ManifestServiceExploreRequest__Output as _svc_v1_ManifestServiceExploreRequest__Output } from './svc/v1/ManifestServiceExploreRequest.ts';
 import type { ManifestServiceExploreResponse as _svc_v1_ManifestServiceExploreResponse, ManifestServiceExploreResponse__Output as _svc_v1_ManifestServiceExploreResponse__Output } from './svc/v1/ManifestServiceExploreResponse.ts';
+import type { ManifestServiceExportRequest as _svc_v1_ManifestServiceExportRequest, ManifestServiceExportRequest__Output as _svc_v1_ManifestServiceExportRequest__Output } from './svc/v1/ManifestServiceExportRequest.ts';
+import type { ManifestServiceExportResponse as _svc_v1_ManifestServiceExportResponse, ManifestServiceExportResponse__Output as _svc_v1_ManifestServiceExportResponse__Output } from './svc/v1/ManifestServiceExportResponse.ts';
 import type { ManifestServiceGetRequest as _svc_v1_ManifestServiceGetRequest, ManifestServiceGetRequest__Output as _svc_v1_ManifestServiceGetRequest__Output } from './svc/v1/ManifestServiceGetRequest.ts';
 import type { ManifestServiceGetResponse as _svc_v1_ManifestServiceGetResponse, ManifestServiceGetResponse__Output as _svc_v1_ManifestServiceGetResponse__Output } from './svc/v1/ManifestServiceGetResponse.ts';
+import type { ManifestServiceImportRequest as _svc_v1_ManifestServiceImportRequest, ManifestServiceImportRequest__Output as _svc_v1_ManifestServiceImportRequest__Output } from './svc/v1/ManifestServiceImportRequest.ts';
+import type { ManifestServiceImportResponse as _svc_v1_ManifestServiceImportResponse, ManifestServiceImportResponse__Output as _svc_v1_ManifestServiceImportResponse__Output } from './svc/v1/ManifestServiceImportResponse.ts';
 import type { ManifestServiceListRequest as _svc_v1_ManifestServiceListRequest, ManifestServiceListRequest__Output as _svc_v1_ManifestServiceListRequest__Output } from './svc/v1/ManifestServiceListRequest.ts';
 import type { ManifestServiceListResponse as _svc_v1_ManifestServiceListResponse, ManifestServiceListResponse__Output as _svc_v1_ManifestServiceListResponse__Output } from './svc/v1/ManifestServiceListResponse.ts';
 import type { ManifestServiceRehydrateRequest as _svc_v1_ManifestServiceRehydrateRequest, ManifestServiceRehydrateRequest__Output as _svc_v1_ManifestServiceRehydrateRequest__Output } from './svc/v1/ManifestServiceRehydrateRequest.ts';
 import type { ManifestServiceRehydrateResponse as _svc_v1_ManifestServiceRehydrateResponse, ManifestServiceRehydrateResponse__Output as _svc_v1_ManifestServiceRehydrateResponse__Output } from './svc/v1/ManifestServiceRehydrateResponse.ts';
+import type { ManifestServiceReleaseRequest as _svc_v1_ManifestServiceReleaseRequest, ManifestServiceReleaseRequest__Output as _svc_v1_ManifestServiceReleaseRequest__Output } from './svc/v1/ManifestServiceReleaseRequest.ts';
+import type { ManifestServiceReleaseResponse as _svc_v1_ManifestServiceReleaseResponse, ManifestServiceReleaseResponse__Output as _svc_v1_ManifestServiceReleaseResponse__Output } from './svc/v1/ManifestServiceReleaseResponse.ts';
 import type { ManifestTotals as _svc_v1_ManifestTotals, ManifestTotals__Output as _svc_v1_ManifestTotals__Output } from './svc/v1/ManifestTotals.ts';
+import type { MultipartCompletedPart as _svc_v1_MultipartCompletedPart, MultipartCompletedPart__Output as _svc_v1_MultipartCompletedPart__Output } from './svc/v1/MultipartCompletedPart.ts';
+import type { MultipartPartHeader as _svc_v1_MultipartPartHeader, MultipartPartHeader__Output as _svc_v1_MultipartPartHeader__Output } from './svc/v1/MultipartPartHeader.ts';
 import type { ObjectGatewayServiceClient as _svc_v1_ObjectGatewayServiceClient, ObjectGatewayServiceDefinition as _svc_v1_ObjectGatewayServiceDefinition } from './svc/v1/ObjectGatewayService.ts';
+import type { ObjectGatewayServiceAbortMultipartUploadRequest as _svc_v1_ObjectGatewayServiceAbortMultipartUploadRequest, ObjectGatewayServiceAbortMultipartUploadRequest__Output as _svc_v1_ObjectGatewayServiceAbortMultipartUploadRequest__Output } from './svc/v1/ObjectGatewayServiceAbortMultipartUploadRequest.ts';
+import type { ObjectGatewayServiceAbortMultipartUploadResponse as _svc_v1_ObjectGatewayServiceAbortMultipartUploadResponse, ObjectGatewayServiceAbortMultipartUploadResponse__Output as _svc_v1_ObjectGatewayServiceAbortMultipartUploadResponse__Output } from './svc/v1/ObjectGatewayServiceAbortMultipartUploadResponse.ts';
+import type { ObjectGatewayServiceCompleteMultipartUploadRequest as _svc_v1_ObjectGatewayServiceCompleteMultipartUploadRequest, ObjectGatewayServiceCompleteMultipartUploadRequest__Output as _svc_v1_ObjectGatewayServiceCompleteMultipartUploadRequest__Output } from './svc/v1/ObjectGatewayServiceCompleteMultipartUploadRequest.ts';
+import type { ObjectGatewayServiceCompleteMultipartUploadResponse as _svc_v1_ObjectGatewayServiceCompleteMultipartUploadResponse, ObjectGatewayServiceCompleteMultipartUploadResponse__Output as _svc_v1_ObjectGatewayServiceCompleteMultipartUploadResponse__Output } from './svc/v1/ObjectGatewayServiceCompleteMultipartUploadResponse.ts';
+import type { ObjectGatewayServiceCreateMultipartUploadRequest as _svc_v1_ObjectGatewayServiceCreateMultipartUploadRequest, ObjectGatewayServiceCreateMultipartUploadRequest__Output as _svc_v1_ObjectGatewayServiceCreateMultipartUploadRequest__Output } from './svc/v1/ObjectGatewayServiceCreateMultipartUploadRequest.ts';
+import type { ObjectGatewayServiceCreateMultipartUploadResponse as _svc_v1_ObjectGatewayServiceCreateMultipartUploadResponse, ObjectGatewayServiceCreateMultipartUploadResponse__Output as _svc_v1_ObjectGatewayServiceCreateMultipartUploadResponse__Output } from './svc/v1/ObjectGatewayServiceCreateMultipartUploadResponse.ts';
 import type { ObjectGatewayServiceDeleteRequest as _svc_v1_ObjectGatewayServiceDeleteRequest, ObjectGatewayServiceDeleteRequest__Output as _svc_v1_ObjectGatewayServiceDeleteRequest__Output } from './svc/v1/ObjectGatewayServiceDeleteRequest.ts';
 import type { ObjectGatewayServiceDeleteResponse as _svc_v1_ObjectGatewayServiceDeleteResponse, ObjectGatewayServiceDeleteResponse__Output as _svc_v1_ObjectGatewayServiceDeleteResponse__Output } from './svc/v1/ObjectGatewayServiceDeleteResponse.ts';
 import type { ObjectGatewayServiceGetRequest as _svc_v1_ObjectGatewayServiceGetRequest, ObjectGatewayServiceGetRequest__Output as _svc_v1_ObjectGatewayServiceGetRequest__Output } from './svc/v1/ObjectGatewayServiceGetRequest.ts';
@@ -59,11 +131,19 @@ import type { ObjectGatewayServiceListRequest as _svc_v1_ObjectGatewayServiceLis
 import type { ObjectGatewayServiceListResponse as _svc_v1_ObjectGatewayServiceListResponse, ObjectGatewayServiceListResponse__Output as _svc_v1_ObjectGatewayServiceListResponse__Output } from './svc/v1/ObjectGatewayServiceListResponse.ts';
 import type { ObjectGatewayServicePutRequest as _svc_v1_ObjectGatewayServicePutRequest, ObjectGatewayServicePutRequest__Output as _svc_v1_ObjectGatewayServicePutRequest__Output } from './svc/v1/ObjectGatewayServicePutRequest.ts';
 import type { ObjectGatewayServicePutResponse as _svc_v1_ObjectGatewayServicePutResponse, ObjectGatewayServicePutResponse__Output as _svc_v1_ObjectGatewayServicePutResponse__Output } from './svc/v1/ObjectGatewayServicePutResponse.ts';
+import type { ObjectGatewayServiceUploadPartRequest as _svc_v1_ObjectGatewayServiceUploadPartRequest, ObjectGatewayServiceUploadPartRequest__Output as _svc_v1_ObjectGatewayServiceUploadPartRequest__Output } from './svc/v1/ObjectGatewayServiceUploadPartRequest.ts';
+import type { ObjectGatewayServiceUploadPartResponse as _svc_v1_ObjectGatewayServiceUploadPartResponse, ObjectGatewayServiceUploadPartResponse__Output as _svc_v1_ObjectGatewayServiceUploadPartResponse__Output } from './svc/v1/ObjectGatewayServiceUploadPartResponse.ts';
 import type { ObjectInfo as _svc_v1_ObjectInfo, ObjectInfo__Output as _svc_v1_ObjectInfo__Output } from './svc/v1/ObjectInfo.ts';
 import type { ObjectReadInfo as _svc_v1_ObjectReadInfo, ObjectReadInfo__Output as _svc_v1_ObjectReadInfo__Output } from './svc/v1/ObjectReadInfo.ts';
 import type { ObservabilityServiceClient as _svc_v1_ObservabilityServiceClient, ObservabilityServiceDefinition as _svc_v1_ObservabilityServiceDefinition } from './svc/v1/ObservabilityService.ts';
+import type { ObservabilityServiceDashboardReportRequest as _svc_v1_ObservabilityServiceDashboardReportRequest, ObservabilityServiceDashboardReportRequest__Output as _svc_v1_ObservabilityServiceDashboardReportRequest__Output } from './svc/v1/ObservabilityServiceDashboardReportRequest.ts';
+import type { ObservabilityServiceDashboardReportResponse as _svc_v1_ObservabilityServiceDashboardReportResponse, ObservabilityServiceDashboardReportResponse__Output as _svc_v1_ObservabilityServiceDashboardReportResponse__Output } from './svc/v1/ObservabilityServiceDashboardReportResponse.ts';
 import type { ObservabilityServiceMetricsRequest as _svc_v1_ObservabilityServiceMetricsRequest, ObservabilityServiceMetricsRequest__Output as _svc_v1_ObservabilityServiceMetricsRequest__Output } from './svc/v1/ObservabilityServiceMetricsRequest.ts';
 import type { ObservabilityServiceMetricsResponse as _svc_v1_ObservabilityServiceMetricsResponse, ObservabilityServiceMetricsResponse__Output as _svc_v1_ObservabilityServiceMetricsResponse__Output } from './svc/v1/ObservabilityServiceMetricsResponse.ts';
+import type { ObservabilityServiceQueryLogsRequest as _svc_v1_ObservabilityServiceQueryLogsRequest, ObservabilityServiceQueryLogsRequest__Output as _svc_v1_ObservabilityServiceQueryLogsRequest__Output } from './svc/v1/ObservabilityServiceQueryLogsRequest.ts';
+import type { ObservabilityServiceQueryLogsResponse as _svc_v1_ObservabilityServiceQueryLogsResponse, ObservabilityServiceQueryLogsResponse__Output as _svc_v1_ObservabilityServiceQueryLogsResponse__Output } from './svc/v1/ObservabilityServiceQueryLogsResponse.ts';
+import type { ObservabilityServiceRecommendationsRequest as _svc_v1_ObservabilityServiceRecommendationsRequest, ObservabilityServiceRecommendationsRequest__Output as _svc_v1_ObservabilityServiceRecommendationsRequest__Output } from './svc/v1/ObservabilityServiceRecommendationsRequest.ts';
+import type { ObservabilityServiceRecommendationsResponse as _svc_v1_ObservabilityServiceRecommendationsResponse, ObservabilityServiceRecommendationsResponse__Output as _svc_v1_ObservabilityServiceRecommendationsResponse__Output } from './svc/v1/ObservabilityServiceRecommendationsResponse.ts';
 import type { PayloadDigest as _svc_v1_PayloadDigest, PayloadDigest__Output as _svc_v1_PayloadDigest__Output } from './svc/v1/PayloadDigest.ts';
 import type { Plan as _svc_v1_Plan, Plan__Output as _svc_v1_Plan__Output } from './svc/v1/Plan.ts';
 import type { PlanAction as _svc_v1_PlanAction, PlanAction__Output as _svc_v1_PlanAction__Output } from './svc/v1/PlanAction.ts';
@@ -79,8 +159,14 @@ import type { PolicyDecision as _svc_v1_PolicyDecision, PolicyDecision__Output a
 import type { PolicyServiceClient as _svc_v1_PolicyServiceClient, PolicyServiceDefinition as _svc_v1_PolicyServiceDefinition } from './svc/v1/PolicyService.ts';
 import type { PolicyServiceEvaluateRequest as _svc_v1_PolicyServiceEvaluateRequest, PolicyServiceEvaluateRequest__Output as _svc_v1_PolicyServiceEvaluateRequest__Output } from './svc/v1/PolicyServiceEvaluateRequest.ts';
 import type { PolicyServiceEvaluateResponse as _svc_v1_PolicyServiceEvaluateResponse, PolicyServiceEvaluateResponse__Output as _svc_v1_PolicyServiceEvaluateResponse__Output } from './svc/v1/PolicyServiceEvaluateResponse.ts';
+import type { PolicyServiceGetBundleRequest as _svc_v1_PolicyServiceGetBundleRequest, PolicyServiceGetBundleRequest__Output as _svc_v1_PolicyServiceGetBundleRequest__Output } from './svc/v1/PolicyServiceGetBundleRequest.ts';
+import type { PolicyServiceGetBundleResponse as _svc_v1_PolicyServiceGetBundleResponse, PolicyServiceGetBundleResponse__Output as _svc_v1_PolicyServiceGetBundleResponse__Output } from './svc/v1/PolicyServiceGetBundleResponse.ts';
 import type { PolicyServiceListBundlesRequest as _svc_v1_PolicyServiceListBundlesRequest, PolicyServiceListBundlesRequest__Output as _svc_v1_PolicyServiceListBundlesRequest__Output } from './svc/v1/PolicyServiceListBundlesRequest.ts';
 import type { PolicyServiceListBundlesResponse as _svc_v1_PolicyServiceListBundlesResponse, PolicyServiceListBundlesResponse__Output as _svc_v1_PolicyServiceListBundlesResponse__Output } from './svc/v1/PolicyServiceListBundlesResponse.ts';
+import type { PolicyServicePublishBundleRequest as _svc_v1_PolicyServicePublishBundleRequest, PolicyServicePublishBundleRequest__Output as _svc_v1_PolicyServicePublishBundleRequest__Output } from './svc/v1/PolicyServicePublishBundleRequest.ts';
+import type { PolicyServicePublishBundleResponse as _svc_v1_PolicyServicePublishBundleResponse, PolicyServicePublishBundleResponse__Output as _svc_v1_PolicyServicePublishBundleResponse__Output } from './svc/v1/PolicyServicePublishBundleResponse.ts';
+import type { PolicyServiceReloadBundleRequest as _svc_v1_PolicyServiceReloadBundleRequest, PolicyServiceReloadBundleRequest__Output as _svc_v1_PolicyServiceReloadBundleRequest__Output } from './svc/v1/PolicyServiceReloadBundleRequest.ts';
+import type { PolicyServiceReloadBundleResponse as _svc_v1_PolicyServiceReloadBundleResponse, PolicyServiceReloadBundleResponse__Output as _svc_v1_PolicyServiceReloadBundleResponse__Output } from './svc/v1/PolicyServiceReloadBundleResponse.ts';
 import type { PolicyServiceValidateRequest as _svc_v1_PolicyServiceValidateRequest, PolicyServiceValidateRequest__Output as _svc_v1_PolicyServiceValidateRequest__Output } from './svc/v1/PolicyServiceValidateRequest.ts';
 import type { PolicyServiceValidateResponse as _svc_v1_PolicyServiceValidateResponse, PolicyServiceValidateResponse__Output as _svc_v1_PolicyServiceValidateResponse__Output } from './svc/v1/PolicyServiceValidateResponse.ts';
 import type { PolicyValidationIssue as _svc_v1_PolicyValidationIssue, PolicyValidationIssue__Output as _svc_v1_PolicyValidationIssue__Output } from './svc/v1/PolicyValidationIssue.ts';
@@ -102,6 +188,10 @@ import type { SchedulerServiceLoadForecastRequest as _svc_v1_SchedulerServiceLoa
 import type { SchedulerServiceLoadForecastResponse as _svc_v1_SchedulerServiceLoadForecastResponse, SchedulerServiceLoadForecastResponse__Output as _svc_v1_SchedulerServiceLoadForecastResponse__Output } from './svc/v1/SchedulerServiceLoadForecastResponse.ts';
 import type { SchedulerServicePreviewPlanRequest as _svc_v1_SchedulerServicePreviewPlanRequest, SchedulerServicePreviewPlanRequest__Output as _svc_v1_SchedulerServicePreviewPlanRequest__Output } from './svc/v1/SchedulerServicePreviewPlanRequest.ts';
 import type { SchedulerServicePreviewPlanResponse as _svc_v1_SchedulerServicePreviewPlanResponse, SchedulerServicePreviewPlanResponse__Output as _svc_v1_SchedulerServicePreviewPlanResponse__Output } from './svc/v1/SchedulerServicePreviewPlanResponse.ts';
+import type { SchedulerServicePullForecastsRequest as _svc_v1_SchedulerServicePullForecastsRequest, SchedulerServicePullForecastsRequest__Output as _svc_v1_SchedulerServicePullForecastsRequest__Output } from './svc/v1/SchedulerServicePullForecastsRequest.ts';
+import type { SchedulerServicePullForecastsResponse as _svc_v1_SchedulerServicePullForecastsResponse, SchedulerServicePullForecastsResponse__Output as _svc_v1_SchedulerServicePullForecastsResponse__Output } from './svc/v1/SchedulerServicePullForecastsResponse.ts';
+import type { SchedulerServiceReloadForecastsRequest as _svc_v1_SchedulerServiceReloadForecastsRequest, SchedulerServiceReloadForecastsRequest__Output as _svc_v1_SchedulerServiceReloadForecastsRequest__Output } from './svc/v1/SchedulerServiceReloadForecastsRequest.ts';
+import type { SchedulerServiceReloadForecastsResponse as _svc_v1_SchedulerServiceReloadForecastsResponse, SchedulerServiceReloadForecastsResponse__Output as _svc_v1_SchedulerServiceReloadForecastsResponse__Output } from './svc/v1/SchedulerServiceReloadForecastsResponse.ts';
 import type { SchedulerServiceSubmitJobRequest as _svc_v1_SchedulerServiceSubmitJobRequest, SchedulerServiceSubmitJobRequest__Output as _svc_v1_SchedulerServiceSubmitJobRequest__Output } from './svc/v1/SchedulerServiceSubmitJobRequest.ts';
 import type { SchedulerServiceSubmitJobResponse as _svc_v1_SchedulerServiceSubmitJobResponse, SchedulerServiceSubmitJobResponse__Output as _svc_v1_SchedulerServiceSubmitJobResponse__Output } from './svc/v1/SchedulerServiceSubmitJobResponse.ts';
 import type { SchedulerServiceWatchJobRequest as _svc_v1_SchedulerServiceWatchJobRequest, SchedulerServiceWatchJobRequest__Output as _svc_v1_SchedulerServiceWatchJobRequest__Output } from './svc/v1/SchedulerServiceWatchJobRequest.ts';
@@ -144,23 +234,80 @@ export interface ProtoGrpcType {
       /**
        * The AI gateway. Requests and responses are OpenAI-compatible JSON objects
        * carried as Struct, so provider-specific fields stay out of these messages.
-       * Streaming requests (`"stream": true`) are refused here; use the REST SSE route.
+       * The unary methods refuse `"stream": true`; StreamChatCompletion and
+       * StreamCompletion carry the REST SSE stream as messages.
        */
       AIService: SubtypeConstructor<typeof grpc.Client, _svc_v1_AIServiceClient> & { service: _svc_v1_AIServiceDefinition }
       AIServiceChatCompletionRequest: MessageTypeDefinition<_svc_v1_AIServiceChatCompletionRequest, _svc_v1_AIServiceChatCompletionRequest__Output>
       AIServiceChatCompletionResponse: MessageTypeDefinition<_svc_v1_AIServiceChatCompletionResponse, _svc_v1_AIServiceChatCompletionResponse__Output>
+      AIServiceCompletionRequest: MessageTypeDefinition<_svc_v1_AIServiceCompletionRequest, _svc_v1_AIServiceCompletionRequest__Output>
+      AIServiceCompletionResponse: MessageTypeDefinition<_svc_v1_AIServiceCompletionResponse, _svc_v1_AIServiceCompletionResponse__Output>
       AIServiceEmbeddingsRequest: MessageTypeDefinition<_svc_v1_AIServiceEmbeddingsRequest, _svc_v1_AIServiceEmbeddingsRequest__Output>
       AIServiceEmbeddingsResponse: MessageTypeDefinition<_svc_v1_AIServiceEmbeddingsResponse, _svc_v1_AIServiceEmbeddingsResponse__Output>
+      AIServiceListModelsRequest: MessageTypeDefinition<_svc_v1_AIServiceListModelsRequest, _svc_v1_AIServiceListModelsRequest__Output>
+      AIServiceListModelsResponse: MessageTypeDefinition<_svc_v1_AIServiceListModelsResponse, _svc_v1_AIServiceListModelsResponse__Output>
+      AIServiceStreamChatCompletionRequest: MessageTypeDefinition<_svc_v1_AIServiceStreamChatCompletionRequest, _svc_v1_AIServiceStreamChatCompletionRequest__Output>
+      AIServiceStreamChatCompletionResponse: MessageTypeDefinition<_svc_v1_AIServiceStreamChatCompletionResponse, _svc_v1_AIServiceStreamChatCompletionResponse__Output>
+      AIServiceStreamCompletionRequest: MessageTypeDefinition<_svc_v1_AIServiceStreamCompletionRequest, _svc_v1_AIServiceStreamCompletionRequest__Output>
+      AIServiceStreamCompletionResponse: MessageTypeDefinition<_svc_v1_AIServiceStreamCompletionResponse, _svc_v1_AIServiceStreamCompletionResponse__Output>
       ActionClass: EnumTypeDefinition
       /**
        * Readiness and rollback switches (REST /v1/admin).
        */
       AdminService: SubtypeConstructor<typeof grpc.Client, _svc_v1_AdminServiceClient> & { service: _svc_v1_AdminServiceDefinition }
+      AdminServiceChangeSwitchRequest: MessageTypeDefinition<_svc_v1_AdminServiceChangeSwitchRequest, _svc_v1_AdminServiceChangeSwitchRequest__Output>
+      AdminServiceChangeSwitchResponse: MessageTypeDefinition<_svc_v1_AdminServiceChangeSwitchResponse, _svc_v1_AdminServiceChangeSwitchResponse__Output>
       AdminServiceGetSwitchesRequest: MessageTypeDefinition<_svc_v1_AdminServiceGetSwitchesRequest, _svc_v1_AdminServiceGetSwitchesRequest__Output>
       AdminServiceGetSwitchesResponse: MessageTypeDefinition<_svc_v1_AdminServiceGetSwitchesResponse, _svc_v1_AdminServiceGetSwitchesResponse__Output>
+      AdminServiceListAlertsRequest: MessageTypeDefinition<_svc_v1_AdminServiceListAlertsRequest, _svc_v1_AdminServiceListAlertsRequest__Output>
+      AdminServiceListAlertsResponse: MessageTypeDefinition<_svc_v1_AdminServiceListAlertsResponse, _svc_v1_AdminServiceListAlertsResponse__Output>
+      AdminServiceListLegalHoldsRequest: MessageTypeDefinition<_svc_v1_AdminServiceListLegalHoldsRequest, _svc_v1_AdminServiceListLegalHoldsRequest__Output>
+      AdminServiceListLegalHoldsResponse: MessageTypeDefinition<_svc_v1_AdminServiceListLegalHoldsResponse, _svc_v1_AdminServiceListLegalHoldsResponse__Output>
+      AdminServiceListPlatformsRequest: MessageTypeDefinition<_svc_v1_AdminServiceListPlatformsRequest, _svc_v1_AdminServiceListPlatformsRequest__Output>
+      AdminServiceListPlatformsResponse: MessageTypeDefinition<_svc_v1_AdminServiceListPlatformsResponse, _svc_v1_AdminServiceListPlatformsResponse__Output>
+      AdminServicePlaceLegalHoldRequest: MessageTypeDefinition<_svc_v1_AdminServicePlaceLegalHoldRequest, _svc_v1_AdminServicePlaceLegalHoldRequest__Output>
+      AdminServicePlaceLegalHoldResponse: MessageTypeDefinition<_svc_v1_AdminServicePlaceLegalHoldResponse, _svc_v1_AdminServicePlaceLegalHoldResponse__Output>
+      AdminServicePlatformMatrixRequest: MessageTypeDefinition<_svc_v1_AdminServicePlatformMatrixRequest, _svc_v1_AdminServicePlatformMatrixRequest__Output>
+      AdminServicePlatformMatrixResponse: MessageTypeDefinition<_svc_v1_AdminServicePlatformMatrixResponse, _svc_v1_AdminServicePlatformMatrixResponse__Output>
+      AdminServicePlatformReadinessRequest: MessageTypeDefinition<_svc_v1_AdminServicePlatformReadinessRequest, _svc_v1_AdminServicePlatformReadinessRequest__Output>
+      AdminServicePlatformReadinessResponse: MessageTypeDefinition<_svc_v1_AdminServicePlatformReadinessResponse, _svc_v1_AdminServicePlatformReadinessResponse__Output>
       AdminServiceReadinessRequest: MessageTypeDefinition<_svc_v1_AdminServiceReadinessRequest, _svc_v1_AdminServiceReadinessRequest__Output>
       AdminServiceReadinessResponse: MessageTypeDefinition<_svc_v1_AdminServiceReadinessResponse, _svc_v1_AdminServiceReadinessResponse__Output>
+      AdminServiceReleaseLegalHoldRequest: MessageTypeDefinition<_svc_v1_AdminServiceReleaseLegalHoldRequest, _svc_v1_AdminServiceReleaseLegalHoldRequest__Output>
+      AdminServiceReleaseLegalHoldResponse: MessageTypeDefinition<_svc_v1_AdminServiceReleaseLegalHoldResponse, _svc_v1_AdminServiceReleaseLegalHoldResponse__Output>
+      AdminServiceRunRestoreTestRequest: MessageTypeDefinition<_svc_v1_AdminServiceRunRestoreTestRequest, _svc_v1_AdminServiceRunRestoreTestRequest__Output>
+      AdminServiceRunRestoreTestResponse: MessageTypeDefinition<_svc_v1_AdminServiceRunRestoreTestResponse, _svc_v1_AdminServiceRunRestoreTestResponse__Output>
       AiResponseMetadata: MessageTypeDefinition<_svc_v1_AiResponseMetadata, _svc_v1_AiResponseMetadata__Output>
+      /**
+       * Ed25519-signed approvals (REST /v1/approvals, docs/approvals.md).
+       */
+      ApprovalService: SubtypeConstructor<typeof grpc.Client, _svc_v1_ApprovalServiceClient> & { service: _svc_v1_ApprovalServiceDefinition }
+      ApprovalServiceGetPublicKeyRequest: MessageTypeDefinition<_svc_v1_ApprovalServiceGetPublicKeyRequest, _svc_v1_ApprovalServiceGetPublicKeyRequest__Output>
+      ApprovalServiceGetPublicKeyResponse: MessageTypeDefinition<_svc_v1_ApprovalServiceGetPublicKeyResponse, _svc_v1_ApprovalServiceGetPublicKeyResponse__Output>
+      ApprovalServiceGetRequest: MessageTypeDefinition<_svc_v1_ApprovalServiceGetRequest, _svc_v1_ApprovalServiceGetRequest__Output>
+      ApprovalServiceGetResponse: MessageTypeDefinition<_svc_v1_ApprovalServiceGetResponse, _svc_v1_ApprovalServiceGetResponse__Output>
+      ApprovalServiceIssueRequest: MessageTypeDefinition<_svc_v1_ApprovalServiceIssueRequest, _svc_v1_ApprovalServiceIssueRequest__Output>
+      ApprovalServiceIssueResponse: MessageTypeDefinition<_svc_v1_ApprovalServiceIssueResponse, _svc_v1_ApprovalServiceIssueResponse__Output>
+      ApprovalServiceListRequest: MessageTypeDefinition<_svc_v1_ApprovalServiceListRequest, _svc_v1_ApprovalServiceListRequest__Output>
+      ApprovalServiceListResponse: MessageTypeDefinition<_svc_v1_ApprovalServiceListResponse, _svc_v1_ApprovalServiceListResponse__Output>
+      ApprovalServiceRedeemRequest: MessageTypeDefinition<_svc_v1_ApprovalServiceRedeemRequest, _svc_v1_ApprovalServiceRedeemRequest__Output>
+      ApprovalServiceRedeemResponse: MessageTypeDefinition<_svc_v1_ApprovalServiceRedeemResponse, _svc_v1_ApprovalServiceRedeemResponse__Output>
+      ApprovalServiceRevokeRequest: MessageTypeDefinition<_svc_v1_ApprovalServiceRevokeRequest, _svc_v1_ApprovalServiceRevokeRequest__Output>
+      ApprovalServiceRevokeResponse: MessageTypeDefinition<_svc_v1_ApprovalServiceRevokeResponse, _svc_v1_ApprovalServiceRevokeResponse__Output>
+      /**
+       * Benchmarks as a product feature (REST /v1/benchmarks, docs/benchmarks.md).
+       */
+      BenchmarkService: SubtypeConstructor<typeof grpc.Client, _svc_v1_BenchmarkServiceClient> & { service: _svc_v1_BenchmarkServiceDefinition }
+      BenchmarkServiceGetRunRequest: MessageTypeDefinition<_svc_v1_BenchmarkServiceGetRunRequest, _svc_v1_BenchmarkServiceGetRunRequest__Output>
+      BenchmarkServiceGetRunResponse: MessageTypeDefinition<_svc_v1_BenchmarkServiceGetRunResponse, _svc_v1_BenchmarkServiceGetRunResponse__Output>
+      BenchmarkServiceGetRunResultsRequest: MessageTypeDefinition<_svc_v1_BenchmarkServiceGetRunResultsRequest, _svc_v1_BenchmarkServiceGetRunResultsRequest__Output>
+      BenchmarkServiceGetRunResultsResponse: MessageTypeDefinition<_svc_v1_BenchmarkServiceGetRunResultsResponse, _svc_v1_BenchmarkServiceGetRunResultsResponse__Output>
+      BenchmarkServiceListRunsRequest: MessageTypeDefinition<_svc_v1_BenchmarkServiceListRunsRequest, _svc_v1_BenchmarkServiceListRunsRequest__Output>
+      BenchmarkServiceListRunsResponse: MessageTypeDefinition<_svc_v1_BenchmarkServiceListRunsResponse, _svc_v1_BenchmarkServiceListRunsResponse__Output>
+      BenchmarkServiceListSuitesRequest: MessageTypeDefinition<_svc_v1_BenchmarkServiceListSuitesRequest, _svc_v1_BenchmarkServiceListSuitesRequest__Output>
+      BenchmarkServiceListSuitesResponse: MessageTypeDefinition<_svc_v1_BenchmarkServiceListSuitesResponse, _svc_v1_BenchmarkServiceListSuitesResponse__Output>
+      BenchmarkServiceStartRunRequest: MessageTypeDefinition<_svc_v1_BenchmarkServiceStartRunRequest, _svc_v1_BenchmarkServiceStartRunRequest__Output>
+      BenchmarkServiceStartRunResponse: MessageTypeDefinition<_svc_v1_BenchmarkServiceStartRunResponse, _svc_v1_BenchmarkServiceStartRunResponse__Output>
       BundleRef: MessageTypeDefinition<_svc_v1_BundleRef, _svc_v1_BundleRef__Output>
       BundleSummary: MessageTypeDefinition<_svc_v1_BundleSummary, _svc_v1_BundleSummary__Output>
       ByteRange: MessageTypeDefinition<_svc_v1_ByteRange, _svc_v1_ByteRange__Output>
@@ -172,6 +319,14 @@ export interface ProtoGrpcType {
       CacheService: SubtypeConstructor<typeof grpc.Client, _svc_v1_CacheServiceClient> & { service: _svc_v1_CacheServiceDefinition }
       CacheServiceExactLookupRequest: MessageTypeDefinition<_svc_v1_CacheServiceExactLookupRequest, _svc_v1_CacheServiceExactLookupRequest__Output>
       CacheServiceExactLookupResponse: MessageTypeDefinition<_svc_v1_CacheServiceExactLookupResponse, _svc_v1_CacheServiceExactLookupResponse__Output>
+      CacheServiceSemanticCalibrateRequest: MessageTypeDefinition<_svc_v1_CacheServiceSemanticCalibrateRequest, _svc_v1_CacheServiceSemanticCalibrateRequest__Output>
+      CacheServiceSemanticCalibrateResponse: MessageTypeDefinition<_svc_v1_CacheServiceSemanticCalibrateResponse, _svc_v1_CacheServiceSemanticCalibrateResponse__Output>
+      CacheServiceSemanticClearRequest: MessageTypeDefinition<_svc_v1_CacheServiceSemanticClearRequest, _svc_v1_CacheServiceSemanticClearRequest__Output>
+      CacheServiceSemanticClearResponse: MessageTypeDefinition<_svc_v1_CacheServiceSemanticClearResponse, _svc_v1_CacheServiceSemanticClearResponse__Output>
+      CacheServiceSemanticLookupRequest: MessageTypeDefinition<_svc_v1_CacheServiceSemanticLookupRequest, _svc_v1_CacheServiceSemanticLookupRequest__Output>
+      CacheServiceSemanticLookupResponse: MessageTypeDefinition<_svc_v1_CacheServiceSemanticLookupResponse, _svc_v1_CacheServiceSemanticLookupResponse__Output>
+      CacheServiceSemanticStoreRequest: MessageTypeDefinition<_svc_v1_CacheServiceSemanticStoreRequest, _svc_v1_CacheServiceSemanticStoreRequest__Output>
+      CacheServiceSemanticStoreResponse: MessageTypeDefinition<_svc_v1_CacheServiceSemanticStoreResponse, _svc_v1_CacheServiceSemanticStoreResponse__Output>
       CacheServiceStoreRequest: MessageTypeDefinition<_svc_v1_CacheServiceStoreRequest, _svc_v1_CacheServiceStoreRequest__Output>
       CacheServiceStoreResponse: MessageTypeDefinition<_svc_v1_CacheServiceStoreResponse, _svc_v1_CacheServiceStoreResponse__Output>
       Contract: EnumTypeDefinition
@@ -197,18 +352,32 @@ export interface ProtoGrpcType {
       ManifestService: SubtypeConstructor<typeof grpc.Client, _svc_v1_ManifestServiceClient> & { service: _svc_v1_ManifestServiceDefinition }
       ManifestServiceExploreRequest: MessageTypeDefinition<_svc_v1_ManifestServiceExploreRequest, _svc_v1_ManifestServiceExploreRequest__Output>
       ManifestServiceExploreResponse: MessageTypeDefinition<_svc_v1_ManifestServiceExploreResponse, _svc_v1_ManifestServiceExploreResponse__Output>
+      ManifestServiceExportRequest: MessageTypeDefinition<_svc_v1_ManifestServiceExportRequest, _svc_v1_ManifestServiceExportRequest__Output>
+      ManifestServiceExportResponse: MessageTypeDefinition<_svc_v1_ManifestServiceExportResponse, _svc_v1_ManifestServiceExportResponse__Output>
       ManifestServiceGetRequest: MessageTypeDefinition<_svc_v1_ManifestServiceGetRequest, _svc_v1_ManifestServiceGetRequest__Output>
       ManifestServiceGetResponse: MessageTypeDefinition<_svc_v1_ManifestServiceGetResponse, _svc_v1_ManifestServiceGetResponse__Output>
+      ManifestServiceImportRequest: MessageTypeDefinition<_svc_v1_ManifestServiceImportRequest, _svc_v1_ManifestServiceImportRequest__Output>
+      ManifestServiceImportResponse: MessageTypeDefinition<_svc_v1_ManifestServiceImportResponse, _svc_v1_ManifestServiceImportResponse__Output>
       ManifestServiceListRequest: MessageTypeDefinition<_svc_v1_ManifestServiceListRequest, _svc_v1_ManifestServiceListRequest__Output>
       ManifestServiceListResponse: MessageTypeDefinition<_svc_v1_ManifestServiceListResponse, _svc_v1_ManifestServiceListResponse__Output>
       ManifestServiceRehydrateRequest: MessageTypeDefinition<_svc_v1_ManifestServiceRehydrateRequest, _svc_v1_ManifestServiceRehydrateRequest__Output>
       ManifestServiceRehydrateResponse: MessageTypeDefinition<_svc_v1_ManifestServiceRehydrateResponse, _svc_v1_ManifestServiceRehydrateResponse__Output>
+      ManifestServiceReleaseRequest: MessageTypeDefinition<_svc_v1_ManifestServiceReleaseRequest, _svc_v1_ManifestServiceReleaseRequest__Output>
+      ManifestServiceReleaseResponse: MessageTypeDefinition<_svc_v1_ManifestServiceReleaseResponse, _svc_v1_ManifestServiceReleaseResponse__Output>
       ManifestTotals: MessageTypeDefinition<_svc_v1_ManifestTotals, _svc_v1_ManifestTotals__Output>
       Mode: EnumTypeDefinition
+      MultipartCompletedPart: MessageTypeDefinition<_svc_v1_MultipartCompletedPart, _svc_v1_MultipartCompletedPart__Output>
+      MultipartPartHeader: MessageTypeDefinition<_svc_v1_MultipartPartHeader, _svc_v1_MultipartPartHeader__Output>
       /**
        * The object gateway (REST /v1/s3/objects).
        */
       ObjectGatewayService: SubtypeConstructor<typeof grpc.Client, _svc_v1_ObjectGatewayServiceClient> & { service: _svc_v1_ObjectGatewayServiceDefinition }
+      ObjectGatewayServiceAbortMultipartUploadRequest: MessageTypeDefinition<_svc_v1_ObjectGatewayServiceAbortMultipartUploadRequest, _svc_v1_ObjectGatewayServiceAbortMultipartUploadRequest__Output>
+      ObjectGatewayServiceAbortMultipartUploadResponse: MessageTypeDefinition<_svc_v1_ObjectGatewayServiceAbortMultipartUploadResponse, _svc_v1_ObjectGatewayServiceAbortMultipartUploadResponse__Output>
+      ObjectGatewayServiceCompleteMultipartUploadRequest: MessageTypeDefinition<_svc_v1_ObjectGatewayServiceCompleteMultipartUploadRequest, _svc_v1_ObjectGatewayServiceCompleteMultipartUploadRequest__Output>
+      ObjectGatewayServiceCompleteMultipartUploadResponse: MessageTypeDefinition<_svc_v1_ObjectGatewayServiceCompleteMultipartUploadResponse, _svc_v1_ObjectGatewayServiceCompleteMultipartUploadResponse__Output>
+      ObjectGatewayServiceCreateMultipartUploadRequest: MessageTypeDefinition<_svc_v1_ObjectGatewayServiceCreateMultipartUploadRequest, _svc_v1_ObjectGatewayServiceCreateMultipartUploadRequest__Output>
+      ObjectGatewayServiceCreateMultipartUploadResponse: MessageTypeDefinition<_svc_v1_ObjectGatewayServiceCreateMultipartUploadResponse, _svc_v1_ObjectGatewayServiceCreateMultipartUploadResponse__Output>
       ObjectGatewayServiceDeleteRequest: MessageTypeDefinition<_svc_v1_ObjectGatewayServiceDeleteRequest, _svc_v1_ObjectGatewayServiceDeleteRequest__Output>
       ObjectGatewayServiceDeleteResponse: MessageTypeDefinition<_svc_v1_ObjectGatewayServiceDeleteResponse, _svc_v1_ObjectGatewayServiceDeleteResponse__Output>
       ObjectGatewayServiceGetRequest: MessageTypeDefinition<_svc_v1_ObjectGatewayServiceGetRequest, _svc_v1_ObjectGatewayServiceGetRequest__Output>
@@ -219,14 +388,22 @@ export interface ProtoGrpcType {
       ObjectGatewayServiceListResponse: MessageTypeDefinition<_svc_v1_ObjectGatewayServiceListResponse, _svc_v1_ObjectGatewayServiceListResponse__Output>
       ObjectGatewayServicePutRequest: MessageTypeDefinition<_svc_v1_ObjectGatewayServicePutRequest, _svc_v1_ObjectGatewayServicePutRequest__Output>
       ObjectGatewayServicePutResponse: MessageTypeDefinition<_svc_v1_ObjectGatewayServicePutResponse, _svc_v1_ObjectGatewayServicePutResponse__Output>
+      ObjectGatewayServiceUploadPartRequest: MessageTypeDefinition<_svc_v1_ObjectGatewayServiceUploadPartRequest, _svc_v1_ObjectGatewayServiceUploadPartRequest__Output>
+      ObjectGatewayServiceUploadPartResponse: MessageTypeDefinition<_svc_v1_ObjectGatewayServiceUploadPartResponse, _svc_v1_ObjectGatewayServiceUploadPartResponse__Output>
       ObjectInfo: MessageTypeDefinition<_svc_v1_ObjectInfo, _svc_v1_ObjectInfo__Output>
       ObjectReadInfo: MessageTypeDefinition<_svc_v1_ObjectReadInfo, _svc_v1_ObjectReadInfo__Output>
       /**
        * Metrics (REST GET /metrics).
        */
       ObservabilityService: SubtypeConstructor<typeof grpc.Client, _svc_v1_ObservabilityServiceClient> & { service: _svc_v1_ObservabilityServiceDefinition }
+      ObservabilityServiceDashboardReportRequest: MessageTypeDefinition<_svc_v1_ObservabilityServiceDashboardReportRequest, _svc_v1_ObservabilityServiceDashboardReportRequest__Output>
+      ObservabilityServiceDashboardReportResponse: MessageTypeDefinition<_svc_v1_ObservabilityServiceDashboardReportResponse, _svc_v1_ObservabilityServiceDashboardReportResponse__Output>
       ObservabilityServiceMetricsRequest: MessageTypeDefinition<_svc_v1_ObservabilityServiceMetricsRequest, _svc_v1_ObservabilityServiceMetricsRequest__Output>
       ObservabilityServiceMetricsResponse: MessageTypeDefinition<_svc_v1_ObservabilityServiceMetricsResponse, _svc_v1_ObservabilityServiceMetricsResponse__Output>
+      ObservabilityServiceQueryLogsRequest: MessageTypeDefinition<_svc_v1_ObservabilityServiceQueryLogsRequest, _svc_v1_ObservabilityServiceQueryLogsRequest__Output>
+      ObservabilityServiceQueryLogsResponse: MessageTypeDefinition<_svc_v1_ObservabilityServiceQueryLogsResponse, _svc_v1_ObservabilityServiceQueryLogsResponse__Output>
+      ObservabilityServiceRecommendationsRequest: MessageTypeDefinition<_svc_v1_ObservabilityServiceRecommendationsRequest, _svc_v1_ObservabilityServiceRecommendationsRequest__Output>
+      ObservabilityServiceRecommendationsResponse: MessageTypeDefinition<_svc_v1_ObservabilityServiceRecommendationsResponse, _svc_v1_ObservabilityServiceRecommendationsResponse__Output>
       PayloadDigest: MessageTypeDefinition<_svc_v1_PayloadDigest, _svc_v1_PayloadDigest__Output>
       Plan: MessageTypeDefinition<_svc_v1_Plan, _svc_v1_Plan__Output>
       PlanAction: MessageTypeDefinition<_svc_v1_PlanAction, _svc_v1_PlanAction__Output>
@@ -248,8 +425,14 @@ export interface ProtoGrpcType {
       PolicyService: SubtypeConstructor<typeof grpc.Client, _svc_v1_PolicyServiceClient> & { service: _svc_v1_PolicyServiceDefinition }
       PolicyServiceEvaluateRequest: MessageTypeDefinition<_svc_v1_PolicyServiceEvaluateRequest, _svc_v1_PolicyServiceEvaluateRequest__Output>
       PolicyServiceEvaluateResponse: MessageTypeDefinition<_svc_v1_PolicyServiceEvaluateResponse, _svc_v1_PolicyServiceEvaluateResponse__Output>
+      PolicyServiceGetBundleRequest: MessageTypeDefinition<_svc_v1_PolicyServiceGetBundleRequest, _svc_v1_PolicyServiceGetBundleRequest__Output>
+      PolicyServiceGetBundleResponse: MessageTypeDefinition<_svc_v1_PolicyServiceGetBundleResponse, _svc_v1_PolicyServiceGetBundleResponse__Output>
       PolicyServiceListBundlesRequest: MessageTypeDefinition<_svc_v1_PolicyServiceListBundlesRequest, _svc_v1_PolicyServiceListBundlesRequest__Output>
       PolicyServiceListBundlesResponse: MessageTypeDefinition<_svc_v1_PolicyServiceListBundlesResponse, _svc_v1_PolicyServiceListBundlesResponse__Output>
+      PolicyServicePublishBundleRequest: MessageTypeDefinition<_svc_v1_PolicyServicePublishBundleRequest, _svc_v1_PolicyServicePublishBundleRequest__Output>
+      PolicyServicePublishBundleResponse: MessageTypeDefinition<_svc_v1_PolicyServicePublishBundleResponse, _svc_v1_PolicyServicePublishBundleResponse__Output>
+      PolicyServiceReloadBundleRequest: MessageTypeDefinition<_svc_v1_PolicyServiceReloadBundleRequest, _svc_v1_PolicyServiceReloadBundleRequest__Output>
+      PolicyServiceReloadBundleResponse: MessageTypeDefinition<_svc_v1_PolicyServiceReloadBundleResponse, _svc_v1_PolicyServiceReloadBundleResponse__Output>
       PolicyServiceValidateRequest: MessageTypeDefinition<_svc_v1_PolicyServiceValidateRequest, _svc_v1_PolicyServiceValidateRequest__Output>
       PolicyServiceValidateResponse: MessageTypeDefinition<_svc_v1_PolicyServiceValidateResponse, _svc_v1_PolicyServiceValidateResponse__Output>
       PolicyValidationIssue: MessageTypeDefinition<_svc_v1_PolicyValidationIssue, _svc_v1_PolicyValidationIssue__Output>
@@ -276,6 +459,10 @@ export interface ProtoGrpcType {
       SchedulerServiceLoadForecastResponse: MessageTypeDefinition<_svc_v1_SchedulerServiceLoadForecastResponse, _svc_v1_SchedulerServiceLoadForecastResponse__Output>
       SchedulerServicePreviewPlanRequest: MessageTypeDefinition<_svc_v1_SchedulerServicePreviewPlanRequest, _svc_v1_SchedulerServicePreviewPlanRequest__Output>
       SchedulerServicePreviewPlanResponse: MessageTypeDefinition<_svc_v1_SchedulerServicePreviewPlanResponse, _svc_v1_SchedulerServicePreviewPlanResponse__Output>
+      SchedulerServicePullForecastsRequest: MessageTypeDefinition<_svc_v1_SchedulerServicePullForecastsRequest, _svc_v1_SchedulerServicePullForecastsRequest__Output>
+      SchedulerServicePullForecastsResponse: MessageTypeDefinition<_svc_v1_SchedulerServicePullForecastsResponse, _svc_v1_SchedulerServicePullForecastsResponse__Output>
+      SchedulerServiceReloadForecastsRequest: MessageTypeDefinition<_svc_v1_SchedulerServiceReloadForecastsRequest, _svc_v1_SchedulerServiceReloadForecastsRequest__Output>
+      SchedulerServiceReloadForecastsResponse: MessageTypeDefinition<_svc_v1_SchedulerServiceReloadForecastsResponse, _svc_v1_SchedulerServiceReloadForecastsResponse__Output>
       SchedulerServiceSubmitJobRequest: MessageTypeDefinition<_svc_v1_SchedulerServiceSubmitJobRequest, _svc_v1_SchedulerServiceSubmitJobRequest__Output>
       SchedulerServiceSubmitJobResponse: MessageTypeDefinition<_svc_v1_SchedulerServiceSubmitJobResponse, _svc_v1_SchedulerServiceSubmitJobResponse__Output>
       SchedulerServiceWatchJobRequest: MessageTypeDefinition<_svc_v1_SchedulerServiceWatchJobRequest, _svc_v1_SchedulerServiceWatchJobRequest__Output>

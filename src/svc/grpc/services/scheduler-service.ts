@@ -12,6 +12,7 @@ import type { JobPlan } from '../../scheduler/scheduler-service.ts';
 import { contractCodec } from '../mapping/enums.ts';
 import { nonEmptyList, optional, restBody } from '../mapping/rest-body.ts';
 import { toOptionalStruct } from '../mapping/struct.ts';
+import { jsonResult } from '../mapping/json-result.ts';
 import { type GrpcRuntime, type MessageSink, serverStream, unary } from '../rpc-handlers.ts';
 
 /** Other processes' changes are seen by polling at this interval; this process's by the ledger notification. */
@@ -101,5 +102,9 @@ export function schedulerService(rt: GrpcRuntime): SchedulerServiceHandlers {
         until.removeEventListener('abort', onAbort);
       }
     }),
+
+    PullForecasts: unary(rt, 'SchedulerService/PullForecasts', async (ctx) => ({ result: jsonResult(await rt.app.forecastPull.pull(ctx)) })),
+
+    ReloadForecasts: unary(rt, 'SchedulerService/ReloadForecasts', async (ctx) => ({ result: jsonResult(await rt.app.forecastFile.reload(ctx)) })),
   };
 }

@@ -5,13 +5,13 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { SvcApp } from '../../app.ts';
-import { APPROVAL_HEADER, CreateApprovalRequest, RedeemApprovalRequest } from '../../approvals/approval-record.ts';
+import { APPROVAL_HEADER, ApprovalIdParams, CreateApprovalRequest, RedeemApprovalRequest } from '../../approvals/approval-record.ts';
 import { validate } from '../../validation.ts';
 import { optionalInt } from '../query.ts';
 import { setWorkUnitHeaders } from '../headers.ts';
 import { ctx } from '../request-context.ts';
 
-const IdParams = Type.Object({ id: Type.String({ pattern: '^apr_[0-9a-hjkmnp-tv-z]{26}$' }) });
+const IdParams = ApprovalIdParams;
 const ListQuery = Type.Object({
   tenant: Type.Optional(Type.String()),
   after: Type.Optional(Type.String({ pattern: '^apr_[0-9a-hjkmnp-tv-z]{26}$', description: 'Cursor: the last approval id of the previous page.' })),

@@ -5,17 +5,11 @@
  * a 400), the cache services decide everything else.
  */
 import type { FastifyInstance } from 'fastify';
-import Type from 'typebox';
 import type { SvcApp } from '../../app.ts';
-import { CacheStoreRequest, ExactLookupRequest, SemanticCalibrateRequest, SemanticLookupRequest, SemanticStoreRequest } from '../../cache/cache-schemas.ts';
+import { CacheStoreRequest, ExactLookupRequest, SemanticCalibrateRequest, SemanticClearRequest, SemanticLookupRequest, SemanticStoreRequest } from '../../cache/cache-schemas.ts';
 import { validate } from '../../validation.ts';
 import { setWorkUnitHeaders } from '../headers.ts';
 import { ctx } from '../request-context.ts';
-
-const SemanticClearRequest = Type.Object(
-  { tenant: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })), domain: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })) },
-  { additionalProperties: false },
-);
 
 export async function cacheRoutes(server: FastifyInstance, app: SvcApp): Promise<void> {
   const tags = ['cache'];

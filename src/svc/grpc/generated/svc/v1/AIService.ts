@@ -5,13 +5,22 @@ import type * as grpc from '@grpc/grpc-js'
 import type { MethodDefinition } from '@grpc/proto-loader'
 import type { AIServiceChatCompletionRequest as _svc_v1_AIServiceChatCompletionRequest, AIServiceChatCompletionRequest__Output as _svc_v1_AIServiceChatCompletionRequest__Output } from '../../svc/v1/AIServiceChatCompletionRequest.ts';
 import type { AIServiceChatCompletionResponse as _svc_v1_AIServiceChatCompletionResponse, AIServiceChatCompletionResponse__Output as _svc_v1_AIServiceChatCompletionResponse__Output } from '../../svc/v1/AIServiceChatCompletionResponse.ts';
+import type { AIServiceCompletionRequest as _svc_v1_AIServiceCompletionRequest, AIServiceCompletionRequest__Output as _svc_v1_AIServiceCompletionRequest__Output } from '../../svc/v1/AIServiceCompletionRequest.ts';
+import type { AIServiceCompletionResponse as _svc_v1_AIServiceCompletionResponse, AIServiceCompletionResponse__Output as _svc_v1_AIServiceCompletionResponse__Output } from '../../svc/v1/AIServiceCompletionResponse.ts';
 import type { AIServiceEmbeddingsRequest as _svc_v1_AIServiceEmbeddingsRequest, AIServiceEmbeddingsRequest__Output as _svc_v1_AIServiceEmbeddingsRequest__Output } from '../../svc/v1/AIServiceEmbeddingsRequest.ts';
 import type { AIServiceEmbeddingsResponse as _svc_v1_AIServiceEmbeddingsResponse, AIServiceEmbeddingsResponse__Output as _svc_v1_AIServiceEmbeddingsResponse__Output } from '../../svc/v1/AIServiceEmbeddingsResponse.ts';
+import type { AIServiceListModelsRequest as _svc_v1_AIServiceListModelsRequest, AIServiceListModelsRequest__Output as _svc_v1_AIServiceListModelsRequest__Output } from '../../svc/v1/AIServiceListModelsRequest.ts';
+import type { AIServiceListModelsResponse as _svc_v1_AIServiceListModelsResponse, AIServiceListModelsResponse__Output as _svc_v1_AIServiceListModelsResponse__Output } from '../../svc/v1/AIServiceListModelsResponse.ts';
+import type { AIServiceStreamChatCompletionRequest as _svc_v1_AIServiceStreamChatCompletionRequest, AIServiceStreamChatCompletionRequest__Output as _svc_v1_AIServiceStreamChatCompletionRequest__Output } from '../../svc/v1/AIServiceStreamChatCompletionRequest.ts';
+import type { AIServiceStreamChatCompletionResponse as _svc_v1_AIServiceStreamChatCompletionResponse, AIServiceStreamChatCompletionResponse__Output as _svc_v1_AIServiceStreamChatCompletionResponse__Output } from '../../svc/v1/AIServiceStreamChatCompletionResponse.ts';
+import type { AIServiceStreamCompletionRequest as _svc_v1_AIServiceStreamCompletionRequest, AIServiceStreamCompletionRequest__Output as _svc_v1_AIServiceStreamCompletionRequest__Output } from '../../svc/v1/AIServiceStreamCompletionRequest.ts';
+import type { AIServiceStreamCompletionResponse as _svc_v1_AIServiceStreamCompletionResponse, AIServiceStreamCompletionResponse__Output as _svc_v1_AIServiceStreamCompletionResponse__Output } from '../../svc/v1/AIServiceStreamCompletionResponse.ts';
 
 /**
  * The AI gateway. Requests and responses are OpenAI-compatible JSON objects
  * carried as Struct, so provider-specific fields stay out of these messages.
- * Streaming requests (`"stream": true`) are refused here; use the REST SSE route.
+ * The unary methods refuse `"stream": true`; StreamChatCompletion and
+ * StreamCompletion carry the REST SSE stream as messages.
  */
 export interface AIServiceClient extends grpc.Client {
   /**
@@ -30,6 +39,21 @@ export interface AIServiceClient extends grpc.Client {
   chatCompletion(argument: _svc_v1_AIServiceChatCompletionRequest, callback: grpc.requestCallback<_svc_v1_AIServiceChatCompletionResponse__Output>): grpc.ClientUnaryCall;
   
   /**
+   * POST /v1/completions (text completions)
+   */
+  Completion(argument: _svc_v1_AIServiceCompletionRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_AIServiceCompletionResponse__Output>): grpc.ClientUnaryCall;
+  Completion(argument: _svc_v1_AIServiceCompletionRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_AIServiceCompletionResponse__Output>): grpc.ClientUnaryCall;
+  Completion(argument: _svc_v1_AIServiceCompletionRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_AIServiceCompletionResponse__Output>): grpc.ClientUnaryCall;
+  Completion(argument: _svc_v1_AIServiceCompletionRequest, callback: grpc.requestCallback<_svc_v1_AIServiceCompletionResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * POST /v1/completions (text completions)
+   */
+  completion(argument: _svc_v1_AIServiceCompletionRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_AIServiceCompletionResponse__Output>): grpc.ClientUnaryCall;
+  completion(argument: _svc_v1_AIServiceCompletionRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_AIServiceCompletionResponse__Output>): grpc.ClientUnaryCall;
+  completion(argument: _svc_v1_AIServiceCompletionRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_AIServiceCompletionResponse__Output>): grpc.ClientUnaryCall;
+  completion(argument: _svc_v1_AIServiceCompletionRequest, callback: grpc.requestCallback<_svc_v1_AIServiceCompletionResponse__Output>): grpc.ClientUnaryCall;
+  
+  /**
    * POST /v1/embeddings
    */
   Embeddings(argument: _svc_v1_AIServiceEmbeddingsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_AIServiceEmbeddingsResponse__Output>): grpc.ClientUnaryCall;
@@ -44,12 +68,52 @@ export interface AIServiceClient extends grpc.Client {
   embeddings(argument: _svc_v1_AIServiceEmbeddingsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_AIServiceEmbeddingsResponse__Output>): grpc.ClientUnaryCall;
   embeddings(argument: _svc_v1_AIServiceEmbeddingsRequest, callback: grpc.requestCallback<_svc_v1_AIServiceEmbeddingsResponse__Output>): grpc.ClientUnaryCall;
   
+  /**
+   * GET /v1/models
+   */
+  ListModels(argument: _svc_v1_AIServiceListModelsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_AIServiceListModelsResponse__Output>): grpc.ClientUnaryCall;
+  ListModels(argument: _svc_v1_AIServiceListModelsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_AIServiceListModelsResponse__Output>): grpc.ClientUnaryCall;
+  ListModels(argument: _svc_v1_AIServiceListModelsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_AIServiceListModelsResponse__Output>): grpc.ClientUnaryCall;
+  ListModels(argument: _svc_v1_AIServiceListModelsRequest, callback: grpc.requestCallback<_svc_v1_AIServiceListModelsResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * GET /v1/models
+   */
+  listModels(argument: _svc_v1_AIServiceListModelsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_AIServiceListModelsResponse__Output>): grpc.ClientUnaryCall;
+  listModels(argument: _svc_v1_AIServiceListModelsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_AIServiceListModelsResponse__Output>): grpc.ClientUnaryCall;
+  listModels(argument: _svc_v1_AIServiceListModelsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_AIServiceListModelsResponse__Output>): grpc.ClientUnaryCall;
+  listModels(argument: _svc_v1_AIServiceListModelsRequest, callback: grpc.requestCallback<_svc_v1_AIServiceListModelsResponse__Output>): grpc.ClientUnaryCall;
+  
+  /**
+   * POST /v1/chat/completions with "stream": true: the REST SSE frames as messages
+   * (`svc` first, then `chunk`/`comment` in order, `done` only after the records commit).
+   */
+  StreamChatCompletion(argument: _svc_v1_AIServiceStreamChatCompletionRequest, metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientReadableStream<_svc_v1_AIServiceStreamChatCompletionResponse__Output>;
+  StreamChatCompletion(argument: _svc_v1_AIServiceStreamChatCompletionRequest, options?: grpc.CallOptions): grpc.ClientReadableStream<_svc_v1_AIServiceStreamChatCompletionResponse__Output>;
+  /**
+   * POST /v1/chat/completions with "stream": true: the REST SSE frames as messages
+   * (`svc` first, then `chunk`/`comment` in order, `done` only after the records commit).
+   */
+  streamChatCompletion(argument: _svc_v1_AIServiceStreamChatCompletionRequest, metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientReadableStream<_svc_v1_AIServiceStreamChatCompletionResponse__Output>;
+  streamChatCompletion(argument: _svc_v1_AIServiceStreamChatCompletionRequest, options?: grpc.CallOptions): grpc.ClientReadableStream<_svc_v1_AIServiceStreamChatCompletionResponse__Output>;
+  
+  /**
+   * POST /v1/completions with "stream": true, framed like StreamChatCompletion.
+   */
+  StreamCompletion(argument: _svc_v1_AIServiceStreamCompletionRequest, metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientReadableStream<_svc_v1_AIServiceStreamCompletionResponse__Output>;
+  StreamCompletion(argument: _svc_v1_AIServiceStreamCompletionRequest, options?: grpc.CallOptions): grpc.ClientReadableStream<_svc_v1_AIServiceStreamCompletionResponse__Output>;
+  /**
+   * POST /v1/completions with "stream": true, framed like StreamChatCompletion.
+   */
+  streamCompletion(argument: _svc_v1_AIServiceStreamCompletionRequest, metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientReadableStream<_svc_v1_AIServiceStreamCompletionResponse__Output>;
+  streamCompletion(argument: _svc_v1_AIServiceStreamCompletionRequest, options?: grpc.CallOptions): grpc.ClientReadableStream<_svc_v1_AIServiceStreamCompletionResponse__Output>;
+  
 }
 
 /**
  * The AI gateway. Requests and responses are OpenAI-compatible JSON objects
  * carried as Struct, so provider-specific fields stay out of these messages.
- * Streaming requests (`"stream": true`) are refused here; use the REST SSE route.
+ * The unary methods refuse `"stream": true`; StreamChatCompletion and
+ * StreamCompletion carry the REST SSE stream as messages.
  */
 export interface AIServiceHandlers extends grpc.UntypedServiceImplementation {
   /**
@@ -58,13 +122,38 @@ export interface AIServiceHandlers extends grpc.UntypedServiceImplementation {
   ChatCompletion: grpc.handleUnaryCall<_svc_v1_AIServiceChatCompletionRequest__Output, _svc_v1_AIServiceChatCompletionResponse>;
   
   /**
+   * POST /v1/completions (text completions)
+   */
+  Completion: grpc.handleUnaryCall<_svc_v1_AIServiceCompletionRequest__Output, _svc_v1_AIServiceCompletionResponse>;
+  
+  /**
    * POST /v1/embeddings
    */
   Embeddings: grpc.handleUnaryCall<_svc_v1_AIServiceEmbeddingsRequest__Output, _svc_v1_AIServiceEmbeddingsResponse>;
+  
+  /**
+   * GET /v1/models
+   */
+  ListModels: grpc.handleUnaryCall<_svc_v1_AIServiceListModelsRequest__Output, _svc_v1_AIServiceListModelsResponse>;
+  
+  /**
+   * POST /v1/chat/completions with "stream": true: the REST SSE frames as messages
+   * (`svc` first, then `chunk`/`comment` in order, `done` only after the records commit).
+   */
+  StreamChatCompletion: grpc.handleServerStreamingCall<_svc_v1_AIServiceStreamChatCompletionRequest__Output, _svc_v1_AIServiceStreamChatCompletionResponse>;
+  
+  /**
+   * POST /v1/completions with "stream": true, framed like StreamChatCompletion.
+   */
+  StreamCompletion: grpc.handleServerStreamingCall<_svc_v1_AIServiceStreamCompletionRequest__Output, _svc_v1_AIServiceStreamCompletionResponse>;
   
 }
 
 export interface AIServiceDefinition extends grpc.ServiceDefinition {
   ChatCompletion: MethodDefinition<_svc_v1_AIServiceChatCompletionRequest, _svc_v1_AIServiceChatCompletionResponse, _svc_v1_AIServiceChatCompletionRequest__Output, _svc_v1_AIServiceChatCompletionResponse__Output>
+  Completion: MethodDefinition<_svc_v1_AIServiceCompletionRequest, _svc_v1_AIServiceCompletionResponse, _svc_v1_AIServiceCompletionRequest__Output, _svc_v1_AIServiceCompletionResponse__Output>
   Embeddings: MethodDefinition<_svc_v1_AIServiceEmbeddingsRequest, _svc_v1_AIServiceEmbeddingsResponse, _svc_v1_AIServiceEmbeddingsRequest__Output, _svc_v1_AIServiceEmbeddingsResponse__Output>
+  ListModels: MethodDefinition<_svc_v1_AIServiceListModelsRequest, _svc_v1_AIServiceListModelsResponse, _svc_v1_AIServiceListModelsRequest__Output, _svc_v1_AIServiceListModelsResponse__Output>
+  StreamChatCompletion: MethodDefinition<_svc_v1_AIServiceStreamChatCompletionRequest, _svc_v1_AIServiceStreamChatCompletionResponse, _svc_v1_AIServiceStreamChatCompletionRequest__Output, _svc_v1_AIServiceStreamChatCompletionResponse__Output>
+  StreamCompletion: MethodDefinition<_svc_v1_AIServiceStreamCompletionRequest, _svc_v1_AIServiceStreamCompletionResponse, _svc_v1_AIServiceStreamCompletionRequest__Output, _svc_v1_AIServiceStreamCompletionResponse__Output>
 }

@@ -3,15 +3,48 @@
 
 import type * as grpc from '@grpc/grpc-js'
 import type { MethodDefinition } from '@grpc/proto-loader'
+import type { AdminServiceChangeSwitchRequest as _svc_v1_AdminServiceChangeSwitchRequest, AdminServiceChangeSwitchRequest__Output as _svc_v1_AdminServiceChangeSwitchRequest__Output } from '../../svc/v1/AdminServiceChangeSwitchRequest.ts';
+import type { AdminServiceChangeSwitchResponse as _svc_v1_AdminServiceChangeSwitchResponse, AdminServiceChangeSwitchResponse__Output as _svc_v1_AdminServiceChangeSwitchResponse__Output } from '../../svc/v1/AdminServiceChangeSwitchResponse.ts';
 import type { AdminServiceGetSwitchesRequest as _svc_v1_AdminServiceGetSwitchesRequest, AdminServiceGetSwitchesRequest__Output as _svc_v1_AdminServiceGetSwitchesRequest__Output } from '../../svc/v1/AdminServiceGetSwitchesRequest.ts';
 import type { AdminServiceGetSwitchesResponse as _svc_v1_AdminServiceGetSwitchesResponse, AdminServiceGetSwitchesResponse__Output as _svc_v1_AdminServiceGetSwitchesResponse__Output } from '../../svc/v1/AdminServiceGetSwitchesResponse.ts';
+import type { AdminServiceListAlertsRequest as _svc_v1_AdminServiceListAlertsRequest, AdminServiceListAlertsRequest__Output as _svc_v1_AdminServiceListAlertsRequest__Output } from '../../svc/v1/AdminServiceListAlertsRequest.ts';
+import type { AdminServiceListAlertsResponse as _svc_v1_AdminServiceListAlertsResponse, AdminServiceListAlertsResponse__Output as _svc_v1_AdminServiceListAlertsResponse__Output } from '../../svc/v1/AdminServiceListAlertsResponse.ts';
+import type { AdminServiceListLegalHoldsRequest as _svc_v1_AdminServiceListLegalHoldsRequest, AdminServiceListLegalHoldsRequest__Output as _svc_v1_AdminServiceListLegalHoldsRequest__Output } from '../../svc/v1/AdminServiceListLegalHoldsRequest.ts';
+import type { AdminServiceListLegalHoldsResponse as _svc_v1_AdminServiceListLegalHoldsResponse, AdminServiceListLegalHoldsResponse__Output as _svc_v1_AdminServiceListLegalHoldsResponse__Output } from '../../svc/v1/AdminServiceListLegalHoldsResponse.ts';
+import type { AdminServiceListPlatformsRequest as _svc_v1_AdminServiceListPlatformsRequest, AdminServiceListPlatformsRequest__Output as _svc_v1_AdminServiceListPlatformsRequest__Output } from '../../svc/v1/AdminServiceListPlatformsRequest.ts';
+import type { AdminServiceListPlatformsResponse as _svc_v1_AdminServiceListPlatformsResponse, AdminServiceListPlatformsResponse__Output as _svc_v1_AdminServiceListPlatformsResponse__Output } from '../../svc/v1/AdminServiceListPlatformsResponse.ts';
+import type { AdminServicePlaceLegalHoldRequest as _svc_v1_AdminServicePlaceLegalHoldRequest, AdminServicePlaceLegalHoldRequest__Output as _svc_v1_AdminServicePlaceLegalHoldRequest__Output } from '../../svc/v1/AdminServicePlaceLegalHoldRequest.ts';
+import type { AdminServicePlaceLegalHoldResponse as _svc_v1_AdminServicePlaceLegalHoldResponse, AdminServicePlaceLegalHoldResponse__Output as _svc_v1_AdminServicePlaceLegalHoldResponse__Output } from '../../svc/v1/AdminServicePlaceLegalHoldResponse.ts';
+import type { AdminServicePlatformMatrixRequest as _svc_v1_AdminServicePlatformMatrixRequest, AdminServicePlatformMatrixRequest__Output as _svc_v1_AdminServicePlatformMatrixRequest__Output } from '../../svc/v1/AdminServicePlatformMatrixRequest.ts';
+import type { AdminServicePlatformMatrixResponse as _svc_v1_AdminServicePlatformMatrixResponse, AdminServicePlatformMatrixResponse__Output as _svc_v1_AdminServicePlatformMatrixResponse__Output } from '../../svc/v1/AdminServicePlatformMatrixResponse.ts';
+import type { AdminServicePlatformReadinessRequest as _svc_v1_AdminServicePlatformReadinessRequest, AdminServicePlatformReadinessRequest__Output as _svc_v1_AdminServicePlatformReadinessRequest__Output } from '../../svc/v1/AdminServicePlatformReadinessRequest.ts';
+import type { AdminServicePlatformReadinessResponse as _svc_v1_AdminServicePlatformReadinessResponse, AdminServicePlatformReadinessResponse__Output as _svc_v1_AdminServicePlatformReadinessResponse__Output } from '../../svc/v1/AdminServicePlatformReadinessResponse.ts';
 import type { AdminServiceReadinessRequest as _svc_v1_AdminServiceReadinessRequest, AdminServiceReadinessRequest__Output as _svc_v1_AdminServiceReadinessRequest__Output } from '../../svc/v1/AdminServiceReadinessRequest.ts';
 import type { AdminServiceReadinessResponse as _svc_v1_AdminServiceReadinessResponse, AdminServiceReadinessResponse__Output as _svc_v1_AdminServiceReadinessResponse__Output } from '../../svc/v1/AdminServiceReadinessResponse.ts';
+import type { AdminServiceReleaseLegalHoldRequest as _svc_v1_AdminServiceReleaseLegalHoldRequest, AdminServiceReleaseLegalHoldRequest__Output as _svc_v1_AdminServiceReleaseLegalHoldRequest__Output } from '../../svc/v1/AdminServiceReleaseLegalHoldRequest.ts';
+import type { AdminServiceReleaseLegalHoldResponse as _svc_v1_AdminServiceReleaseLegalHoldResponse, AdminServiceReleaseLegalHoldResponse__Output as _svc_v1_AdminServiceReleaseLegalHoldResponse__Output } from '../../svc/v1/AdminServiceReleaseLegalHoldResponse.ts';
+import type { AdminServiceRunRestoreTestRequest as _svc_v1_AdminServiceRunRestoreTestRequest, AdminServiceRunRestoreTestRequest__Output as _svc_v1_AdminServiceRunRestoreTestRequest__Output } from '../../svc/v1/AdminServiceRunRestoreTestRequest.ts';
+import type { AdminServiceRunRestoreTestResponse as _svc_v1_AdminServiceRunRestoreTestResponse, AdminServiceRunRestoreTestResponse__Output as _svc_v1_AdminServiceRunRestoreTestResponse__Output } from '../../svc/v1/AdminServiceRunRestoreTestResponse.ts';
 
 /**
  * Readiness and rollback switches (REST /v1/admin).
  */
 export interface AdminServiceClient extends grpc.Client {
+  /**
+   * POST /v1/admin/switches: change one rollback switch (admin:switches); audited.
+   */
+  ChangeSwitch(argument: _svc_v1_AdminServiceChangeSwitchRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_AdminServiceChangeSwitchResponse__Output>): grpc.ClientUnaryCall;
+  ChangeSwitch(argument: _svc_v1_AdminServiceChangeSwitchRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_AdminServiceChangeSwitchResponse__Output>): grpc.ClientUnaryCall;
+  ChangeSwitch(argument: _svc_v1_AdminServiceChangeSwitchRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_AdminServiceChangeSwitchResponse__Output>): grpc.ClientUnaryCall;
+  ChangeSwitch(argument: _svc_v1_AdminServiceChangeSwitchRequest, callback: grpc.requestCallback<_svc_v1_AdminServiceChangeSwitchResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * POST /v1/admin/switches: change one rollback switch (admin:switches); audited.
+   */
+  changeSwitch(argument: _svc_v1_AdminServiceChangeSwitchRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_AdminServiceChangeSwitchResponse__Output>): grpc.ClientUnaryCall;
+  changeSwitch(argument: _svc_v1_AdminServiceChangeSwitchRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_AdminServiceChangeSwitchResponse__Output>): grpc.ClientUnaryCall;
+  changeSwitch(argument: _svc_v1_AdminServiceChangeSwitchRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_AdminServiceChangeSwitchResponse__Output>): grpc.ClientUnaryCall;
+  changeSwitch(argument: _svc_v1_AdminServiceChangeSwitchRequest, callback: grpc.requestCallback<_svc_v1_AdminServiceChangeSwitchResponse__Output>): grpc.ClientUnaryCall;
+  
   /**
    * GET /v1/admin/switches
    */
@@ -28,6 +61,96 @@ export interface AdminServiceClient extends grpc.Client {
   getSwitches(argument: _svc_v1_AdminServiceGetSwitchesRequest, callback: grpc.requestCallback<_svc_v1_AdminServiceGetSwitchesResponse__Output>): grpc.ClientUnaryCall;
   
   /**
+   * GET /v1/admin/alerts: the spec alerts evaluated now.
+   */
+  ListAlerts(argument: _svc_v1_AdminServiceListAlertsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_AdminServiceListAlertsResponse__Output>): grpc.ClientUnaryCall;
+  ListAlerts(argument: _svc_v1_AdminServiceListAlertsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_AdminServiceListAlertsResponse__Output>): grpc.ClientUnaryCall;
+  ListAlerts(argument: _svc_v1_AdminServiceListAlertsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_AdminServiceListAlertsResponse__Output>): grpc.ClientUnaryCall;
+  ListAlerts(argument: _svc_v1_AdminServiceListAlertsRequest, callback: grpc.requestCallback<_svc_v1_AdminServiceListAlertsResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * GET /v1/admin/alerts: the spec alerts evaluated now.
+   */
+  listAlerts(argument: _svc_v1_AdminServiceListAlertsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_AdminServiceListAlertsResponse__Output>): grpc.ClientUnaryCall;
+  listAlerts(argument: _svc_v1_AdminServiceListAlertsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_AdminServiceListAlertsResponse__Output>): grpc.ClientUnaryCall;
+  listAlerts(argument: _svc_v1_AdminServiceListAlertsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_AdminServiceListAlertsResponse__Output>): grpc.ClientUnaryCall;
+  listAlerts(argument: _svc_v1_AdminServiceListAlertsRequest, callback: grpc.requestCallback<_svc_v1_AdminServiceListAlertsResponse__Output>): grpc.ClientUnaryCall;
+  
+  /**
+   * GET /v1/admin/legal-holds
+   */
+  ListLegalHolds(argument: _svc_v1_AdminServiceListLegalHoldsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_AdminServiceListLegalHoldsResponse__Output>): grpc.ClientUnaryCall;
+  ListLegalHolds(argument: _svc_v1_AdminServiceListLegalHoldsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_AdminServiceListLegalHoldsResponse__Output>): grpc.ClientUnaryCall;
+  ListLegalHolds(argument: _svc_v1_AdminServiceListLegalHoldsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_AdminServiceListLegalHoldsResponse__Output>): grpc.ClientUnaryCall;
+  ListLegalHolds(argument: _svc_v1_AdminServiceListLegalHoldsRequest, callback: grpc.requestCallback<_svc_v1_AdminServiceListLegalHoldsResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * GET /v1/admin/legal-holds
+   */
+  listLegalHolds(argument: _svc_v1_AdminServiceListLegalHoldsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_AdminServiceListLegalHoldsResponse__Output>): grpc.ClientUnaryCall;
+  listLegalHolds(argument: _svc_v1_AdminServiceListLegalHoldsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_AdminServiceListLegalHoldsResponse__Output>): grpc.ClientUnaryCall;
+  listLegalHolds(argument: _svc_v1_AdminServiceListLegalHoldsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_AdminServiceListLegalHoldsResponse__Output>): grpc.ClientUnaryCall;
+  listLegalHolds(argument: _svc_v1_AdminServiceListLegalHoldsRequest, callback: grpc.requestCallback<_svc_v1_AdminServiceListLegalHoldsResponse__Output>): grpc.ClientUnaryCall;
+  
+  /**
+   * GET /v1/platforms: supported deployment targets and the one in use.
+   */
+  ListPlatforms(argument: _svc_v1_AdminServiceListPlatformsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_AdminServiceListPlatformsResponse__Output>): grpc.ClientUnaryCall;
+  ListPlatforms(argument: _svc_v1_AdminServiceListPlatformsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_AdminServiceListPlatformsResponse__Output>): grpc.ClientUnaryCall;
+  ListPlatforms(argument: _svc_v1_AdminServiceListPlatformsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_AdminServiceListPlatformsResponse__Output>): grpc.ClientUnaryCall;
+  ListPlatforms(argument: _svc_v1_AdminServiceListPlatformsRequest, callback: grpc.requestCallback<_svc_v1_AdminServiceListPlatformsResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * GET /v1/platforms: supported deployment targets and the one in use.
+   */
+  listPlatforms(argument: _svc_v1_AdminServiceListPlatformsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_AdminServiceListPlatformsResponse__Output>): grpc.ClientUnaryCall;
+  listPlatforms(argument: _svc_v1_AdminServiceListPlatformsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_AdminServiceListPlatformsResponse__Output>): grpc.ClientUnaryCall;
+  listPlatforms(argument: _svc_v1_AdminServiceListPlatformsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_AdminServiceListPlatformsResponse__Output>): grpc.ClientUnaryCall;
+  listPlatforms(argument: _svc_v1_AdminServiceListPlatformsRequest, callback: grpc.requestCallback<_svc_v1_AdminServiceListPlatformsResponse__Output>): grpc.ClientUnaryCall;
+  
+  /**
+   * POST /v1/admin/legal-holds (policy:publish); audited.
+   */
+  PlaceLegalHold(argument: _svc_v1_AdminServicePlaceLegalHoldRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_AdminServicePlaceLegalHoldResponse__Output>): grpc.ClientUnaryCall;
+  PlaceLegalHold(argument: _svc_v1_AdminServicePlaceLegalHoldRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_AdminServicePlaceLegalHoldResponse__Output>): grpc.ClientUnaryCall;
+  PlaceLegalHold(argument: _svc_v1_AdminServicePlaceLegalHoldRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_AdminServicePlaceLegalHoldResponse__Output>): grpc.ClientUnaryCall;
+  PlaceLegalHold(argument: _svc_v1_AdminServicePlaceLegalHoldRequest, callback: grpc.requestCallback<_svc_v1_AdminServicePlaceLegalHoldResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * POST /v1/admin/legal-holds (policy:publish); audited.
+   */
+  placeLegalHold(argument: _svc_v1_AdminServicePlaceLegalHoldRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_AdminServicePlaceLegalHoldResponse__Output>): grpc.ClientUnaryCall;
+  placeLegalHold(argument: _svc_v1_AdminServicePlaceLegalHoldRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_AdminServicePlaceLegalHoldResponse__Output>): grpc.ClientUnaryCall;
+  placeLegalHold(argument: _svc_v1_AdminServicePlaceLegalHoldRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_AdminServicePlaceLegalHoldResponse__Output>): grpc.ClientUnaryCall;
+  placeLegalHold(argument: _svc_v1_AdminServicePlaceLegalHoldRequest, callback: grpc.requestCallback<_svc_v1_AdminServicePlaceLegalHoldResponse__Output>): grpc.ClientUnaryCall;
+  
+  /**
+   * GET /v1/platforms/matrix: capabilities × targets.
+   */
+  PlatformMatrix(argument: _svc_v1_AdminServicePlatformMatrixRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_AdminServicePlatformMatrixResponse__Output>): grpc.ClientUnaryCall;
+  PlatformMatrix(argument: _svc_v1_AdminServicePlatformMatrixRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_AdminServicePlatformMatrixResponse__Output>): grpc.ClientUnaryCall;
+  PlatformMatrix(argument: _svc_v1_AdminServicePlatformMatrixRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_AdminServicePlatformMatrixResponse__Output>): grpc.ClientUnaryCall;
+  PlatformMatrix(argument: _svc_v1_AdminServicePlatformMatrixRequest, callback: grpc.requestCallback<_svc_v1_AdminServicePlatformMatrixResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * GET /v1/platforms/matrix: capabilities × targets.
+   */
+  platformMatrix(argument: _svc_v1_AdminServicePlatformMatrixRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_AdminServicePlatformMatrixResponse__Output>): grpc.ClientUnaryCall;
+  platformMatrix(argument: _svc_v1_AdminServicePlatformMatrixRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_AdminServicePlatformMatrixResponse__Output>): grpc.ClientUnaryCall;
+  platformMatrix(argument: _svc_v1_AdminServicePlatformMatrixRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_AdminServicePlatformMatrixResponse__Output>): grpc.ClientUnaryCall;
+  platformMatrix(argument: _svc_v1_AdminServicePlatformMatrixRequest, callback: grpc.requestCallback<_svc_v1_AdminServicePlatformMatrixResponse__Output>): grpc.ClientUnaryCall;
+  
+  /**
+   * GET /v1/platforms/readiness: checks per target (REST answers 503 when not ready; here `ready` says it).
+   */
+  PlatformReadiness(argument: _svc_v1_AdminServicePlatformReadinessRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_AdminServicePlatformReadinessResponse__Output>): grpc.ClientUnaryCall;
+  PlatformReadiness(argument: _svc_v1_AdminServicePlatformReadinessRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_AdminServicePlatformReadinessResponse__Output>): grpc.ClientUnaryCall;
+  PlatformReadiness(argument: _svc_v1_AdminServicePlatformReadinessRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_AdminServicePlatformReadinessResponse__Output>): grpc.ClientUnaryCall;
+  PlatformReadiness(argument: _svc_v1_AdminServicePlatformReadinessRequest, callback: grpc.requestCallback<_svc_v1_AdminServicePlatformReadinessResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * GET /v1/platforms/readiness: checks per target (REST answers 503 when not ready; here `ready` says it).
+   */
+  platformReadiness(argument: _svc_v1_AdminServicePlatformReadinessRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_AdminServicePlatformReadinessResponse__Output>): grpc.ClientUnaryCall;
+  platformReadiness(argument: _svc_v1_AdminServicePlatformReadinessRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_AdminServicePlatformReadinessResponse__Output>): grpc.ClientUnaryCall;
+  platformReadiness(argument: _svc_v1_AdminServicePlatformReadinessRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_AdminServicePlatformReadinessResponse__Output>): grpc.ClientUnaryCall;
+  platformReadiness(argument: _svc_v1_AdminServicePlatformReadinessRequest, callback: grpc.requestCallback<_svc_v1_AdminServicePlatformReadinessResponse__Output>): grpc.ClientUnaryCall;
+  
+  /**
    * GET /v1/admin/readiness
    */
   Readiness(argument: _svc_v1_AdminServiceReadinessRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_AdminServiceReadinessResponse__Output>): grpc.ClientUnaryCall;
@@ -42,6 +165,36 @@ export interface AdminServiceClient extends grpc.Client {
   readiness(argument: _svc_v1_AdminServiceReadinessRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_AdminServiceReadinessResponse__Output>): grpc.ClientUnaryCall;
   readiness(argument: _svc_v1_AdminServiceReadinessRequest, callback: grpc.requestCallback<_svc_v1_AdminServiceReadinessResponse__Output>): grpc.ClientUnaryCall;
   
+  /**
+   * POST /v1/admin/legal-holds/{id}/release (policy:publish); audited.
+   */
+  ReleaseLegalHold(argument: _svc_v1_AdminServiceReleaseLegalHoldRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_AdminServiceReleaseLegalHoldResponse__Output>): grpc.ClientUnaryCall;
+  ReleaseLegalHold(argument: _svc_v1_AdminServiceReleaseLegalHoldRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_AdminServiceReleaseLegalHoldResponse__Output>): grpc.ClientUnaryCall;
+  ReleaseLegalHold(argument: _svc_v1_AdminServiceReleaseLegalHoldRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_AdminServiceReleaseLegalHoldResponse__Output>): grpc.ClientUnaryCall;
+  ReleaseLegalHold(argument: _svc_v1_AdminServiceReleaseLegalHoldRequest, callback: grpc.requestCallback<_svc_v1_AdminServiceReleaseLegalHoldResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * POST /v1/admin/legal-holds/{id}/release (policy:publish); audited.
+   */
+  releaseLegalHold(argument: _svc_v1_AdminServiceReleaseLegalHoldRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_AdminServiceReleaseLegalHoldResponse__Output>): grpc.ClientUnaryCall;
+  releaseLegalHold(argument: _svc_v1_AdminServiceReleaseLegalHoldRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_AdminServiceReleaseLegalHoldResponse__Output>): grpc.ClientUnaryCall;
+  releaseLegalHold(argument: _svc_v1_AdminServiceReleaseLegalHoldRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_AdminServiceReleaseLegalHoldResponse__Output>): grpc.ClientUnaryCall;
+  releaseLegalHold(argument: _svc_v1_AdminServiceReleaseLegalHoldRequest, callback: grpc.requestCallback<_svc_v1_AdminServiceReleaseLegalHoldResponse__Output>): grpc.ClientUnaryCall;
+  
+  /**
+   * POST /v1/admin/restore-tests: run one rehydration restore test now (restore_tests:run).
+   */
+  RunRestoreTest(argument: _svc_v1_AdminServiceRunRestoreTestRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_AdminServiceRunRestoreTestResponse__Output>): grpc.ClientUnaryCall;
+  RunRestoreTest(argument: _svc_v1_AdminServiceRunRestoreTestRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_AdminServiceRunRestoreTestResponse__Output>): grpc.ClientUnaryCall;
+  RunRestoreTest(argument: _svc_v1_AdminServiceRunRestoreTestRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_AdminServiceRunRestoreTestResponse__Output>): grpc.ClientUnaryCall;
+  RunRestoreTest(argument: _svc_v1_AdminServiceRunRestoreTestRequest, callback: grpc.requestCallback<_svc_v1_AdminServiceRunRestoreTestResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * POST /v1/admin/restore-tests: run one rehydration restore test now (restore_tests:run).
+   */
+  runRestoreTest(argument: _svc_v1_AdminServiceRunRestoreTestRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_AdminServiceRunRestoreTestResponse__Output>): grpc.ClientUnaryCall;
+  runRestoreTest(argument: _svc_v1_AdminServiceRunRestoreTestRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_AdminServiceRunRestoreTestResponse__Output>): grpc.ClientUnaryCall;
+  runRestoreTest(argument: _svc_v1_AdminServiceRunRestoreTestRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_AdminServiceRunRestoreTestResponse__Output>): grpc.ClientUnaryCall;
+  runRestoreTest(argument: _svc_v1_AdminServiceRunRestoreTestRequest, callback: grpc.requestCallback<_svc_v1_AdminServiceRunRestoreTestResponse__Output>): grpc.ClientUnaryCall;
+  
 }
 
 /**
@@ -49,18 +202,72 @@ export interface AdminServiceClient extends grpc.Client {
  */
 export interface AdminServiceHandlers extends grpc.UntypedServiceImplementation {
   /**
+   * POST /v1/admin/switches: change one rollback switch (admin:switches); audited.
+   */
+  ChangeSwitch: grpc.handleUnaryCall<_svc_v1_AdminServiceChangeSwitchRequest__Output, _svc_v1_AdminServiceChangeSwitchResponse>;
+  
+  /**
    * GET /v1/admin/switches
    */
   GetSwitches: grpc.handleUnaryCall<_svc_v1_AdminServiceGetSwitchesRequest__Output, _svc_v1_AdminServiceGetSwitchesResponse>;
+  
+  /**
+   * GET /v1/admin/alerts: the spec alerts evaluated now.
+   */
+  ListAlerts: grpc.handleUnaryCall<_svc_v1_AdminServiceListAlertsRequest__Output, _svc_v1_AdminServiceListAlertsResponse>;
+  
+  /**
+   * GET /v1/admin/legal-holds
+   */
+  ListLegalHolds: grpc.handleUnaryCall<_svc_v1_AdminServiceListLegalHoldsRequest__Output, _svc_v1_AdminServiceListLegalHoldsResponse>;
+  
+  /**
+   * GET /v1/platforms: supported deployment targets and the one in use.
+   */
+  ListPlatforms: grpc.handleUnaryCall<_svc_v1_AdminServiceListPlatformsRequest__Output, _svc_v1_AdminServiceListPlatformsResponse>;
+  
+  /**
+   * POST /v1/admin/legal-holds (policy:publish); audited.
+   */
+  PlaceLegalHold: grpc.handleUnaryCall<_svc_v1_AdminServicePlaceLegalHoldRequest__Output, _svc_v1_AdminServicePlaceLegalHoldResponse>;
+  
+  /**
+   * GET /v1/platforms/matrix: capabilities × targets.
+   */
+  PlatformMatrix: grpc.handleUnaryCall<_svc_v1_AdminServicePlatformMatrixRequest__Output, _svc_v1_AdminServicePlatformMatrixResponse>;
+  
+  /**
+   * GET /v1/platforms/readiness: checks per target (REST answers 503 when not ready; here `ready` says it).
+   */
+  PlatformReadiness: grpc.handleUnaryCall<_svc_v1_AdminServicePlatformReadinessRequest__Output, _svc_v1_AdminServicePlatformReadinessResponse>;
   
   /**
    * GET /v1/admin/readiness
    */
   Readiness: grpc.handleUnaryCall<_svc_v1_AdminServiceReadinessRequest__Output, _svc_v1_AdminServiceReadinessResponse>;
   
+  /**
+   * POST /v1/admin/legal-holds/{id}/release (policy:publish); audited.
+   */
+  ReleaseLegalHold: grpc.handleUnaryCall<_svc_v1_AdminServiceReleaseLegalHoldRequest__Output, _svc_v1_AdminServiceReleaseLegalHoldResponse>;
+  
+  /**
+   * POST /v1/admin/restore-tests: run one rehydration restore test now (restore_tests:run).
+   */
+  RunRestoreTest: grpc.handleUnaryCall<_svc_v1_AdminServiceRunRestoreTestRequest__Output, _svc_v1_AdminServiceRunRestoreTestResponse>;
+  
 }
 
 export interface AdminServiceDefinition extends grpc.ServiceDefinition {
+  ChangeSwitch: MethodDefinition<_svc_v1_AdminServiceChangeSwitchRequest, _svc_v1_AdminServiceChangeSwitchResponse, _svc_v1_AdminServiceChangeSwitchRequest__Output, _svc_v1_AdminServiceChangeSwitchResponse__Output>
   GetSwitches: MethodDefinition<_svc_v1_AdminServiceGetSwitchesRequest, _svc_v1_AdminServiceGetSwitchesResponse, _svc_v1_AdminServiceGetSwitchesRequest__Output, _svc_v1_AdminServiceGetSwitchesResponse__Output>
+  ListAlerts: MethodDefinition<_svc_v1_AdminServiceListAlertsRequest, _svc_v1_AdminServiceListAlertsResponse, _svc_v1_AdminServiceListAlertsRequest__Output, _svc_v1_AdminServiceListAlertsResponse__Output>
+  ListLegalHolds: MethodDefinition<_svc_v1_AdminServiceListLegalHoldsRequest, _svc_v1_AdminServiceListLegalHoldsResponse, _svc_v1_AdminServiceListLegalHoldsRequest__Output, _svc_v1_AdminServiceListLegalHoldsResponse__Output>
+  ListPlatforms: MethodDefinition<_svc_v1_AdminServiceListPlatformsRequest, _svc_v1_AdminServiceListPlatformsResponse, _svc_v1_AdminServiceListPlatformsRequest__Output, _svc_v1_AdminServiceListPlatformsResponse__Output>
+  PlaceLegalHold: MethodDefinition<_svc_v1_AdminServicePlaceLegalHoldRequest, _svc_v1_AdminServicePlaceLegalHoldResponse, _svc_v1_AdminServicePlaceLegalHoldRequest__Output, _svc_v1_AdminServicePlaceLegalHoldResponse__Output>
+  PlatformMatrix: MethodDefinition<_svc_v1_AdminServicePlatformMatrixRequest, _svc_v1_AdminServicePlatformMatrixResponse, _svc_v1_AdminServicePlatformMatrixRequest__Output, _svc_v1_AdminServicePlatformMatrixResponse__Output>
+  PlatformReadiness: MethodDefinition<_svc_v1_AdminServicePlatformReadinessRequest, _svc_v1_AdminServicePlatformReadinessResponse, _svc_v1_AdminServicePlatformReadinessRequest__Output, _svc_v1_AdminServicePlatformReadinessResponse__Output>
   Readiness: MethodDefinition<_svc_v1_AdminServiceReadinessRequest, _svc_v1_AdminServiceReadinessResponse, _svc_v1_AdminServiceReadinessRequest__Output, _svc_v1_AdminServiceReadinessResponse__Output>
+  ReleaseLegalHold: MethodDefinition<_svc_v1_AdminServiceReleaseLegalHoldRequest, _svc_v1_AdminServiceReleaseLegalHoldResponse, _svc_v1_AdminServiceReleaseLegalHoldRequest__Output, _svc_v1_AdminServiceReleaseLegalHoldResponse__Output>
+  RunRestoreTest: MethodDefinition<_svc_v1_AdminServiceRunRestoreTestRequest, _svc_v1_AdminServiceRunRestoreTestResponse, _svc_v1_AdminServiceRunRestoreTestRequest__Output, _svc_v1_AdminServiceRunRestoreTestResponse__Output>
 }

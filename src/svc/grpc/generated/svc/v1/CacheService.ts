@@ -5,6 +5,14 @@ import type * as grpc from '@grpc/grpc-js'
 import type { MethodDefinition } from '@grpc/proto-loader'
 import type { CacheServiceExactLookupRequest as _svc_v1_CacheServiceExactLookupRequest, CacheServiceExactLookupRequest__Output as _svc_v1_CacheServiceExactLookupRequest__Output } from '../../svc/v1/CacheServiceExactLookupRequest.ts';
 import type { CacheServiceExactLookupResponse as _svc_v1_CacheServiceExactLookupResponse, CacheServiceExactLookupResponse__Output as _svc_v1_CacheServiceExactLookupResponse__Output } from '../../svc/v1/CacheServiceExactLookupResponse.ts';
+import type { CacheServiceSemanticCalibrateRequest as _svc_v1_CacheServiceSemanticCalibrateRequest, CacheServiceSemanticCalibrateRequest__Output as _svc_v1_CacheServiceSemanticCalibrateRequest__Output } from '../../svc/v1/CacheServiceSemanticCalibrateRequest.ts';
+import type { CacheServiceSemanticCalibrateResponse as _svc_v1_CacheServiceSemanticCalibrateResponse, CacheServiceSemanticCalibrateResponse__Output as _svc_v1_CacheServiceSemanticCalibrateResponse__Output } from '../../svc/v1/CacheServiceSemanticCalibrateResponse.ts';
+import type { CacheServiceSemanticClearRequest as _svc_v1_CacheServiceSemanticClearRequest, CacheServiceSemanticClearRequest__Output as _svc_v1_CacheServiceSemanticClearRequest__Output } from '../../svc/v1/CacheServiceSemanticClearRequest.ts';
+import type { CacheServiceSemanticClearResponse as _svc_v1_CacheServiceSemanticClearResponse, CacheServiceSemanticClearResponse__Output as _svc_v1_CacheServiceSemanticClearResponse__Output } from '../../svc/v1/CacheServiceSemanticClearResponse.ts';
+import type { CacheServiceSemanticLookupRequest as _svc_v1_CacheServiceSemanticLookupRequest, CacheServiceSemanticLookupRequest__Output as _svc_v1_CacheServiceSemanticLookupRequest__Output } from '../../svc/v1/CacheServiceSemanticLookupRequest.ts';
+import type { CacheServiceSemanticLookupResponse as _svc_v1_CacheServiceSemanticLookupResponse, CacheServiceSemanticLookupResponse__Output as _svc_v1_CacheServiceSemanticLookupResponse__Output } from '../../svc/v1/CacheServiceSemanticLookupResponse.ts';
+import type { CacheServiceSemanticStoreRequest as _svc_v1_CacheServiceSemanticStoreRequest, CacheServiceSemanticStoreRequest__Output as _svc_v1_CacheServiceSemanticStoreRequest__Output } from '../../svc/v1/CacheServiceSemanticStoreRequest.ts';
+import type { CacheServiceSemanticStoreResponse as _svc_v1_CacheServiceSemanticStoreResponse, CacheServiceSemanticStoreResponse__Output as _svc_v1_CacheServiceSemanticStoreResponse__Output } from '../../svc/v1/CacheServiceSemanticStoreResponse.ts';
 import type { CacheServiceStoreRequest as _svc_v1_CacheServiceStoreRequest, CacheServiceStoreRequest__Output as _svc_v1_CacheServiceStoreRequest__Output } from '../../svc/v1/CacheServiceStoreRequest.ts';
 import type { CacheServiceStoreResponse as _svc_v1_CacheServiceStoreResponse, CacheServiceStoreResponse__Output as _svc_v1_CacheServiceStoreResponse__Output } from '../../svc/v1/CacheServiceStoreResponse.ts';
 
@@ -27,6 +35,66 @@ export interface CacheServiceClient extends grpc.Client {
   exactLookup(argument: _svc_v1_CacheServiceExactLookupRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_CacheServiceExactLookupResponse__Output>): grpc.ClientUnaryCall;
   exactLookup(argument: _svc_v1_CacheServiceExactLookupRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_CacheServiceExactLookupResponse__Output>): grpc.ClientUnaryCall;
   exactLookup(argument: _svc_v1_CacheServiceExactLookupRequest, callback: grpc.requestCallback<_svc_v1_CacheServiceExactLookupResponse__Output>): grpc.ClientUnaryCall;
+  
+  /**
+   * POST /v1/cache/semantic/calibrate: set a domain's threshold from labelled pairs.
+   */
+  SemanticCalibrate(argument: _svc_v1_CacheServiceSemanticCalibrateRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_CacheServiceSemanticCalibrateResponse__Output>): grpc.ClientUnaryCall;
+  SemanticCalibrate(argument: _svc_v1_CacheServiceSemanticCalibrateRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_CacheServiceSemanticCalibrateResponse__Output>): grpc.ClientUnaryCall;
+  SemanticCalibrate(argument: _svc_v1_CacheServiceSemanticCalibrateRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_CacheServiceSemanticCalibrateResponse__Output>): grpc.ClientUnaryCall;
+  SemanticCalibrate(argument: _svc_v1_CacheServiceSemanticCalibrateRequest, callback: grpc.requestCallback<_svc_v1_CacheServiceSemanticCalibrateResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * POST /v1/cache/semantic/calibrate: set a domain's threshold from labelled pairs.
+   */
+  semanticCalibrate(argument: _svc_v1_CacheServiceSemanticCalibrateRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_CacheServiceSemanticCalibrateResponse__Output>): grpc.ClientUnaryCall;
+  semanticCalibrate(argument: _svc_v1_CacheServiceSemanticCalibrateRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_CacheServiceSemanticCalibrateResponse__Output>): grpc.ClientUnaryCall;
+  semanticCalibrate(argument: _svc_v1_CacheServiceSemanticCalibrateRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_CacheServiceSemanticCalibrateResponse__Output>): grpc.ClientUnaryCall;
+  semanticCalibrate(argument: _svc_v1_CacheServiceSemanticCalibrateRequest, callback: grpc.requestCallback<_svc_v1_CacheServiceSemanticCalibrateResponse__Output>): grpc.ClientUnaryCall;
+  
+  /**
+   * POST /v1/cache/semantic/clear
+   */
+  SemanticClear(argument: _svc_v1_CacheServiceSemanticClearRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_CacheServiceSemanticClearResponse__Output>): grpc.ClientUnaryCall;
+  SemanticClear(argument: _svc_v1_CacheServiceSemanticClearRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_CacheServiceSemanticClearResponse__Output>): grpc.ClientUnaryCall;
+  SemanticClear(argument: _svc_v1_CacheServiceSemanticClearRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_CacheServiceSemanticClearResponse__Output>): grpc.ClientUnaryCall;
+  SemanticClear(argument: _svc_v1_CacheServiceSemanticClearRequest, callback: grpc.requestCallback<_svc_v1_CacheServiceSemanticClearResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * POST /v1/cache/semantic/clear
+   */
+  semanticClear(argument: _svc_v1_CacheServiceSemanticClearRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_CacheServiceSemanticClearResponse__Output>): grpc.ClientUnaryCall;
+  semanticClear(argument: _svc_v1_CacheServiceSemanticClearRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_CacheServiceSemanticClearResponse__Output>): grpc.ClientUnaryCall;
+  semanticClear(argument: _svc_v1_CacheServiceSemanticClearRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_CacheServiceSemanticClearResponse__Output>): grpc.ClientUnaryCall;
+  semanticClear(argument: _svc_v1_CacheServiceSemanticClearRequest, callback: grpc.requestCallback<_svc_v1_CacheServiceSemanticClearResponse__Output>): grpc.ClientUnaryCall;
+  
+  /**
+   * POST /v1/cache/semantic/lookup
+   */
+  SemanticLookup(argument: _svc_v1_CacheServiceSemanticLookupRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_CacheServiceSemanticLookupResponse__Output>): grpc.ClientUnaryCall;
+  SemanticLookup(argument: _svc_v1_CacheServiceSemanticLookupRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_CacheServiceSemanticLookupResponse__Output>): grpc.ClientUnaryCall;
+  SemanticLookup(argument: _svc_v1_CacheServiceSemanticLookupRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_CacheServiceSemanticLookupResponse__Output>): grpc.ClientUnaryCall;
+  SemanticLookup(argument: _svc_v1_CacheServiceSemanticLookupRequest, callback: grpc.requestCallback<_svc_v1_CacheServiceSemanticLookupResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * POST /v1/cache/semantic/lookup
+   */
+  semanticLookup(argument: _svc_v1_CacheServiceSemanticLookupRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_CacheServiceSemanticLookupResponse__Output>): grpc.ClientUnaryCall;
+  semanticLookup(argument: _svc_v1_CacheServiceSemanticLookupRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_CacheServiceSemanticLookupResponse__Output>): grpc.ClientUnaryCall;
+  semanticLookup(argument: _svc_v1_CacheServiceSemanticLookupRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_CacheServiceSemanticLookupResponse__Output>): grpc.ClientUnaryCall;
+  semanticLookup(argument: _svc_v1_CacheServiceSemanticLookupRequest, callback: grpc.requestCallback<_svc_v1_CacheServiceSemanticLookupResponse__Output>): grpc.ClientUnaryCall;
+  
+  /**
+   * POST /v1/cache/semantic/store (the server runs the verifier)
+   */
+  SemanticStore(argument: _svc_v1_CacheServiceSemanticStoreRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_CacheServiceSemanticStoreResponse__Output>): grpc.ClientUnaryCall;
+  SemanticStore(argument: _svc_v1_CacheServiceSemanticStoreRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_CacheServiceSemanticStoreResponse__Output>): grpc.ClientUnaryCall;
+  SemanticStore(argument: _svc_v1_CacheServiceSemanticStoreRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_CacheServiceSemanticStoreResponse__Output>): grpc.ClientUnaryCall;
+  SemanticStore(argument: _svc_v1_CacheServiceSemanticStoreRequest, callback: grpc.requestCallback<_svc_v1_CacheServiceSemanticStoreResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * POST /v1/cache/semantic/store (the server runs the verifier)
+   */
+  semanticStore(argument: _svc_v1_CacheServiceSemanticStoreRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_CacheServiceSemanticStoreResponse__Output>): grpc.ClientUnaryCall;
+  semanticStore(argument: _svc_v1_CacheServiceSemanticStoreRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_CacheServiceSemanticStoreResponse__Output>): grpc.ClientUnaryCall;
+  semanticStore(argument: _svc_v1_CacheServiceSemanticStoreRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_CacheServiceSemanticStoreResponse__Output>): grpc.ClientUnaryCall;
+  semanticStore(argument: _svc_v1_CacheServiceSemanticStoreRequest, callback: grpc.requestCallback<_svc_v1_CacheServiceSemanticStoreResponse__Output>): grpc.ClientUnaryCall;
   
   /**
    * POST /v1/cache/store
@@ -56,6 +124,26 @@ export interface CacheServiceHandlers extends grpc.UntypedServiceImplementation 
   ExactLookup: grpc.handleUnaryCall<_svc_v1_CacheServiceExactLookupRequest__Output, _svc_v1_CacheServiceExactLookupResponse>;
   
   /**
+   * POST /v1/cache/semantic/calibrate: set a domain's threshold from labelled pairs.
+   */
+  SemanticCalibrate: grpc.handleUnaryCall<_svc_v1_CacheServiceSemanticCalibrateRequest__Output, _svc_v1_CacheServiceSemanticCalibrateResponse>;
+  
+  /**
+   * POST /v1/cache/semantic/clear
+   */
+  SemanticClear: grpc.handleUnaryCall<_svc_v1_CacheServiceSemanticClearRequest__Output, _svc_v1_CacheServiceSemanticClearResponse>;
+  
+  /**
+   * POST /v1/cache/semantic/lookup
+   */
+  SemanticLookup: grpc.handleUnaryCall<_svc_v1_CacheServiceSemanticLookupRequest__Output, _svc_v1_CacheServiceSemanticLookupResponse>;
+  
+  /**
+   * POST /v1/cache/semantic/store (the server runs the verifier)
+   */
+  SemanticStore: grpc.handleUnaryCall<_svc_v1_CacheServiceSemanticStoreRequest__Output, _svc_v1_CacheServiceSemanticStoreResponse>;
+  
+  /**
    * POST /v1/cache/store
    */
   Store: grpc.handleUnaryCall<_svc_v1_CacheServiceStoreRequest__Output, _svc_v1_CacheServiceStoreResponse>;
@@ -64,5 +152,9 @@ export interface CacheServiceHandlers extends grpc.UntypedServiceImplementation 
 
 export interface CacheServiceDefinition extends grpc.ServiceDefinition {
   ExactLookup: MethodDefinition<_svc_v1_CacheServiceExactLookupRequest, _svc_v1_CacheServiceExactLookupResponse, _svc_v1_CacheServiceExactLookupRequest__Output, _svc_v1_CacheServiceExactLookupResponse__Output>
+  SemanticCalibrate: MethodDefinition<_svc_v1_CacheServiceSemanticCalibrateRequest, _svc_v1_CacheServiceSemanticCalibrateResponse, _svc_v1_CacheServiceSemanticCalibrateRequest__Output, _svc_v1_CacheServiceSemanticCalibrateResponse__Output>
+  SemanticClear: MethodDefinition<_svc_v1_CacheServiceSemanticClearRequest, _svc_v1_CacheServiceSemanticClearResponse, _svc_v1_CacheServiceSemanticClearRequest__Output, _svc_v1_CacheServiceSemanticClearResponse__Output>
+  SemanticLookup: MethodDefinition<_svc_v1_CacheServiceSemanticLookupRequest, _svc_v1_CacheServiceSemanticLookupResponse, _svc_v1_CacheServiceSemanticLookupRequest__Output, _svc_v1_CacheServiceSemanticLookupResponse__Output>
+  SemanticStore: MethodDefinition<_svc_v1_CacheServiceSemanticStoreRequest, _svc_v1_CacheServiceSemanticStoreResponse, _svc_v1_CacheServiceSemanticStoreRequest__Output, _svc_v1_CacheServiceSemanticStoreResponse__Output>
   Store: MethodDefinition<_svc_v1_CacheServiceStoreRequest, _svc_v1_CacheServiceStoreResponse, _svc_v1_CacheServiceStoreRequest__Output, _svc_v1_CacheServiceStoreResponse__Output>
 }

@@ -5,12 +5,18 @@ import type * as grpc from '@grpc/grpc-js'
 import type { MethodDefinition } from '@grpc/proto-loader'
 import type { ManifestServiceExploreRequest as _svc_v1_ManifestServiceExploreRequest, ManifestServiceExploreRequest__Output as _svc_v1_ManifestServiceExploreRequest__Output } from '../../svc/v1/ManifestServiceExploreRequest.ts';
 import type { ManifestServiceExploreResponse as _svc_v1_ManifestServiceExploreResponse, ManifestServiceExploreResponse__Output as _svc_v1_ManifestServiceExploreResponse__Output } from '../../svc/v1/ManifestServiceExploreResponse.ts';
+import type { ManifestServiceExportRequest as _svc_v1_ManifestServiceExportRequest, ManifestServiceExportRequest__Output as _svc_v1_ManifestServiceExportRequest__Output } from '../../svc/v1/ManifestServiceExportRequest.ts';
+import type { ManifestServiceExportResponse as _svc_v1_ManifestServiceExportResponse, ManifestServiceExportResponse__Output as _svc_v1_ManifestServiceExportResponse__Output } from '../../svc/v1/ManifestServiceExportResponse.ts';
 import type { ManifestServiceGetRequest as _svc_v1_ManifestServiceGetRequest, ManifestServiceGetRequest__Output as _svc_v1_ManifestServiceGetRequest__Output } from '../../svc/v1/ManifestServiceGetRequest.ts';
 import type { ManifestServiceGetResponse as _svc_v1_ManifestServiceGetResponse, ManifestServiceGetResponse__Output as _svc_v1_ManifestServiceGetResponse__Output } from '../../svc/v1/ManifestServiceGetResponse.ts';
+import type { ManifestServiceImportRequest as _svc_v1_ManifestServiceImportRequest, ManifestServiceImportRequest__Output as _svc_v1_ManifestServiceImportRequest__Output } from '../../svc/v1/ManifestServiceImportRequest.ts';
+import type { ManifestServiceImportResponse as _svc_v1_ManifestServiceImportResponse, ManifestServiceImportResponse__Output as _svc_v1_ManifestServiceImportResponse__Output } from '../../svc/v1/ManifestServiceImportResponse.ts';
 import type { ManifestServiceListRequest as _svc_v1_ManifestServiceListRequest, ManifestServiceListRequest__Output as _svc_v1_ManifestServiceListRequest__Output } from '../../svc/v1/ManifestServiceListRequest.ts';
 import type { ManifestServiceListResponse as _svc_v1_ManifestServiceListResponse, ManifestServiceListResponse__Output as _svc_v1_ManifestServiceListResponse__Output } from '../../svc/v1/ManifestServiceListResponse.ts';
 import type { ManifestServiceRehydrateRequest as _svc_v1_ManifestServiceRehydrateRequest, ManifestServiceRehydrateRequest__Output as _svc_v1_ManifestServiceRehydrateRequest__Output } from '../../svc/v1/ManifestServiceRehydrateRequest.ts';
 import type { ManifestServiceRehydrateResponse as _svc_v1_ManifestServiceRehydrateResponse, ManifestServiceRehydrateResponse__Output as _svc_v1_ManifestServiceRehydrateResponse__Output } from '../../svc/v1/ManifestServiceRehydrateResponse.ts';
+import type { ManifestServiceReleaseRequest as _svc_v1_ManifestServiceReleaseRequest, ManifestServiceReleaseRequest__Output as _svc_v1_ManifestServiceReleaseRequest__Output } from '../../svc/v1/ManifestServiceReleaseRequest.ts';
+import type { ManifestServiceReleaseResponse as _svc_v1_ManifestServiceReleaseResponse, ManifestServiceReleaseResponse__Output as _svc_v1_ManifestServiceReleaseResponse__Output } from '../../svc/v1/ManifestServiceReleaseResponse.ts';
 
 /**
  * Manifests (REST /v1/manifests).
@@ -32,6 +38,17 @@ export interface ManifestServiceClient extends grpc.Client {
   explore(argument: _svc_v1_ManifestServiceExploreRequest, callback: grpc.requestCallback<_svc_v1_ManifestServiceExploreResponse__Output>): grpc.ClientUnaryCall;
   
   /**
+   * POST /v1/manifests/export: the export document (REST's JSON body, UTF-8) in `data` pieces of at most 1 MiB.
+   */
+  Export(argument: _svc_v1_ManifestServiceExportRequest, metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientReadableStream<_svc_v1_ManifestServiceExportResponse__Output>;
+  Export(argument: _svc_v1_ManifestServiceExportRequest, options?: grpc.CallOptions): grpc.ClientReadableStream<_svc_v1_ManifestServiceExportResponse__Output>;
+  /**
+   * POST /v1/manifests/export: the export document (REST's JSON body, UTF-8) in `data` pieces of at most 1 MiB.
+   */
+  export(argument: _svc_v1_ManifestServiceExportRequest, metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientReadableStream<_svc_v1_ManifestServiceExportResponse__Output>;
+  export(argument: _svc_v1_ManifestServiceExportRequest, options?: grpc.CallOptions): grpc.ClientReadableStream<_svc_v1_ManifestServiceExportResponse__Output>;
+  
+  /**
    * GET /v1/manifests/{id}
    */
   Get(argument: _svc_v1_ManifestServiceGetRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_ManifestServiceGetResponse__Output>): grpc.ClientUnaryCall;
@@ -45,6 +62,21 @@ export interface ManifestServiceClient extends grpc.Client {
   get(argument: _svc_v1_ManifestServiceGetRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_ManifestServiceGetResponse__Output>): grpc.ClientUnaryCall;
   get(argument: _svc_v1_ManifestServiceGetRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_ManifestServiceGetResponse__Output>): grpc.ClientUnaryCall;
   get(argument: _svc_v1_ManifestServiceGetRequest, callback: grpc.requestCallback<_svc_v1_ManifestServiceGetResponse__Output>): grpc.ClientUnaryCall;
+  
+  /**
+   * POST /v1/manifests/import, client streaming: an export document in `data` pieces, in order.
+   */
+  Import(metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_ManifestServiceImportResponse__Output>): grpc.ClientWritableStream<_svc_v1_ManifestServiceImportRequest>;
+  Import(metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_ManifestServiceImportResponse__Output>): grpc.ClientWritableStream<_svc_v1_ManifestServiceImportRequest>;
+  Import(options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_ManifestServiceImportResponse__Output>): grpc.ClientWritableStream<_svc_v1_ManifestServiceImportRequest>;
+  Import(callback: grpc.requestCallback<_svc_v1_ManifestServiceImportResponse__Output>): grpc.ClientWritableStream<_svc_v1_ManifestServiceImportRequest>;
+  /**
+   * POST /v1/manifests/import, client streaming: an export document in `data` pieces, in order.
+   */
+  import(metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_ManifestServiceImportResponse__Output>): grpc.ClientWritableStream<_svc_v1_ManifestServiceImportRequest>;
+  import(metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_ManifestServiceImportResponse__Output>): grpc.ClientWritableStream<_svc_v1_ManifestServiceImportRequest>;
+  import(options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_ManifestServiceImportResponse__Output>): grpc.ClientWritableStream<_svc_v1_ManifestServiceImportRequest>;
+  import(callback: grpc.requestCallback<_svc_v1_ManifestServiceImportResponse__Output>): grpc.ClientWritableStream<_svc_v1_ManifestServiceImportRequest>;
   
   /**
    * GET /v1/manifests
@@ -78,6 +110,21 @@ export interface ManifestServiceClient extends grpc.Client {
   rehydrate(argument: _svc_v1_ManifestServiceRehydrateRequest, metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientReadableStream<_svc_v1_ManifestServiceRehydrateResponse__Output>;
   rehydrate(argument: _svc_v1_ManifestServiceRehydrateRequest, options?: grpc.CallOptions): grpc.ClientReadableStream<_svc_v1_ManifestServiceRehydrateResponse__Output>;
   
+  /**
+   * POST /v1/manifests/{id}/release: a quarantined manifest after a full verification (operators).
+   */
+  Release(argument: _svc_v1_ManifestServiceReleaseRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_ManifestServiceReleaseResponse__Output>): grpc.ClientUnaryCall;
+  Release(argument: _svc_v1_ManifestServiceReleaseRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_ManifestServiceReleaseResponse__Output>): grpc.ClientUnaryCall;
+  Release(argument: _svc_v1_ManifestServiceReleaseRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_ManifestServiceReleaseResponse__Output>): grpc.ClientUnaryCall;
+  Release(argument: _svc_v1_ManifestServiceReleaseRequest, callback: grpc.requestCallback<_svc_v1_ManifestServiceReleaseResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * POST /v1/manifests/{id}/release: a quarantined manifest after a full verification (operators).
+   */
+  release(argument: _svc_v1_ManifestServiceReleaseRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_ManifestServiceReleaseResponse__Output>): grpc.ClientUnaryCall;
+  release(argument: _svc_v1_ManifestServiceReleaseRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_ManifestServiceReleaseResponse__Output>): grpc.ClientUnaryCall;
+  release(argument: _svc_v1_ManifestServiceReleaseRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_ManifestServiceReleaseResponse__Output>): grpc.ClientUnaryCall;
+  release(argument: _svc_v1_ManifestServiceReleaseRequest, callback: grpc.requestCallback<_svc_v1_ManifestServiceReleaseResponse__Output>): grpc.ClientUnaryCall;
+  
 }
 
 /**
@@ -90,9 +137,19 @@ export interface ManifestServiceHandlers extends grpc.UntypedServiceImplementati
   Explore: grpc.handleUnaryCall<_svc_v1_ManifestServiceExploreRequest__Output, _svc_v1_ManifestServiceExploreResponse>;
   
   /**
+   * POST /v1/manifests/export: the export document (REST's JSON body, UTF-8) in `data` pieces of at most 1 MiB.
+   */
+  Export: grpc.handleServerStreamingCall<_svc_v1_ManifestServiceExportRequest__Output, _svc_v1_ManifestServiceExportResponse>;
+  
+  /**
    * GET /v1/manifests/{id}
    */
   Get: grpc.handleUnaryCall<_svc_v1_ManifestServiceGetRequest__Output, _svc_v1_ManifestServiceGetResponse>;
+  
+  /**
+   * POST /v1/manifests/import, client streaming: an export document in `data` pieces, in order.
+   */
+  Import: grpc.handleClientStreamingCall<_svc_v1_ManifestServiceImportRequest__Output, _svc_v1_ManifestServiceImportResponse>;
   
   /**
    * GET /v1/manifests
@@ -107,11 +164,19 @@ export interface ManifestServiceHandlers extends grpc.UntypedServiceImplementati
    */
   Rehydrate: grpc.handleServerStreamingCall<_svc_v1_ManifestServiceRehydrateRequest__Output, _svc_v1_ManifestServiceRehydrateResponse>;
   
+  /**
+   * POST /v1/manifests/{id}/release: a quarantined manifest after a full verification (operators).
+   */
+  Release: grpc.handleUnaryCall<_svc_v1_ManifestServiceReleaseRequest__Output, _svc_v1_ManifestServiceReleaseResponse>;
+  
 }
 
 export interface ManifestServiceDefinition extends grpc.ServiceDefinition {
   Explore: MethodDefinition<_svc_v1_ManifestServiceExploreRequest, _svc_v1_ManifestServiceExploreResponse, _svc_v1_ManifestServiceExploreRequest__Output, _svc_v1_ManifestServiceExploreResponse__Output>
+  Export: MethodDefinition<_svc_v1_ManifestServiceExportRequest, _svc_v1_ManifestServiceExportResponse, _svc_v1_ManifestServiceExportRequest__Output, _svc_v1_ManifestServiceExportResponse__Output>
   Get: MethodDefinition<_svc_v1_ManifestServiceGetRequest, _svc_v1_ManifestServiceGetResponse, _svc_v1_ManifestServiceGetRequest__Output, _svc_v1_ManifestServiceGetResponse__Output>
+  Import: MethodDefinition<_svc_v1_ManifestServiceImportRequest, _svc_v1_ManifestServiceImportResponse, _svc_v1_ManifestServiceImportRequest__Output, _svc_v1_ManifestServiceImportResponse__Output>
   List: MethodDefinition<_svc_v1_ManifestServiceListRequest, _svc_v1_ManifestServiceListResponse, _svc_v1_ManifestServiceListRequest__Output, _svc_v1_ManifestServiceListResponse__Output>
   Rehydrate: MethodDefinition<_svc_v1_ManifestServiceRehydrateRequest, _svc_v1_ManifestServiceRehydrateResponse, _svc_v1_ManifestServiceRehydrateRequest__Output, _svc_v1_ManifestServiceRehydrateResponse__Output>
+  Release: MethodDefinition<_svc_v1_ManifestServiceReleaseRequest, _svc_v1_ManifestServiceReleaseResponse, _svc_v1_ManifestServiceReleaseRequest__Output, _svc_v1_ManifestServiceReleaseResponse__Output>
 }

@@ -3,6 +3,12 @@
 
 import type * as grpc from '@grpc/grpc-js'
 import type { MethodDefinition } from '@grpc/proto-loader'
+import type { ObjectGatewayServiceAbortMultipartUploadRequest as _svc_v1_ObjectGatewayServiceAbortMultipartUploadRequest, ObjectGatewayServiceAbortMultipartUploadRequest__Output as _svc_v1_ObjectGatewayServiceAbortMultipartUploadRequest__Output } from '../../svc/v1/ObjectGatewayServiceAbortMultipartUploadRequest.ts';
+import type { ObjectGatewayServiceAbortMultipartUploadResponse as _svc_v1_ObjectGatewayServiceAbortMultipartUploadResponse, ObjectGatewayServiceAbortMultipartUploadResponse__Output as _svc_v1_ObjectGatewayServiceAbortMultipartUploadResponse__Output } from '../../svc/v1/ObjectGatewayServiceAbortMultipartUploadResponse.ts';
+import type { ObjectGatewayServiceCompleteMultipartUploadRequest as _svc_v1_ObjectGatewayServiceCompleteMultipartUploadRequest, ObjectGatewayServiceCompleteMultipartUploadRequest__Output as _svc_v1_ObjectGatewayServiceCompleteMultipartUploadRequest__Output } from '../../svc/v1/ObjectGatewayServiceCompleteMultipartUploadRequest.ts';
+import type { ObjectGatewayServiceCompleteMultipartUploadResponse as _svc_v1_ObjectGatewayServiceCompleteMultipartUploadResponse, ObjectGatewayServiceCompleteMultipartUploadResponse__Output as _svc_v1_ObjectGatewayServiceCompleteMultipartUploadResponse__Output } from '../../svc/v1/ObjectGatewayServiceCompleteMultipartUploadResponse.ts';
+import type { ObjectGatewayServiceCreateMultipartUploadRequest as _svc_v1_ObjectGatewayServiceCreateMultipartUploadRequest, ObjectGatewayServiceCreateMultipartUploadRequest__Output as _svc_v1_ObjectGatewayServiceCreateMultipartUploadRequest__Output } from '../../svc/v1/ObjectGatewayServiceCreateMultipartUploadRequest.ts';
+import type { ObjectGatewayServiceCreateMultipartUploadResponse as _svc_v1_ObjectGatewayServiceCreateMultipartUploadResponse, ObjectGatewayServiceCreateMultipartUploadResponse__Output as _svc_v1_ObjectGatewayServiceCreateMultipartUploadResponse__Output } from '../../svc/v1/ObjectGatewayServiceCreateMultipartUploadResponse.ts';
 import type { ObjectGatewayServiceDeleteRequest as _svc_v1_ObjectGatewayServiceDeleteRequest, ObjectGatewayServiceDeleteRequest__Output as _svc_v1_ObjectGatewayServiceDeleteRequest__Output } from '../../svc/v1/ObjectGatewayServiceDeleteRequest.ts';
 import type { ObjectGatewayServiceDeleteResponse as _svc_v1_ObjectGatewayServiceDeleteResponse, ObjectGatewayServiceDeleteResponse__Output as _svc_v1_ObjectGatewayServiceDeleteResponse__Output } from '../../svc/v1/ObjectGatewayServiceDeleteResponse.ts';
 import type { ObjectGatewayServiceGetRequest as _svc_v1_ObjectGatewayServiceGetRequest, ObjectGatewayServiceGetRequest__Output as _svc_v1_ObjectGatewayServiceGetRequest__Output } from '../../svc/v1/ObjectGatewayServiceGetRequest.ts';
@@ -13,11 +19,58 @@ import type { ObjectGatewayServiceListRequest as _svc_v1_ObjectGatewayServiceLis
 import type { ObjectGatewayServiceListResponse as _svc_v1_ObjectGatewayServiceListResponse, ObjectGatewayServiceListResponse__Output as _svc_v1_ObjectGatewayServiceListResponse__Output } from '../../svc/v1/ObjectGatewayServiceListResponse.ts';
 import type { ObjectGatewayServicePutRequest as _svc_v1_ObjectGatewayServicePutRequest, ObjectGatewayServicePutRequest__Output as _svc_v1_ObjectGatewayServicePutRequest__Output } from '../../svc/v1/ObjectGatewayServicePutRequest.ts';
 import type { ObjectGatewayServicePutResponse as _svc_v1_ObjectGatewayServicePutResponse, ObjectGatewayServicePutResponse__Output as _svc_v1_ObjectGatewayServicePutResponse__Output } from '../../svc/v1/ObjectGatewayServicePutResponse.ts';
+import type { ObjectGatewayServiceUploadPartRequest as _svc_v1_ObjectGatewayServiceUploadPartRequest, ObjectGatewayServiceUploadPartRequest__Output as _svc_v1_ObjectGatewayServiceUploadPartRequest__Output } from '../../svc/v1/ObjectGatewayServiceUploadPartRequest.ts';
+import type { ObjectGatewayServiceUploadPartResponse as _svc_v1_ObjectGatewayServiceUploadPartResponse, ObjectGatewayServiceUploadPartResponse__Output as _svc_v1_ObjectGatewayServiceUploadPartResponse__Output } from '../../svc/v1/ObjectGatewayServiceUploadPartResponse.ts';
 
 /**
  * The object gateway (REST /v1/s3/objects).
  */
 export interface ObjectGatewayServiceClient extends grpc.Client {
+  /**
+   * POST /v1/s3/multipart/abort
+   */
+  AbortMultipartUpload(argument: _svc_v1_ObjectGatewayServiceAbortMultipartUploadRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_ObjectGatewayServiceAbortMultipartUploadResponse__Output>): grpc.ClientUnaryCall;
+  AbortMultipartUpload(argument: _svc_v1_ObjectGatewayServiceAbortMultipartUploadRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_ObjectGatewayServiceAbortMultipartUploadResponse__Output>): grpc.ClientUnaryCall;
+  AbortMultipartUpload(argument: _svc_v1_ObjectGatewayServiceAbortMultipartUploadRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_ObjectGatewayServiceAbortMultipartUploadResponse__Output>): grpc.ClientUnaryCall;
+  AbortMultipartUpload(argument: _svc_v1_ObjectGatewayServiceAbortMultipartUploadRequest, callback: grpc.requestCallback<_svc_v1_ObjectGatewayServiceAbortMultipartUploadResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * POST /v1/s3/multipart/abort
+   */
+  abortMultipartUpload(argument: _svc_v1_ObjectGatewayServiceAbortMultipartUploadRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_ObjectGatewayServiceAbortMultipartUploadResponse__Output>): grpc.ClientUnaryCall;
+  abortMultipartUpload(argument: _svc_v1_ObjectGatewayServiceAbortMultipartUploadRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_ObjectGatewayServiceAbortMultipartUploadResponse__Output>): grpc.ClientUnaryCall;
+  abortMultipartUpload(argument: _svc_v1_ObjectGatewayServiceAbortMultipartUploadRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_ObjectGatewayServiceAbortMultipartUploadResponse__Output>): grpc.ClientUnaryCall;
+  abortMultipartUpload(argument: _svc_v1_ObjectGatewayServiceAbortMultipartUploadRequest, callback: grpc.requestCallback<_svc_v1_ObjectGatewayServiceAbortMultipartUploadResponse__Output>): grpc.ClientUnaryCall;
+  
+  /**
+   * POST /v1/s3/multipart/complete: every part re-verified, the object stored through the exact executor.
+   */
+  CompleteMultipartUpload(argument: _svc_v1_ObjectGatewayServiceCompleteMultipartUploadRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_ObjectGatewayServiceCompleteMultipartUploadResponse__Output>): grpc.ClientUnaryCall;
+  CompleteMultipartUpload(argument: _svc_v1_ObjectGatewayServiceCompleteMultipartUploadRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_ObjectGatewayServiceCompleteMultipartUploadResponse__Output>): grpc.ClientUnaryCall;
+  CompleteMultipartUpload(argument: _svc_v1_ObjectGatewayServiceCompleteMultipartUploadRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_ObjectGatewayServiceCompleteMultipartUploadResponse__Output>): grpc.ClientUnaryCall;
+  CompleteMultipartUpload(argument: _svc_v1_ObjectGatewayServiceCompleteMultipartUploadRequest, callback: grpc.requestCallback<_svc_v1_ObjectGatewayServiceCompleteMultipartUploadResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * POST /v1/s3/multipart/complete: every part re-verified, the object stored through the exact executor.
+   */
+  completeMultipartUpload(argument: _svc_v1_ObjectGatewayServiceCompleteMultipartUploadRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_ObjectGatewayServiceCompleteMultipartUploadResponse__Output>): grpc.ClientUnaryCall;
+  completeMultipartUpload(argument: _svc_v1_ObjectGatewayServiceCompleteMultipartUploadRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_ObjectGatewayServiceCompleteMultipartUploadResponse__Output>): grpc.ClientUnaryCall;
+  completeMultipartUpload(argument: _svc_v1_ObjectGatewayServiceCompleteMultipartUploadRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_ObjectGatewayServiceCompleteMultipartUploadResponse__Output>): grpc.ClientUnaryCall;
+  completeMultipartUpload(argument: _svc_v1_ObjectGatewayServiceCompleteMultipartUploadRequest, callback: grpc.requestCallback<_svc_v1_ObjectGatewayServiceCompleteMultipartUploadResponse__Output>): grpc.ClientUnaryCall;
+  
+  /**
+   * POST /v1/s3/multipart/create
+   */
+  CreateMultipartUpload(argument: _svc_v1_ObjectGatewayServiceCreateMultipartUploadRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_ObjectGatewayServiceCreateMultipartUploadResponse__Output>): grpc.ClientUnaryCall;
+  CreateMultipartUpload(argument: _svc_v1_ObjectGatewayServiceCreateMultipartUploadRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_ObjectGatewayServiceCreateMultipartUploadResponse__Output>): grpc.ClientUnaryCall;
+  CreateMultipartUpload(argument: _svc_v1_ObjectGatewayServiceCreateMultipartUploadRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_ObjectGatewayServiceCreateMultipartUploadResponse__Output>): grpc.ClientUnaryCall;
+  CreateMultipartUpload(argument: _svc_v1_ObjectGatewayServiceCreateMultipartUploadRequest, callback: grpc.requestCallback<_svc_v1_ObjectGatewayServiceCreateMultipartUploadResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * POST /v1/s3/multipart/create
+   */
+  createMultipartUpload(argument: _svc_v1_ObjectGatewayServiceCreateMultipartUploadRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_ObjectGatewayServiceCreateMultipartUploadResponse__Output>): grpc.ClientUnaryCall;
+  createMultipartUpload(argument: _svc_v1_ObjectGatewayServiceCreateMultipartUploadRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_ObjectGatewayServiceCreateMultipartUploadResponse__Output>): grpc.ClientUnaryCall;
+  createMultipartUpload(argument: _svc_v1_ObjectGatewayServiceCreateMultipartUploadRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_ObjectGatewayServiceCreateMultipartUploadResponse__Output>): grpc.ClientUnaryCall;
+  createMultipartUpload(argument: _svc_v1_ObjectGatewayServiceCreateMultipartUploadRequest, callback: grpc.requestCallback<_svc_v1_ObjectGatewayServiceCreateMultipartUploadResponse__Output>): grpc.ClientUnaryCall;
+  
   /**
    * POST /v1/s3/objects/delete (denied unless policy allows)
    */
@@ -91,12 +144,44 @@ export interface ObjectGatewayServiceClient extends grpc.Client {
   put(argument: _svc_v1_ObjectGatewayServicePutRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_ObjectGatewayServicePutResponse__Output>): grpc.ClientUnaryCall;
   put(argument: _svc_v1_ObjectGatewayServicePutRequest, callback: grpc.requestCallback<_svc_v1_ObjectGatewayServicePutResponse__Output>): grpc.ClientUnaryCall;
   
+  /**
+   * POST /v1/s3/multipart/part, client streaming: one `part` header message, then the
+   * part's bytes in `data` messages (any size each); the server hashes what arrived.
+   */
+  UploadPart(metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_ObjectGatewayServiceUploadPartResponse__Output>): grpc.ClientWritableStream<_svc_v1_ObjectGatewayServiceUploadPartRequest>;
+  UploadPart(metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_ObjectGatewayServiceUploadPartResponse__Output>): grpc.ClientWritableStream<_svc_v1_ObjectGatewayServiceUploadPartRequest>;
+  UploadPart(options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_ObjectGatewayServiceUploadPartResponse__Output>): grpc.ClientWritableStream<_svc_v1_ObjectGatewayServiceUploadPartRequest>;
+  UploadPart(callback: grpc.requestCallback<_svc_v1_ObjectGatewayServiceUploadPartResponse__Output>): grpc.ClientWritableStream<_svc_v1_ObjectGatewayServiceUploadPartRequest>;
+  /**
+   * POST /v1/s3/multipart/part, client streaming: one `part` header message, then the
+   * part's bytes in `data` messages (any size each); the server hashes what arrived.
+   */
+  uploadPart(metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_ObjectGatewayServiceUploadPartResponse__Output>): grpc.ClientWritableStream<_svc_v1_ObjectGatewayServiceUploadPartRequest>;
+  uploadPart(metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_ObjectGatewayServiceUploadPartResponse__Output>): grpc.ClientWritableStream<_svc_v1_ObjectGatewayServiceUploadPartRequest>;
+  uploadPart(options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_ObjectGatewayServiceUploadPartResponse__Output>): grpc.ClientWritableStream<_svc_v1_ObjectGatewayServiceUploadPartRequest>;
+  uploadPart(callback: grpc.requestCallback<_svc_v1_ObjectGatewayServiceUploadPartResponse__Output>): grpc.ClientWritableStream<_svc_v1_ObjectGatewayServiceUploadPartRequest>;
+  
 }
 
 /**
  * The object gateway (REST /v1/s3/objects).
  */
 export interface ObjectGatewayServiceHandlers extends grpc.UntypedServiceImplementation {
+  /**
+   * POST /v1/s3/multipart/abort
+   */
+  AbortMultipartUpload: grpc.handleUnaryCall<_svc_v1_ObjectGatewayServiceAbortMultipartUploadRequest__Output, _svc_v1_ObjectGatewayServiceAbortMultipartUploadResponse>;
+  
+  /**
+   * POST /v1/s3/multipart/complete: every part re-verified, the object stored through the exact executor.
+   */
+  CompleteMultipartUpload: grpc.handleUnaryCall<_svc_v1_ObjectGatewayServiceCompleteMultipartUploadRequest__Output, _svc_v1_ObjectGatewayServiceCompleteMultipartUploadResponse>;
+  
+  /**
+   * POST /v1/s3/multipart/create
+   */
+  CreateMultipartUpload: grpc.handleUnaryCall<_svc_v1_ObjectGatewayServiceCreateMultipartUploadRequest__Output, _svc_v1_ObjectGatewayServiceCreateMultipartUploadResponse>;
+  
   /**
    * POST /v1/s3/objects/delete (denied unless policy allows)
    */
@@ -123,12 +208,22 @@ export interface ObjectGatewayServiceHandlers extends grpc.UntypedServiceImpleme
    */
   Put: grpc.handleUnaryCall<_svc_v1_ObjectGatewayServicePutRequest__Output, _svc_v1_ObjectGatewayServicePutResponse>;
   
+  /**
+   * POST /v1/s3/multipart/part, client streaming: one `part` header message, then the
+   * part's bytes in `data` messages (any size each); the server hashes what arrived.
+   */
+  UploadPart: grpc.handleClientStreamingCall<_svc_v1_ObjectGatewayServiceUploadPartRequest__Output, _svc_v1_ObjectGatewayServiceUploadPartResponse>;
+  
 }
 
 export interface ObjectGatewayServiceDefinition extends grpc.ServiceDefinition {
+  AbortMultipartUpload: MethodDefinition<_svc_v1_ObjectGatewayServiceAbortMultipartUploadRequest, _svc_v1_ObjectGatewayServiceAbortMultipartUploadResponse, _svc_v1_ObjectGatewayServiceAbortMultipartUploadRequest__Output, _svc_v1_ObjectGatewayServiceAbortMultipartUploadResponse__Output>
+  CompleteMultipartUpload: MethodDefinition<_svc_v1_ObjectGatewayServiceCompleteMultipartUploadRequest, _svc_v1_ObjectGatewayServiceCompleteMultipartUploadResponse, _svc_v1_ObjectGatewayServiceCompleteMultipartUploadRequest__Output, _svc_v1_ObjectGatewayServiceCompleteMultipartUploadResponse__Output>
+  CreateMultipartUpload: MethodDefinition<_svc_v1_ObjectGatewayServiceCreateMultipartUploadRequest, _svc_v1_ObjectGatewayServiceCreateMultipartUploadResponse, _svc_v1_ObjectGatewayServiceCreateMultipartUploadRequest__Output, _svc_v1_ObjectGatewayServiceCreateMultipartUploadResponse__Output>
   Delete: MethodDefinition<_svc_v1_ObjectGatewayServiceDeleteRequest, _svc_v1_ObjectGatewayServiceDeleteResponse, _svc_v1_ObjectGatewayServiceDeleteRequest__Output, _svc_v1_ObjectGatewayServiceDeleteResponse__Output>
   Get: MethodDefinition<_svc_v1_ObjectGatewayServiceGetRequest, _svc_v1_ObjectGatewayServiceGetResponse, _svc_v1_ObjectGatewayServiceGetRequest__Output, _svc_v1_ObjectGatewayServiceGetResponse__Output>
   Head: MethodDefinition<_svc_v1_ObjectGatewayServiceHeadRequest, _svc_v1_ObjectGatewayServiceHeadResponse, _svc_v1_ObjectGatewayServiceHeadRequest__Output, _svc_v1_ObjectGatewayServiceHeadResponse__Output>
   List: MethodDefinition<_svc_v1_ObjectGatewayServiceListRequest, _svc_v1_ObjectGatewayServiceListResponse, _svc_v1_ObjectGatewayServiceListRequest__Output, _svc_v1_ObjectGatewayServiceListResponse__Output>
   Put: MethodDefinition<_svc_v1_ObjectGatewayServicePutRequest, _svc_v1_ObjectGatewayServicePutResponse, _svc_v1_ObjectGatewayServicePutRequest__Output, _svc_v1_ObjectGatewayServicePutResponse__Output>
+  UploadPart: MethodDefinition<_svc_v1_ObjectGatewayServiceUploadPartRequest, _svc_v1_ObjectGatewayServiceUploadPartResponse, _svc_v1_ObjectGatewayServiceUploadPartRequest__Output, _svc_v1_ObjectGatewayServiceUploadPartResponse__Output>
 }

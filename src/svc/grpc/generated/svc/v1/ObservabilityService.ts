@@ -3,13 +3,34 @@
 
 import type * as grpc from '@grpc/grpc-js'
 import type { MethodDefinition } from '@grpc/proto-loader'
+import type { ObservabilityServiceDashboardReportRequest as _svc_v1_ObservabilityServiceDashboardReportRequest, ObservabilityServiceDashboardReportRequest__Output as _svc_v1_ObservabilityServiceDashboardReportRequest__Output } from '../../svc/v1/ObservabilityServiceDashboardReportRequest.ts';
+import type { ObservabilityServiceDashboardReportResponse as _svc_v1_ObservabilityServiceDashboardReportResponse, ObservabilityServiceDashboardReportResponse__Output as _svc_v1_ObservabilityServiceDashboardReportResponse__Output } from '../../svc/v1/ObservabilityServiceDashboardReportResponse.ts';
 import type { ObservabilityServiceMetricsRequest as _svc_v1_ObservabilityServiceMetricsRequest, ObservabilityServiceMetricsRequest__Output as _svc_v1_ObservabilityServiceMetricsRequest__Output } from '../../svc/v1/ObservabilityServiceMetricsRequest.ts';
 import type { ObservabilityServiceMetricsResponse as _svc_v1_ObservabilityServiceMetricsResponse, ObservabilityServiceMetricsResponse__Output as _svc_v1_ObservabilityServiceMetricsResponse__Output } from '../../svc/v1/ObservabilityServiceMetricsResponse.ts';
+import type { ObservabilityServiceQueryLogsRequest as _svc_v1_ObservabilityServiceQueryLogsRequest, ObservabilityServiceQueryLogsRequest__Output as _svc_v1_ObservabilityServiceQueryLogsRequest__Output } from '../../svc/v1/ObservabilityServiceQueryLogsRequest.ts';
+import type { ObservabilityServiceQueryLogsResponse as _svc_v1_ObservabilityServiceQueryLogsResponse, ObservabilityServiceQueryLogsResponse__Output as _svc_v1_ObservabilityServiceQueryLogsResponse__Output } from '../../svc/v1/ObservabilityServiceQueryLogsResponse.ts';
+import type { ObservabilityServiceRecommendationsRequest as _svc_v1_ObservabilityServiceRecommendationsRequest, ObservabilityServiceRecommendationsRequest__Output as _svc_v1_ObservabilityServiceRecommendationsRequest__Output } from '../../svc/v1/ObservabilityServiceRecommendationsRequest.ts';
+import type { ObservabilityServiceRecommendationsResponse as _svc_v1_ObservabilityServiceRecommendationsResponse, ObservabilityServiceRecommendationsResponse__Output as _svc_v1_ObservabilityServiceRecommendationsResponse__Output } from '../../svc/v1/ObservabilityServiceRecommendationsResponse.ts';
 
 /**
  * Metrics (REST GET /metrics).
  */
 export interface ObservabilityServiceClient extends grpc.Client {
+  /**
+   * GET /v1/reports/dashboard: the dashboard report computed from manifest and ledger rows.
+   */
+  DashboardReport(argument: _svc_v1_ObservabilityServiceDashboardReportRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_ObservabilityServiceDashboardReportResponse__Output>): grpc.ClientUnaryCall;
+  DashboardReport(argument: _svc_v1_ObservabilityServiceDashboardReportRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_ObservabilityServiceDashboardReportResponse__Output>): grpc.ClientUnaryCall;
+  DashboardReport(argument: _svc_v1_ObservabilityServiceDashboardReportRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_ObservabilityServiceDashboardReportResponse__Output>): grpc.ClientUnaryCall;
+  DashboardReport(argument: _svc_v1_ObservabilityServiceDashboardReportRequest, callback: grpc.requestCallback<_svc_v1_ObservabilityServiceDashboardReportResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * GET /v1/reports/dashboard: the dashboard report computed from manifest and ledger rows.
+   */
+  dashboardReport(argument: _svc_v1_ObservabilityServiceDashboardReportRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_ObservabilityServiceDashboardReportResponse__Output>): grpc.ClientUnaryCall;
+  dashboardReport(argument: _svc_v1_ObservabilityServiceDashboardReportRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_ObservabilityServiceDashboardReportResponse__Output>): grpc.ClientUnaryCall;
+  dashboardReport(argument: _svc_v1_ObservabilityServiceDashboardReportRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_ObservabilityServiceDashboardReportResponse__Output>): grpc.ClientUnaryCall;
+  dashboardReport(argument: _svc_v1_ObservabilityServiceDashboardReportRequest, callback: grpc.requestCallback<_svc_v1_ObservabilityServiceDashboardReportResponse__Output>): grpc.ClientUnaryCall;
+  
   /**
    * Prometheus text exposition; needs metrics:read.
    */
@@ -25,6 +46,36 @@ export interface ObservabilityServiceClient extends grpc.Client {
   metrics(argument: _svc_v1_ObservabilityServiceMetricsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_ObservabilityServiceMetricsResponse__Output>): grpc.ClientUnaryCall;
   metrics(argument: _svc_v1_ObservabilityServiceMetricsRequest, callback: grpc.requestCallback<_svc_v1_ObservabilityServiceMetricsResponse__Output>): grpc.ClientUnaryCall;
   
+  /**
+   * POST /v1/logs/query: redacted operational log entries.
+   */
+  QueryLogs(argument: _svc_v1_ObservabilityServiceQueryLogsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_ObservabilityServiceQueryLogsResponse__Output>): grpc.ClientUnaryCall;
+  QueryLogs(argument: _svc_v1_ObservabilityServiceQueryLogsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_ObservabilityServiceQueryLogsResponse__Output>): grpc.ClientUnaryCall;
+  QueryLogs(argument: _svc_v1_ObservabilityServiceQueryLogsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_ObservabilityServiceQueryLogsResponse__Output>): grpc.ClientUnaryCall;
+  QueryLogs(argument: _svc_v1_ObservabilityServiceQueryLogsRequest, callback: grpc.requestCallback<_svc_v1_ObservabilityServiceQueryLogsResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * POST /v1/logs/query: redacted operational log entries.
+   */
+  queryLogs(argument: _svc_v1_ObservabilityServiceQueryLogsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_ObservabilityServiceQueryLogsResponse__Output>): grpc.ClientUnaryCall;
+  queryLogs(argument: _svc_v1_ObservabilityServiceQueryLogsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_ObservabilityServiceQueryLogsResponse__Output>): grpc.ClientUnaryCall;
+  queryLogs(argument: _svc_v1_ObservabilityServiceQueryLogsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_ObservabilityServiceQueryLogsResponse__Output>): grpc.ClientUnaryCall;
+  queryLogs(argument: _svc_v1_ObservabilityServiceQueryLogsRequest, callback: grpc.requestCallback<_svc_v1_ObservabilityServiceQueryLogsResponse__Output>): grpc.ClientUnaryCall;
+  
+  /**
+   * GET /v1/reports/recommendations: data-quality findings with evidence ids.
+   */
+  Recommendations(argument: _svc_v1_ObservabilityServiceRecommendationsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_ObservabilityServiceRecommendationsResponse__Output>): grpc.ClientUnaryCall;
+  Recommendations(argument: _svc_v1_ObservabilityServiceRecommendationsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_ObservabilityServiceRecommendationsResponse__Output>): grpc.ClientUnaryCall;
+  Recommendations(argument: _svc_v1_ObservabilityServiceRecommendationsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_ObservabilityServiceRecommendationsResponse__Output>): grpc.ClientUnaryCall;
+  Recommendations(argument: _svc_v1_ObservabilityServiceRecommendationsRequest, callback: grpc.requestCallback<_svc_v1_ObservabilityServiceRecommendationsResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * GET /v1/reports/recommendations: data-quality findings with evidence ids.
+   */
+  recommendations(argument: _svc_v1_ObservabilityServiceRecommendationsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_ObservabilityServiceRecommendationsResponse__Output>): grpc.ClientUnaryCall;
+  recommendations(argument: _svc_v1_ObservabilityServiceRecommendationsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_ObservabilityServiceRecommendationsResponse__Output>): grpc.ClientUnaryCall;
+  recommendations(argument: _svc_v1_ObservabilityServiceRecommendationsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_ObservabilityServiceRecommendationsResponse__Output>): grpc.ClientUnaryCall;
+  recommendations(argument: _svc_v1_ObservabilityServiceRecommendationsRequest, callback: grpc.requestCallback<_svc_v1_ObservabilityServiceRecommendationsResponse__Output>): grpc.ClientUnaryCall;
+  
 }
 
 /**
@@ -32,12 +83,30 @@ export interface ObservabilityServiceClient extends grpc.Client {
  */
 export interface ObservabilityServiceHandlers extends grpc.UntypedServiceImplementation {
   /**
+   * GET /v1/reports/dashboard: the dashboard report computed from manifest and ledger rows.
+   */
+  DashboardReport: grpc.handleUnaryCall<_svc_v1_ObservabilityServiceDashboardReportRequest__Output, _svc_v1_ObservabilityServiceDashboardReportResponse>;
+  
+  /**
    * Prometheus text exposition; needs metrics:read.
    */
   Metrics: grpc.handleUnaryCall<_svc_v1_ObservabilityServiceMetricsRequest__Output, _svc_v1_ObservabilityServiceMetricsResponse>;
   
+  /**
+   * POST /v1/logs/query: redacted operational log entries.
+   */
+  QueryLogs: grpc.handleUnaryCall<_svc_v1_ObservabilityServiceQueryLogsRequest__Output, _svc_v1_ObservabilityServiceQueryLogsResponse>;
+  
+  /**
+   * GET /v1/reports/recommendations: data-quality findings with evidence ids.
+   */
+  Recommendations: grpc.handleUnaryCall<_svc_v1_ObservabilityServiceRecommendationsRequest__Output, _svc_v1_ObservabilityServiceRecommendationsResponse>;
+  
 }
 
 export interface ObservabilityServiceDefinition extends grpc.ServiceDefinition {
+  DashboardReport: MethodDefinition<_svc_v1_ObservabilityServiceDashboardReportRequest, _svc_v1_ObservabilityServiceDashboardReportResponse, _svc_v1_ObservabilityServiceDashboardReportRequest__Output, _svc_v1_ObservabilityServiceDashboardReportResponse__Output>
   Metrics: MethodDefinition<_svc_v1_ObservabilityServiceMetricsRequest, _svc_v1_ObservabilityServiceMetricsResponse, _svc_v1_ObservabilityServiceMetricsRequest__Output, _svc_v1_ObservabilityServiceMetricsResponse__Output>
+  QueryLogs: MethodDefinition<_svc_v1_ObservabilityServiceQueryLogsRequest, _svc_v1_ObservabilityServiceQueryLogsResponse, _svc_v1_ObservabilityServiceQueryLogsRequest__Output, _svc_v1_ObservabilityServiceQueryLogsResponse__Output>
+  Recommendations: MethodDefinition<_svc_v1_ObservabilityServiceRecommendationsRequest, _svc_v1_ObservabilityServiceRecommendationsResponse, _svc_v1_ObservabilityServiceRecommendationsRequest__Output, _svc_v1_ObservabilityServiceRecommendationsResponse__Output>
 }

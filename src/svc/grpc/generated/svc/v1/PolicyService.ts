@@ -5,8 +5,14 @@ import type * as grpc from '@grpc/grpc-js'
 import type { MethodDefinition } from '@grpc/proto-loader'
 import type { PolicyServiceEvaluateRequest as _svc_v1_PolicyServiceEvaluateRequest, PolicyServiceEvaluateRequest__Output as _svc_v1_PolicyServiceEvaluateRequest__Output } from '../../svc/v1/PolicyServiceEvaluateRequest.ts';
 import type { PolicyServiceEvaluateResponse as _svc_v1_PolicyServiceEvaluateResponse, PolicyServiceEvaluateResponse__Output as _svc_v1_PolicyServiceEvaluateResponse__Output } from '../../svc/v1/PolicyServiceEvaluateResponse.ts';
+import type { PolicyServiceGetBundleRequest as _svc_v1_PolicyServiceGetBundleRequest, PolicyServiceGetBundleRequest__Output as _svc_v1_PolicyServiceGetBundleRequest__Output } from '../../svc/v1/PolicyServiceGetBundleRequest.ts';
+import type { PolicyServiceGetBundleResponse as _svc_v1_PolicyServiceGetBundleResponse, PolicyServiceGetBundleResponse__Output as _svc_v1_PolicyServiceGetBundleResponse__Output } from '../../svc/v1/PolicyServiceGetBundleResponse.ts';
 import type { PolicyServiceListBundlesRequest as _svc_v1_PolicyServiceListBundlesRequest, PolicyServiceListBundlesRequest__Output as _svc_v1_PolicyServiceListBundlesRequest__Output } from '../../svc/v1/PolicyServiceListBundlesRequest.ts';
 import type { PolicyServiceListBundlesResponse as _svc_v1_PolicyServiceListBundlesResponse, PolicyServiceListBundlesResponse__Output as _svc_v1_PolicyServiceListBundlesResponse__Output } from '../../svc/v1/PolicyServiceListBundlesResponse.ts';
+import type { PolicyServicePublishBundleRequest as _svc_v1_PolicyServicePublishBundleRequest, PolicyServicePublishBundleRequest__Output as _svc_v1_PolicyServicePublishBundleRequest__Output } from '../../svc/v1/PolicyServicePublishBundleRequest.ts';
+import type { PolicyServicePublishBundleResponse as _svc_v1_PolicyServicePublishBundleResponse, PolicyServicePublishBundleResponse__Output as _svc_v1_PolicyServicePublishBundleResponse__Output } from '../../svc/v1/PolicyServicePublishBundleResponse.ts';
+import type { PolicyServiceReloadBundleRequest as _svc_v1_PolicyServiceReloadBundleRequest, PolicyServiceReloadBundleRequest__Output as _svc_v1_PolicyServiceReloadBundleRequest__Output } from '../../svc/v1/PolicyServiceReloadBundleRequest.ts';
+import type { PolicyServiceReloadBundleResponse as _svc_v1_PolicyServiceReloadBundleResponse, PolicyServiceReloadBundleResponse__Output as _svc_v1_PolicyServiceReloadBundleResponse__Output } from '../../svc/v1/PolicyServiceReloadBundleResponse.ts';
 import type { PolicyServiceValidateRequest as _svc_v1_PolicyServiceValidateRequest, PolicyServiceValidateRequest__Output as _svc_v1_PolicyServiceValidateRequest__Output } from '../../svc/v1/PolicyServiceValidateRequest.ts';
 import type { PolicyServiceValidateResponse as _svc_v1_PolicyServiceValidateResponse, PolicyServiceValidateResponse__Output as _svc_v1_PolicyServiceValidateResponse__Output } from '../../svc/v1/PolicyServiceValidateResponse.ts';
 
@@ -30,6 +36,21 @@ export interface PolicyServiceClient extends grpc.Client {
   evaluate(argument: _svc_v1_PolicyServiceEvaluateRequest, callback: grpc.requestCallback<_svc_v1_PolicyServiceEvaluateResponse__Output>): grpc.ClientUnaryCall;
   
   /**
+   * GET /v1/policies/bundles/{name}: the active version, or `version`.
+   */
+  GetBundle(argument: _svc_v1_PolicyServiceGetBundleRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_PolicyServiceGetBundleResponse__Output>): grpc.ClientUnaryCall;
+  GetBundle(argument: _svc_v1_PolicyServiceGetBundleRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_PolicyServiceGetBundleResponse__Output>): grpc.ClientUnaryCall;
+  GetBundle(argument: _svc_v1_PolicyServiceGetBundleRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_PolicyServiceGetBundleResponse__Output>): grpc.ClientUnaryCall;
+  GetBundle(argument: _svc_v1_PolicyServiceGetBundleRequest, callback: grpc.requestCallback<_svc_v1_PolicyServiceGetBundleResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * GET /v1/policies/bundles/{name}: the active version, or `version`.
+   */
+  getBundle(argument: _svc_v1_PolicyServiceGetBundleRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_PolicyServiceGetBundleResponse__Output>): grpc.ClientUnaryCall;
+  getBundle(argument: _svc_v1_PolicyServiceGetBundleRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_PolicyServiceGetBundleResponse__Output>): grpc.ClientUnaryCall;
+  getBundle(argument: _svc_v1_PolicyServiceGetBundleRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_PolicyServiceGetBundleResponse__Output>): grpc.ClientUnaryCall;
+  getBundle(argument: _svc_v1_PolicyServiceGetBundleRequest, callback: grpc.requestCallback<_svc_v1_PolicyServiceGetBundleResponse__Output>): grpc.ClientUnaryCall;
+  
+  /**
    * GET /v1/policies/bundles
    */
   ListBundles(argument: _svc_v1_PolicyServiceListBundlesRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_PolicyServiceListBundlesResponse__Output>): grpc.ClientUnaryCall;
@@ -43,6 +64,36 @@ export interface PolicyServiceClient extends grpc.Client {
   listBundles(argument: _svc_v1_PolicyServiceListBundlesRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_PolicyServiceListBundlesResponse__Output>): grpc.ClientUnaryCall;
   listBundles(argument: _svc_v1_PolicyServiceListBundlesRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_PolicyServiceListBundlesResponse__Output>): grpc.ClientUnaryCall;
   listBundles(argument: _svc_v1_PolicyServiceListBundlesRequest, callback: grpc.requestCallback<_svc_v1_PolicyServiceListBundlesResponse__Output>): grpc.ClientUnaryCall;
+  
+  /**
+   * POST /v1/policies/bundles/{name}/publish (policy:publish); runs as an operation work unit.
+   */
+  PublishBundle(argument: _svc_v1_PolicyServicePublishBundleRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_PolicyServicePublishBundleResponse__Output>): grpc.ClientUnaryCall;
+  PublishBundle(argument: _svc_v1_PolicyServicePublishBundleRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_PolicyServicePublishBundleResponse__Output>): grpc.ClientUnaryCall;
+  PublishBundle(argument: _svc_v1_PolicyServicePublishBundleRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_PolicyServicePublishBundleResponse__Output>): grpc.ClientUnaryCall;
+  PublishBundle(argument: _svc_v1_PolicyServicePublishBundleRequest, callback: grpc.requestCallback<_svc_v1_PolicyServicePublishBundleResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * POST /v1/policies/bundles/{name}/publish (policy:publish); runs as an operation work unit.
+   */
+  publishBundle(argument: _svc_v1_PolicyServicePublishBundleRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_PolicyServicePublishBundleResponse__Output>): grpc.ClientUnaryCall;
+  publishBundle(argument: _svc_v1_PolicyServicePublishBundleRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_PolicyServicePublishBundleResponse__Output>): grpc.ClientUnaryCall;
+  publishBundle(argument: _svc_v1_PolicyServicePublishBundleRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_PolicyServicePublishBundleResponse__Output>): grpc.ClientUnaryCall;
+  publishBundle(argument: _svc_v1_PolicyServicePublishBundleRequest, callback: grpc.requestCallback<_svc_v1_PolicyServicePublishBundleResponse__Output>): grpc.ClientUnaryCall;
+  
+  /**
+   * POST /v1/policies/bundles/{name}/reload: validate the active bundle on disk and put it in force.
+   */
+  ReloadBundle(argument: _svc_v1_PolicyServiceReloadBundleRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_PolicyServiceReloadBundleResponse__Output>): grpc.ClientUnaryCall;
+  ReloadBundle(argument: _svc_v1_PolicyServiceReloadBundleRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_PolicyServiceReloadBundleResponse__Output>): grpc.ClientUnaryCall;
+  ReloadBundle(argument: _svc_v1_PolicyServiceReloadBundleRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_PolicyServiceReloadBundleResponse__Output>): grpc.ClientUnaryCall;
+  ReloadBundle(argument: _svc_v1_PolicyServiceReloadBundleRequest, callback: grpc.requestCallback<_svc_v1_PolicyServiceReloadBundleResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * POST /v1/policies/bundles/{name}/reload: validate the active bundle on disk and put it in force.
+   */
+  reloadBundle(argument: _svc_v1_PolicyServiceReloadBundleRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_PolicyServiceReloadBundleResponse__Output>): grpc.ClientUnaryCall;
+  reloadBundle(argument: _svc_v1_PolicyServiceReloadBundleRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_PolicyServiceReloadBundleResponse__Output>): grpc.ClientUnaryCall;
+  reloadBundle(argument: _svc_v1_PolicyServiceReloadBundleRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_PolicyServiceReloadBundleResponse__Output>): grpc.ClientUnaryCall;
+  reloadBundle(argument: _svc_v1_PolicyServiceReloadBundleRequest, callback: grpc.requestCallback<_svc_v1_PolicyServiceReloadBundleResponse__Output>): grpc.ClientUnaryCall;
   
   /**
    * POST /v1/policies/validate
@@ -71,9 +122,24 @@ export interface PolicyServiceHandlers extends grpc.UntypedServiceImplementation
   Evaluate: grpc.handleUnaryCall<_svc_v1_PolicyServiceEvaluateRequest__Output, _svc_v1_PolicyServiceEvaluateResponse>;
   
   /**
+   * GET /v1/policies/bundles/{name}: the active version, or `version`.
+   */
+  GetBundle: grpc.handleUnaryCall<_svc_v1_PolicyServiceGetBundleRequest__Output, _svc_v1_PolicyServiceGetBundleResponse>;
+  
+  /**
    * GET /v1/policies/bundles
    */
   ListBundles: grpc.handleUnaryCall<_svc_v1_PolicyServiceListBundlesRequest__Output, _svc_v1_PolicyServiceListBundlesResponse>;
+  
+  /**
+   * POST /v1/policies/bundles/{name}/publish (policy:publish); runs as an operation work unit.
+   */
+  PublishBundle: grpc.handleUnaryCall<_svc_v1_PolicyServicePublishBundleRequest__Output, _svc_v1_PolicyServicePublishBundleResponse>;
+  
+  /**
+   * POST /v1/policies/bundles/{name}/reload: validate the active bundle on disk and put it in force.
+   */
+  ReloadBundle: grpc.handleUnaryCall<_svc_v1_PolicyServiceReloadBundleRequest__Output, _svc_v1_PolicyServiceReloadBundleResponse>;
   
   /**
    * POST /v1/policies/validate
@@ -84,6 +150,9 @@ export interface PolicyServiceHandlers extends grpc.UntypedServiceImplementation
 
 export interface PolicyServiceDefinition extends grpc.ServiceDefinition {
   Evaluate: MethodDefinition<_svc_v1_PolicyServiceEvaluateRequest, _svc_v1_PolicyServiceEvaluateResponse, _svc_v1_PolicyServiceEvaluateRequest__Output, _svc_v1_PolicyServiceEvaluateResponse__Output>
+  GetBundle: MethodDefinition<_svc_v1_PolicyServiceGetBundleRequest, _svc_v1_PolicyServiceGetBundleResponse, _svc_v1_PolicyServiceGetBundleRequest__Output, _svc_v1_PolicyServiceGetBundleResponse__Output>
   ListBundles: MethodDefinition<_svc_v1_PolicyServiceListBundlesRequest, _svc_v1_PolicyServiceListBundlesResponse, _svc_v1_PolicyServiceListBundlesRequest__Output, _svc_v1_PolicyServiceListBundlesResponse__Output>
+  PublishBundle: MethodDefinition<_svc_v1_PolicyServicePublishBundleRequest, _svc_v1_PolicyServicePublishBundleResponse, _svc_v1_PolicyServicePublishBundleRequest__Output, _svc_v1_PolicyServicePublishBundleResponse__Output>
+  ReloadBundle: MethodDefinition<_svc_v1_PolicyServiceReloadBundleRequest, _svc_v1_PolicyServiceReloadBundleResponse, _svc_v1_PolicyServiceReloadBundleRequest__Output, _svc_v1_PolicyServiceReloadBundleResponse__Output>
   Validate: MethodDefinition<_svc_v1_PolicyServiceValidateRequest, _svc_v1_PolicyServiceValidateResponse, _svc_v1_PolicyServiceValidateRequest__Output, _svc_v1_PolicyServiceValidateResponse__Output>
 }

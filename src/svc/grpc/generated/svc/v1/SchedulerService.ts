@@ -15,6 +15,10 @@ import type { SchedulerServiceLoadForecastRequest as _svc_v1_SchedulerServiceLoa
 import type { SchedulerServiceLoadForecastResponse as _svc_v1_SchedulerServiceLoadForecastResponse, SchedulerServiceLoadForecastResponse__Output as _svc_v1_SchedulerServiceLoadForecastResponse__Output } from '../../svc/v1/SchedulerServiceLoadForecastResponse.ts';
 import type { SchedulerServicePreviewPlanRequest as _svc_v1_SchedulerServicePreviewPlanRequest, SchedulerServicePreviewPlanRequest__Output as _svc_v1_SchedulerServicePreviewPlanRequest__Output } from '../../svc/v1/SchedulerServicePreviewPlanRequest.ts';
 import type { SchedulerServicePreviewPlanResponse as _svc_v1_SchedulerServicePreviewPlanResponse, SchedulerServicePreviewPlanResponse__Output as _svc_v1_SchedulerServicePreviewPlanResponse__Output } from '../../svc/v1/SchedulerServicePreviewPlanResponse.ts';
+import type { SchedulerServicePullForecastsRequest as _svc_v1_SchedulerServicePullForecastsRequest, SchedulerServicePullForecastsRequest__Output as _svc_v1_SchedulerServicePullForecastsRequest__Output } from '../../svc/v1/SchedulerServicePullForecastsRequest.ts';
+import type { SchedulerServicePullForecastsResponse as _svc_v1_SchedulerServicePullForecastsResponse, SchedulerServicePullForecastsResponse__Output as _svc_v1_SchedulerServicePullForecastsResponse__Output } from '../../svc/v1/SchedulerServicePullForecastsResponse.ts';
+import type { SchedulerServiceReloadForecastsRequest as _svc_v1_SchedulerServiceReloadForecastsRequest, SchedulerServiceReloadForecastsRequest__Output as _svc_v1_SchedulerServiceReloadForecastsRequest__Output } from '../../svc/v1/SchedulerServiceReloadForecastsRequest.ts';
+import type { SchedulerServiceReloadForecastsResponse as _svc_v1_SchedulerServiceReloadForecastsResponse, SchedulerServiceReloadForecastsResponse__Output as _svc_v1_SchedulerServiceReloadForecastsResponse__Output } from '../../svc/v1/SchedulerServiceReloadForecastsResponse.ts';
 import type { SchedulerServiceSubmitJobRequest as _svc_v1_SchedulerServiceSubmitJobRequest, SchedulerServiceSubmitJobRequest__Output as _svc_v1_SchedulerServiceSubmitJobRequest__Output } from '../../svc/v1/SchedulerServiceSubmitJobRequest.ts';
 import type { SchedulerServiceSubmitJobResponse as _svc_v1_SchedulerServiceSubmitJobResponse, SchedulerServiceSubmitJobResponse__Output as _svc_v1_SchedulerServiceSubmitJobResponse__Output } from '../../svc/v1/SchedulerServiceSubmitJobResponse.ts';
 import type { SchedulerServiceWatchJobRequest as _svc_v1_SchedulerServiceWatchJobRequest, SchedulerServiceWatchJobRequest__Output as _svc_v1_SchedulerServiceWatchJobRequest__Output } from '../../svc/v1/SchedulerServiceWatchJobRequest.ts';
@@ -116,6 +120,36 @@ export interface SchedulerServiceClient extends grpc.Client {
   previewPlan(argument: _svc_v1_SchedulerServicePreviewPlanRequest, callback: grpc.requestCallback<_svc_v1_SchedulerServicePreviewPlanResponse__Output>): grpc.ClientUnaryCall;
   
   /**
+   * POST /v1/scheduler/forecasts/pull: pull forecasts from the configured providers now.
+   */
+  PullForecasts(argument: _svc_v1_SchedulerServicePullForecastsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_SchedulerServicePullForecastsResponse__Output>): grpc.ClientUnaryCall;
+  PullForecasts(argument: _svc_v1_SchedulerServicePullForecastsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_SchedulerServicePullForecastsResponse__Output>): grpc.ClientUnaryCall;
+  PullForecasts(argument: _svc_v1_SchedulerServicePullForecastsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_SchedulerServicePullForecastsResponse__Output>): grpc.ClientUnaryCall;
+  PullForecasts(argument: _svc_v1_SchedulerServicePullForecastsRequest, callback: grpc.requestCallback<_svc_v1_SchedulerServicePullForecastsResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * POST /v1/scheduler/forecasts/pull: pull forecasts from the configured providers now.
+   */
+  pullForecasts(argument: _svc_v1_SchedulerServicePullForecastsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_SchedulerServicePullForecastsResponse__Output>): grpc.ClientUnaryCall;
+  pullForecasts(argument: _svc_v1_SchedulerServicePullForecastsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_SchedulerServicePullForecastsResponse__Output>): grpc.ClientUnaryCall;
+  pullForecasts(argument: _svc_v1_SchedulerServicePullForecastsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_SchedulerServicePullForecastsResponse__Output>): grpc.ClientUnaryCall;
+  pullForecasts(argument: _svc_v1_SchedulerServicePullForecastsRequest, callback: grpc.requestCallback<_svc_v1_SchedulerServicePullForecastsResponse__Output>): grpc.ClientUnaryCall;
+  
+  /**
+   * POST /v1/scheduler/forecasts/reload: re-read the server's forecast file now.
+   */
+  ReloadForecasts(argument: _svc_v1_SchedulerServiceReloadForecastsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_SchedulerServiceReloadForecastsResponse__Output>): grpc.ClientUnaryCall;
+  ReloadForecasts(argument: _svc_v1_SchedulerServiceReloadForecastsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_SchedulerServiceReloadForecastsResponse__Output>): grpc.ClientUnaryCall;
+  ReloadForecasts(argument: _svc_v1_SchedulerServiceReloadForecastsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_SchedulerServiceReloadForecastsResponse__Output>): grpc.ClientUnaryCall;
+  ReloadForecasts(argument: _svc_v1_SchedulerServiceReloadForecastsRequest, callback: grpc.requestCallback<_svc_v1_SchedulerServiceReloadForecastsResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * POST /v1/scheduler/forecasts/reload: re-read the server's forecast file now.
+   */
+  reloadForecasts(argument: _svc_v1_SchedulerServiceReloadForecastsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_SchedulerServiceReloadForecastsResponse__Output>): grpc.ClientUnaryCall;
+  reloadForecasts(argument: _svc_v1_SchedulerServiceReloadForecastsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_SchedulerServiceReloadForecastsResponse__Output>): grpc.ClientUnaryCall;
+  reloadForecasts(argument: _svc_v1_SchedulerServiceReloadForecastsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_SchedulerServiceReloadForecastsResponse__Output>): grpc.ClientUnaryCall;
+  reloadForecasts(argument: _svc_v1_SchedulerServiceReloadForecastsRequest, callback: grpc.requestCallback<_svc_v1_SchedulerServiceReloadForecastsResponse__Output>): grpc.ClientUnaryCall;
+  
+  /**
    * POST /v1/scheduler/jobs: submit a job; svc plans its start.
    */
   SubmitJob(argument: _svc_v1_SchedulerServiceSubmitJobRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_SchedulerServiceSubmitJobResponse__Output>): grpc.ClientUnaryCall;
@@ -181,6 +215,16 @@ export interface SchedulerServiceHandlers extends grpc.UntypedServiceImplementat
   PreviewPlan: grpc.handleUnaryCall<_svc_v1_SchedulerServicePreviewPlanRequest__Output, _svc_v1_SchedulerServicePreviewPlanResponse>;
   
   /**
+   * POST /v1/scheduler/forecasts/pull: pull forecasts from the configured providers now.
+   */
+  PullForecasts: grpc.handleUnaryCall<_svc_v1_SchedulerServicePullForecastsRequest__Output, _svc_v1_SchedulerServicePullForecastsResponse>;
+  
+  /**
+   * POST /v1/scheduler/forecasts/reload: re-read the server's forecast file now.
+   */
+  ReloadForecasts: grpc.handleUnaryCall<_svc_v1_SchedulerServiceReloadForecastsRequest__Output, _svc_v1_SchedulerServiceReloadForecastsResponse>;
+  
+  /**
    * POST /v1/scheduler/jobs: submit a job; svc plans its start.
    */
   SubmitJob: grpc.handleUnaryCall<_svc_v1_SchedulerServiceSubmitJobRequest__Output, _svc_v1_SchedulerServiceSubmitJobResponse>;
@@ -200,6 +244,8 @@ export interface SchedulerServiceDefinition extends grpc.ServiceDefinition {
   ListJobs: MethodDefinition<_svc_v1_SchedulerServiceListJobsRequest, _svc_v1_SchedulerServiceListJobsResponse, _svc_v1_SchedulerServiceListJobsRequest__Output, _svc_v1_SchedulerServiceListJobsResponse__Output>
   LoadForecast: MethodDefinition<_svc_v1_SchedulerServiceLoadForecastRequest, _svc_v1_SchedulerServiceLoadForecastResponse, _svc_v1_SchedulerServiceLoadForecastRequest__Output, _svc_v1_SchedulerServiceLoadForecastResponse__Output>
   PreviewPlan: MethodDefinition<_svc_v1_SchedulerServicePreviewPlanRequest, _svc_v1_SchedulerServicePreviewPlanResponse, _svc_v1_SchedulerServicePreviewPlanRequest__Output, _svc_v1_SchedulerServicePreviewPlanResponse__Output>
+  PullForecasts: MethodDefinition<_svc_v1_SchedulerServicePullForecastsRequest, _svc_v1_SchedulerServicePullForecastsResponse, _svc_v1_SchedulerServicePullForecastsRequest__Output, _svc_v1_SchedulerServicePullForecastsResponse__Output>
+  ReloadForecasts: MethodDefinition<_svc_v1_SchedulerServiceReloadForecastsRequest, _svc_v1_SchedulerServiceReloadForecastsResponse, _svc_v1_SchedulerServiceReloadForecastsRequest__Output, _svc_v1_SchedulerServiceReloadForecastsResponse__Output>
   SubmitJob: MethodDefinition<_svc_v1_SchedulerServiceSubmitJobRequest, _svc_v1_SchedulerServiceSubmitJobResponse, _svc_v1_SchedulerServiceSubmitJobRequest__Output, _svc_v1_SchedulerServiceSubmitJobResponse__Output>
   WatchJob: MethodDefinition<_svc_v1_SchedulerServiceWatchJobRequest, _svc_v1_SchedulerServiceWatchJobResponse, _svc_v1_SchedulerServiceWatchJobRequest__Output, _svc_v1_SchedulerServiceWatchJobResponse__Output>
 }
