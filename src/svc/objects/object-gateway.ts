@@ -116,10 +116,13 @@ function validateObjectKey(key: string): boolean {
   }
 }
 
-/** Object list tokens carry the last key of the previous page (scope `obj1`). */
-const OBJECT_TOKEN_SCOPE = 'obj1';
-const encodeToken = (key: string): string => encodeContinuationToken(OBJECT_TOKEN_SCOPE, key);
-const decodeToken = (token: string): string => decodeContinuationToken(OBJECT_TOKEN_SCOPE, token, (key) => validateObjectKey(key));
+/** Object list tokens carry the last key of the previous page (scope `obj2.<tenant>.<bucket>`). */
+// The scope names the tenant and bucket listed: another tenant's (or bucket's) token is refused exactly like one
+// this service never issued, so a stolen token tells nothing (decision 096).
+const objectTokenScope = (tenant: string, bucket: string): string => `obj2.${tenant}.${bucket}`;
+const encodeToken = (tenant: string, bucket: string, key: string): string => encodeContinuationToken(objectTokenScope(tenant, bucket), key);
+const decodeToken = (tenant: string, bucket: string, token: string): string =>
+  decodeContinuationToken(objectTokenScope(tenant, bucket), token, (key) => validateObjectKey(key));
 
 export class ObjectGateway {
   readonly #deps: ObjectGatewayDeps;
@@ -198,7 +201,7 @@ export class ObjectGateway {
       tenant,
       bucket: body.bucket,
       prefix,
-      afterKey: body.continuation_token ? decodeToken(body.continuation_token) : '',
+      afterKey: body.continuation_token ? decodeToken(tenant, body.bucket, body.continuation_token) : '',
       includeTombstoned: body.include_tombstoned ?? false,
       limit: maxKeys + 1,
     });
@@ -216,7 +219,7 @@ export class ObjectGateway {
       prefix,
       objects: page.map(toInfo),
       is_truncated: truncated,
-      next_continuation_token: truncated ? encodeToken(page[page.length - 1]!.object_key) : null,
+      next_continuation_token: truncated ? encodeToken(tenant, body.bucket, page[page.length - 1]!.object_key) : null,
       max_keys: maxKeys,
     };
   }

@@ -196,11 +196,11 @@ export class WorkUnitService {
     const to = q.to === undefined ? undefined : normaliseTimestamp(q.to, 'to');
     if (from !== undefined && to !== undefined && from >= to) throw new SvcError('invalid_request', '`from` must be earlier than `to`', { details: { param: 'from' } });
     const limit = q.limit ?? DEFAULT_LIST_LIMIT;
-    const after = q.continuation_token === undefined ? undefined : decodeContinuationToken(q.continuation_token);
+    const after = q.continuation_token === undefined ? undefined : decodeContinuationToken(q.continuation_token, tenant);
     // One row more than the page tells whether another page exists (no empty last page).
     const rows = await this.#deps.workUnits.list({ tenant, kind: q.kind, state: q.state, from, to, after, limit: limit + 1 });
     const page = rows.slice(0, limit);
-    return { work_units: page, next_continuation_token: rows.length > limit ? encodeContinuationToken(page[page.length - 1]!.id) : null };
+    return { work_units: page, next_continuation_token: rows.length > limit ? encodeContinuationToken(page[page.length - 1]!.id, tenant) : null };
   }
 
   /** A work unit the caller may see; another tenant's unit is reported as not found. */

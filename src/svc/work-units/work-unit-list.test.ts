@@ -6,16 +6,32 @@ import { decodeContinuationToken, encodeContinuationToken, normaliseTimestamp } 
 const ID = 'wu_01jaaaaaaaaaaaaaaaaaaaaaaa';
 
 test('a continuation token round-trips the last id and is opaque', () => {
-  const token = encodeContinuationToken(ID);
+  const token = encodeContinuationToken(ID, 'acme');
   assert.match(token, /^[A-Za-z0-9_-]+$/);
   assert.equal(token.includes(ID), false);
-  assert.equal(decodeContinuationToken(token), ID);
+  assert.equal(decodeContinuationToken(token, 'acme'), ID);
+  assert.equal(decodeContinuationToken(encodeContinuationToken(ID, undefined), undefined), ID);
+});
+
+test("another tenant's token is refused exactly like one this service never issued", () => {
+  const refusal = (fn: () => unknown) => {
+    try {
+      fn();
+    } catch (e) {
+      return (e as SvcError).message;
+    }
+    return 'accepted';
+  };
+  const theirs = encodeContinuationToken(ID, 'globex');
+  assert.equal(refusal(() => decodeContinuationToken(theirs, 'acme')), refusal(() => decodeContinuationToken('garbage', 'acme')));
+  assert.notEqual(refusal(() => decodeContinuationToken(theirs, 'acme')), 'accepted');
+  assert.notEqual(refusal(() => decodeContinuationToken(encodeContinuationToken(ID, undefined), 'acme')), 'accepted', 'an all-tenants token does not page one tenant');
 });
 
 test('tokens this service did not issue are invalid_request, never an empty page', () => {
-  const bad = ['garbage', 'a b', Buffer.from('wul1:not-an-id').toString('base64url'), Buffer.from(`other:${ID}`).toString('base64url'), '%%%'];
+  const bad = ['garbage', 'a b', Buffer.from('wul2.acme:not-an-id').toString('base64url'), Buffer.from(`other:${ID}`).toString('base64url'), '%%%'];
   for (const token of bad) {
-    assert.throws(() => decodeContinuationToken(token), (e: SvcError) => e.code === 'invalid_request' && e.details?.['param'] === 'continuation_token', token);
+    assert.throws(() => decodeContinuationToken(token, 'acme'), (e: SvcError) => e.code === 'invalid_request' && e.details?.['param'] === 'continuation_token', token);
   }
 });
 

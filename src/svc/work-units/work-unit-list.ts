@@ -28,17 +28,22 @@ export const WorkUnitListQuery = Type.Object(
 );
 export type WorkUnitListQuery = Static<typeof WorkUnitListQuery>;
 
-const TOKEN_SCOPE = 'wul1';
 const WORK_UNIT_ID = /^wu_[0-9a-hjkmnp-tv-z]{26}$/;
 
+/**
+ * The scope names the tenant listed (`*`: every tenant, an unbound caller), so a token issued to one tenant is
+ * refused for another exactly like a token this service never issued (decision 096).
+ */
+const tokenScope = (tenant: string | undefined): string => `wul2.${tenant ?? '*'}`;
+
 /** The token after a page: the last work unit id, opaque to clients. */
-export function encodeContinuationToken(lastId: string): string {
-  return encodeToken(TOKEN_SCOPE, lastId);
+export function encodeContinuationToken(lastId: string, tenant: string | undefined): string {
+  return encodeToken(tokenScope(tenant), lastId);
 }
 
-/** The last id of the previous page; a token this service did not issue is a 400, never an empty page. */
-export function decodeContinuationToken(token: string): string {
-  return decodeToken(TOKEN_SCOPE, token, (id) => WORK_UNIT_ID.test(id));
+/** The last id of the previous page; a token this service did not issue for this listing is a 400, never an empty page. */
+export function decodeContinuationToken(token: string, tenant: string | undefined): string {
+  return decodeToken(tokenScope(tenant), token, (id) => WORK_UNIT_ID.test(id));
 }
 
 /** A timestamp the schema let through, normalised for comparison with stored `created_at` (ISO UTC). */
