@@ -24,7 +24,9 @@ import type { Store } from '../store/store.ts';
 import type { WorkUnitService } from '../work-units/service.ts';
 import { MultipartService } from './multipart-service.ts';
 import { type ObjectGatewayDeps, ObjectGateway } from './object-gateway.ts';
-import { PartStore } from './part-store.ts';
+import { FsPartStore, type PartStore } from './part-store.ts';
+import { S3PartStore } from './s3-part-store.ts';
+import { credentialsFromEnv } from '../chunk-store/s3-client.ts';
 
 export interface ObjectServices {
   /** The chunk store as the services see it (cache in front of the configured backend). */
@@ -72,10 +74,28 @@ function maxObjectBytes(config: Readonly<SvcConfig>): number {
   return config.multipart.max_parts * config.multipart.max_part_bytes;
 }
 
+/**
+ * Parts are staged where every process can read them: in the chunks' S3 bucket with the S3 backend; with the
+ * filesystem backend under this process's state dir (several processes then need the S3 backend, docs/deployment.md).
+ */
+function partStoreFor(config: Readonly<SvcConfig>, chunkBackend: ChunkBackend, deps: ObjectServicesDeps): PartStore {
+  if (chunkBackend.kind !== 's3') return new FsPartStore(path.join(deps.stateDir, 'uploads'));
+  const s3 = config.storage.s3!;
+  return new S3PartStore({
+    bucket: chunkBackend.store.bucket,
+    prefix: chunkBackend.store.prefix,
+    region: s3.region,
+    endpoint: s3.endpoint,
+    forcePathStyle: s3.force_path_style,
+    credentials: credentialsFromEnv(deps.env ?? process.env),
+  });
+}
+
 export async function createObjectServices(deps: ObjectServicesDeps): Promise<ObjectServices> {
   const { config, store } = deps;
   const chunkBackend = await createChunkStore(config, deps.stateDir, deps.env ? { env: deps.env } : {});
   const chunks = new VerifiedChunkCache(chunkBackend.store);
+  const parts = partStoreFor(config, chunkBackend, deps);
   const manifests = new ManifestService({
     repo: store.manifests,
     computeManifests: store.aiManifests,
@@ -122,12 +142,15 @@ export async function createObjectServices(deps: ObjectServicesDeps): Promise<Ob
     gateway,
     multipart: new MultipartService({
       uploads: store.uploads,
-      parts: new PartStore(path.join(deps.stateDir, 'uploads')),
+      parts,
       gateway,
       ledger: deps.ledger,
       tenants: deps.tenants,
       limits: config.multipart,
     }),
-    close: () => chunkBackend.close(),
+    close: async () => {
+      if (parts instanceof S3PartStore) parts.close();
+      await chunkBackend.close();
+    },
   };
 }

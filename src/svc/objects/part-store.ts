@@ -10,9 +10,22 @@ import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
-const UPLOAD_ID = /^up_[0-9a-z]{26}$/;
+export const UPLOAD_ID = /^up_[0-9a-z]{26}$/;
 
-export class PartStore {
+/**
+ * Where multipart parts wait for their upload's completion. Every svc process
+ * behind one load balancer must see the same parts (a part may arrive at
+ * another process than the completion), so with the S3 chunk backend parts
+ * are staged in the same bucket ({@link S3PartStore}); the filesystem store
+ * keeps them under the state dir of the process that received them.
+ */
+export interface PartStore {
+  write(uploadId: string, partNumber: number, bytes: Uint8Array): Promise<void>;
+  read(uploadId: string, partNumber: number): AsyncIterable<Uint8Array>;
+  discard(uploadId: string): Promise<void>;
+}
+
+export class FsPartStore implements PartStore {
   readonly root: string;
   constructor(root: string) {
     this.root = path.resolve(root);
