@@ -4,6 +4,7 @@
  * services. Shutdown drains the ledger queue before closing the store.
  */
 import path from 'node:path';
+import { ClusterSync } from './cluster/cluster-sync.ts';
 import { type AiServices, createAiServices } from './ai/compose/create-ai-services.ts';
 import { StoredUnitExecutor } from './ai/gateway/stored-unit-executor.ts';
 import { type Credentials, loadCredentials } from './auth/credentials.ts';
@@ -128,7 +129,7 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     log.alert({ event_type: 'ledger.append_failed' }, 'ledger append failed');
   });
   const tenants = new TenantGuard(ledger);
-  const policy = await PolicyService.open({ stateDir, activeBundleName: config.policy.bundle_name, audit: ledger });
+  const policy = await PolicyService.open({ stateDir, activeBundleName: config.policy.bundle_name, audit: ledger, documents: store.policyDocuments });
   exportPolicyUnavailability(metrics, () => policy.engine.unavailableCounts());
   const approvals = new ApprovalService({
     repository: store.approvals,
@@ -142,6 +143,15 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     audit: ledger,
     switchPolicyBundle: (target) => (target ? policy.switchBundle(target.name, target.version ?? undefined) : policy.switchBundle(config.policy.bundle_name)),
   });
+  // Other processes on the same database change bundles and switches too: adopt their changes (decision 097).
+  const clusterSync = new ClusterSync({
+    ledgerRepo: store.ledger,
+    policy,
+    switchboard,
+    log,
+    intervalMs: store.db.dialect === 'postgres' ? (config.cluster?.sync_interval_ms ?? 1000) : 0,
+  });
+  await clusterSync.start();
   const guardrail = new SloGuardrail({ ...DEFAULT_GUARDRAIL_CONFIG, ...config.guardrail }, { listener: alertingGuardrailListener(ledger, log) });
   const rollout = new RolloutService({ config: config.rollout ?? DEFAULT_ROLLOUT_CONFIG, switchboard, guardrail, activeBundle: () => policy.engine.activeBundle() });
   const workUnits = new WorkUnitService({ workUnits: store.workUnits, ledger, tenants, onCreated: (wu) => metrics.workUnits.inc({ kind: wu.kind }) });
@@ -295,6 +305,7 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     benchmarks,
     restoreTests,
     async close() {
+      await clusterSync.stop();
       await restoreSchedule.stop();
       await benchmarks.close();
       await forecastFile.stop();

@@ -153,6 +153,29 @@ describe(`two svc processes on one PostgreSQL and one S3 store (${OPS} operation
         }
       };
 
+      // Policy and switches changed on one process are in force on the other within the sync interval.
+      const until = async (what: string, probe: () => Promise<boolean>): Promise<number> => {
+        const started = Date.now();
+        while (!(await probe())) {
+          if (Date.now() - started > 15_000) throw new Error(`${what}: not seen on the other process within 15 s`);
+          await new Promise((r) => setTimeout(r, 25));
+        }
+        return Date.now() - started;
+      };
+      const document = 'name: default\nversion: "scaleout-1"\npolicies:\n  - id: pol_deny_gzip\n    effect: deny\n    match: { action: gzip }\n';
+      const published = await call('POST', '/v1/policies/bundles/default/publish', { document }, { key: KEYS.publisher, on: 0 });
+      assert.equal(published?.status, 201, JSON.stringify(published?.json));
+      const bundleId = published!.json.bundle.id as string;
+      const evaluate = { action: 'gzip', contract: 'exact_bytes', work_unit_kind: 'byte_object', mode: 'enforce', tenant: 'acme' };
+      const publishMs = await until('the published bundle', async () => (await call('POST', '/v1/policies/evaluate', evaluate, { on: 1 }))?.json?.decision?.bundle?.id === bundleId);
+      const switched = await call('POST', '/v1/admin/switches', { switch: 'bypass_optimisation', enabled: true }, { on: 1 });
+      assert.equal(switched?.status, 200, JSON.stringify(switched?.json));
+      const planBody = { tenant: 'acme', kind: 'byte_object', logical_ref: 's3://b/switch', payload: { _svc_encoding: 'base64', data: Buffer.from('switch test').toString('base64') } };
+      const switchMs = await until('the bypass switch', async () => (await call('POST', '/v1/work-units/plan', planBody, { on: 0 }))?.json?.mode === 'observe');
+      assert.equal((await call('POST', '/v1/admin/switches', { switch: 'bypass_optimisation', enabled: false }, { on: 0 }))?.status, 200);
+      await until('the bypass switch turned off', async () => (await call('POST', '/v1/work-units/plan', planBody, { on: 1 }))?.json?.mode === 'enforce');
+      t.diagnostic(`a bundle published on process A was in force on B after ${publishMs} ms; a switch flipped on B applied on A after ${switchMs} ms (sync interval 1,000 ms)`);
+
       let next = 0;
       const workers = Array.from({ length: 8 }, async () => {
         while (next < OPS) await op(next++);
@@ -196,6 +219,8 @@ describe(`two svc processes on one PostgreSQL and one S3 store (${OPS} operation
       }
       for (const f of followers) f.stop();
       await Promise.all(followers.map((f) => f.done));
+      // Both processes (each restarted at least once when KILLS ≥ 2) still run the published bundle.
+      for (const on of [0, 1]) assert.equal((await call('POST', '/v1/policies/evaluate', evaluate, { on }))?.json?.decision?.bundle?.id, bundleId, `bundle on process ${on} after the run`);
 
       await Promise.all(procs.map((p) => p.kill('SIGTERM')));
       const verify = spawnSync(process.execPath, [path.join(REPO, 'bin/svc.mjs'), 'ledger', 'verify', '--offline', '--json'], { env: { ...process.env, ...env(dirs[0]!) }, encoding: 'utf8' });

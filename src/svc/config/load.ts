@@ -53,6 +53,7 @@ function jsonFromEnv(name: string, raw: string): unknown {
 const ENV_MAP: Array<[string, string[], (name: string, raw: string) => unknown]> = [
   ['SVC_HOST', ['server', 'host'], (_n, v) => v],
   ['SVC_PORT', ['server', 'port'], intFromEnv],
+  ['SVC_CLUSTER_SYNC_INTERVAL_MS', ['cluster', 'sync_interval_ms'], intFromEnv],
   ['SVC_BODY_LIMIT_BYTES', ['server', 'body_limit_bytes'], intFromEnv],
   ['SVC_GRPC_ENABLED', ['grpc', 'enabled'], boolFromEnv],
   ['SVC_GRPC_HOST', ['grpc', 'host'], (_n, v) => v],

@@ -102,6 +102,16 @@ export const SvcConfig = Type.Object(
     reports: Type.Optional(ReportsConfig),
     /** Energy-aware scheduler: shifting bounds per tenant, the forecast file (docs/scheduler.md). */
     scheduler: Type.Optional(SchedulerConfig),
+    /** Several processes on one PostgreSQL database: how often each adopts policy and switch changes made by the others (docs/deployment.md). */
+    cluster: Type.Optional(
+      Type.Object(
+        {
+          /** Poll interval of the change feed (PostgreSQL only; SQLite serves one process); 0 = adopt changes only at start. */
+          sync_interval_ms: Type.Integer({ minimum: 0, maximum: 60_000, default: 1000 }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     /** Rehydration restore tests: which datasets are critical and how often the tests run (docs/restore-tests.md). */
     restore_tests: Type.Optional(
       Type.Object(

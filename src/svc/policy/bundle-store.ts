@@ -175,6 +175,22 @@ export class BundleStore {
     }
   }
 
+  /**
+   * Makes a bundle that another svc process put in force this process's active bundle too, keeping its id
+   * (so `X-SVC-Policy-Bundle` names the same bundle whichever process answers). Adds it to history once.
+   */
+  async adopt(bundle: PolicyBundle): Promise<void> {
+    const text = HEADER + stringify(bundleToDocument(bundle));
+    const history = await this.history(bundle.ref.name);
+    if (!history.some((e) => e.ref.hash === bundle.ref.hash)) await this.#writeAtomic(this.#historyFile(bundle.ref), text);
+    await this.#writeAtomic(this.activePath(bundle.ref.name), text);
+  }
+
+  /** The YAML every process can adopt: the bundle with its id, as written to active.yaml. */
+  static documentOf(bundle: PolicyBundle): string {
+    return HEADER + stringify(bundleToDocument(bundle));
+  }
+
   /** Makes a version from history active again (rollback). */
   async activateVersion(name: string, version: string): Promise<PolicyBundle> {
     const bundle = await this.get(name, version);

@@ -15,12 +15,20 @@ import { PolicyEngine } from './policy-engine.ts';
 import { EvaluateRequest } from './policy-requests.ts';
 import type { BundleRef, PolicyDecision, PolicyInput } from './types.ts';
 import { type PolicyValidationIssue, type PolicyValidationResult, validatePolicyText } from './validate-policy-text.ts';
+import { makeBundle } from './bundle.ts';
+import type { PolicyDocumentRepository } from '../store/repositories/policy-documents.ts';
 
 export interface PolicyServiceOptions {
   stateDir: string;
   /** The bundle name in force at start (config `policy.active_bundle`, default `default`). */
   activeBundleName?: string;
   audit: AuditSink;
+  /**
+   * Where bundles put in force are shared with the other svc processes of a deployment (PostgreSQL); absent: a
+   * single process. Publish, reload and bundle switches write the document here before their ledger event, so a
+   * process that sees the event can adopt the bundle (`adopt`).
+   */
+  documents?: PolicyDocumentRepository;
 }
 
 export type ReloadResult =
@@ -47,8 +55,10 @@ export class PolicyService {
   readonly startup: StartupBundleState;
   #activeName: string;
   readonly #audit: AuditSink;
+  readonly #documents: PolicyDocumentRepository | undefined;
 
-  private constructor(store: BundleStore, engine: PolicyEngine, activeName: string, audit: AuditSink, startup: StartupBundleState) {
+  private constructor(store: BundleStore, engine: PolicyEngine, activeName: string, audit: AuditSink, startup: StartupBundleState, documents?: PolicyDocumentRepository) {
+    this.#documents = documents;
     this.store = store;
     this.engine = engine;
     this.#activeName = activeName;
@@ -74,7 +84,7 @@ export class PolicyService {
       if (read.status === 'missing') await store.writeInitial(bundle);
       startup = read.status === 'missing' ? { source: 'builtin', reason: 'none_published' } : { source: 'builtin', reason: 'invalid_on_disk', errors: read.errors };
     }
-    return new PolicyService(store, new PolicyEngine(bundle), name, options.audit, startup);
+    return new PolicyService(store, new PolicyEngine(bundle), name, options.audit, startup, options.documents);
   }
 
   get activeBundleName(): string {
@@ -124,6 +134,7 @@ export class PolicyService {
     }
     const inForce = name === this.#activeName;
     const changed = read.bundle.ref.hash !== kept.hash;
+    await this.#share(read.bundle);
     if (inForce) this.engine.activate(read.bundle);
     const ref = refOf(read.bundle.ref);
     await this.#audit.append({
@@ -176,6 +187,7 @@ export class PolicyService {
       throw e;
     }
     const inForce = name === this.#activeName;
+    await this.#share(published.bundle);
     if (inForce) this.engine.activate(published.bundle);
     const ref = refOf(published.bundle.ref);
     await this.#audit.append({
@@ -234,8 +246,35 @@ export class PolicyService {
       if (read.status === 'invalid') throw new SvcError('invalid_request', `the active bundle '${name}' on disk is invalid`, { details: { errors: read.errors } });
       bundle = read.status === 'ok' ? read.bundle : builtinBundle(name);
     }
+    await this.#share(bundle);
     this.engine.activate(bundle);
     this.#activeName = name;
+    return refOf(bundle.ref);
+  }
+
+  /** Stores the document other processes adopt from (before the ledger event that tells them to). */
+  async #share(bundle: PolicyBundle): Promise<void> {
+    await this.#documents?.put({ hash: bundle.ref.hash, bundle_id: bundle.ref.id, name: bundle.ref.name, version: bundle.ref.version, document: BundleStore.documentOf(bundle) });
+  }
+
+  /**
+   * Adopts a bundle another process put in force (cluster sync): fetched from the shared documents by content
+   * hash, or by name and version for a bundle switch, validated again, checked against the hash it was announced
+   * with, written to this process's bundle files and, when `inForce` (or its name is the bundle in force),
+   * activated. Returns the bundle now in force when it changed, else undefined.
+   */
+  async adopt(target: { hash: string } | { name: string; version: string }, options: { activateName?: boolean } = {}): Promise<BundleRef | undefined> {
+    if (!this.#documents) return undefined;
+    const doc = 'hash' in target ? await this.#documents.byHash(target.hash) : await this.#documents.byVersion(target.name, target.version);
+    if (!doc) throw new SvcError('unavailable', `policy bundle ${'hash' in target ? target.hash.slice(0, 16) : `${target.name}@${target.version}`} is not among the shared bundle documents`);
+    const result = validatePolicyText(doc.document);
+    if (!result.ok || result.kind !== 'bundle') throw new SvcError('internal', `the shared document of bundle ${doc.name}@${doc.version} does not validate`);
+    const bundle = makeBundle(result.bundle, doc.bundle_id);
+    if (bundle.ref.hash !== doc.hash) throw new SvcError('internal', `the shared document of bundle ${doc.name}@${doc.version} does not hash to ${doc.hash.slice(0, 16)}`);
+    await this.store.adopt(bundle);
+    if (options.activateName) this.#activeName = bundle.ref.name;
+    if (bundle.ref.name !== this.#activeName || this.engine.activeBundle().hash === bundle.ref.hash) return undefined;
+    this.engine.activate(bundle);
     return refOf(bundle.ref);
   }
 }

@@ -70,6 +70,22 @@ export class Switchboard {
     this.#switchPolicyBundle = switcher;
   }
 
+  /**
+   * Re-reads the persisted switches after another svc process changed them (cluster sync). Serialised with local
+   * changes. The side effects ran on the process that made the change: the semantic cache is shared, and a bundle
+   * switch is adopted by the sync from the shared bundle documents.
+   */
+  refresh(): Promise<boolean> {
+    const run = this.#queue.then(async () => {
+      const next = { ...DEFAULT_SWITCHES, ...(await this.#store.load()) };
+      const changed = JSON.stringify(next) !== JSON.stringify(this.#state);
+      this.#state = next;
+      return changed;
+    });
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
   /** Validates and applies one change (requires `admin:switches`). */
   apply(ctx: DomainContext, body: unknown): Promise<SwitchResult> {
     requirePermission(ctx.principal, 'admin:switches');

@@ -20,6 +20,7 @@ import { ReportRowsRepository } from './repositories/report-rows.ts';
 import { SchedulerJobRepository } from './repositories/scheduler-jobs.ts';
 import { SemanticCacheRepository } from './repositories/semantic-cache.ts';
 import { SqlSwitchStore } from './repositories/switches.ts';
+import { PolicyDocumentRepository } from './repositories/policy-documents.ts';
 import { WorkUnitRepository } from './repositories/work-units.ts';
 
 export interface Store {
@@ -29,6 +30,7 @@ export interface Store {
   readonly ledger: LedgerRepository;
   readonly approvals: SqlApprovalRepository;
   readonly switches: SqlSwitchStore;
+  readonly policyDocuments: PolicyDocumentRepository;
   readonly manifests: ManifestRepository;
   readonly objects: ObjectRepository;
   readonly uploads: UploadRepository;
@@ -51,6 +53,7 @@ export function storeOver(db: Db): Store {
     ledger: new LedgerRepository(db),
     approvals: new SqlApprovalRepository(db),
     switches: new SqlSwitchStore(db),
+    policyDocuments: new PolicyDocumentRepository(db),
     manifests: new ManifestRepository(db),
     objects: new ObjectRepository(db),
     uploads: new UploadRepository(db),

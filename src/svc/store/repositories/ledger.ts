@@ -131,6 +131,16 @@ export class LedgerRepository {
     return this.db.values(`SELECT seq, id, prev_hash, hash, ${body} FROM ledger_events WHERE seq > $1 AND seq <= $2 ORDER BY seq LIMIT $3`, [afterSeq, toSeq, limit]);
   }
 
+  /** The newest row of each of `types` (one indexed lookup per type; ledger_events_type_idx), in chain order. */
+  async newestOfTypes(types: readonly string[]): Promise<LedgerRow[]> {
+    const rows: LedgerRow[] = [];
+    for (const type of types) {
+      const row = await this.db.get<LedgerRow>(`SELECT ${COLUMNS.join(', ')} FROM ledger_events WHERE type = $1 ORDER BY seq DESC LIMIT 1`, [type]);
+      if (row) rows.push(row);
+    }
+    return rows.sort((a, b) => Number(a.seq) - Number(b.seq));
+  }
+
   async head(): Promise<{ seq: number; hash: string } | undefined> {
     const row = await this.db.get<{ seq: number; hash: string }>('SELECT seq, hash FROM ledger_events ORDER BY seq DESC LIMIT 1');
     return row ? { seq: Number(row.seq), hash: row.hash } : undefined;
