@@ -22,6 +22,7 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
+import pg from 'pg';
 import { PG_URL, engineTarget } from '../helpers/engines.ts';
 import { mulberry32 } from '../helpers/prng.ts';
 import { ADMIN_KEY, API_KEYS_JSON, KEYS } from '../helpers/server.ts';
@@ -219,6 +220,28 @@ describe(`two svc processes on one PostgreSQL and one S3 store (${OPS} operation
       }
       for (const f of followers) f.stop();
       await Promise.all(followers.map((f) => f.done));
+      // The dashboard, from either process over one fixed window, matches a recomputation from the rows.
+      const window = `from=${encodeURIComponent(new Date(Date.now() - 3_600_000).toISOString())}&to=${encodeURIComponent(new Date().toISOString())}`;
+      const reports = await Promise.all([0, 1].map(async (on) => (await call('GET', `/v1/reports/dashboard?${window}`, undefined, { on }))!.json));
+      const figures = (r: any) => JSON.stringify(r.sections);
+      assert.equal(figures(reports[0]), figures(reports[1]), 'both processes report the same figures');
+      const db = new pg.Client({ connectionString: target.databaseUrl, options: `-c search_path=${target.pgSchema}` });
+      await db.connect();
+      try {
+        const from = reports[0].window.from as string;
+        const to = reports[0].window.to as string;
+        const m = (await db.query('SELECT COUNT(*)::int AS n, COALESCE(SUM(bytes_in), 0)::bigint AS bytes_in, COALESCE(SUM(bytes_stored), 0)::bigint AS stored FROM manifests WHERE created_at >= $1 AND created_at < $2', [from, to])).rows[0];
+        const events = (await db.query('SELECT COUNT(*)::int AS n FROM ledger_events WHERE ts >= $1 AND ts < $2 AND seq <= $3', [from, to, reports[0].ledger_head.seq])).rows[0];
+        const sec = reports[0].sections;
+        assert.equal(sec.platform.byte_manifests.value, m.n, 'byte manifests');
+        assert.equal(sec.executive.savings.measured.baseline_bytes_in.value, Number(m.bytes_in), 'bytes in');
+        assert.equal(sec.executive.savings.measured.physical_bytes_stored.value, Number(m.stored), 'bytes stored');
+        assert.equal(sec.security.ledger_events.value, events.n, 'ledger events');
+        assert.ok(m.n >= objects.length, `${m.n} manifests in the window`);
+      } finally {
+        await db.end();
+      }
+
       // Both processes (each restarted at least once when KILLS ≥ 2) still run the published bundle.
       for (const on of [0, 1]) assert.equal((await call('POST', '/v1/policies/evaluate', evaluate, { on }))?.json?.decision?.bundle?.id, bundleId, `bundle on process ${on} after the run`);
 
