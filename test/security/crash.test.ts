@@ -21,6 +21,7 @@ import { mulberry32 } from '../helpers/prng.ts';
 import { ADMIN_KEY } from '../helpers/server.ts';
 import { svcProcess } from '../helpers/svc-process.ts';
 import { REPO } from '../attr/service/run-bin.ts';
+import { startS3TestServer } from '../chunk-store/s3-test-server.ts';
 
 const SEED = Number(process.env.SVC_CRASH_SEED ?? 2020);
 const KILLS = Number(process.env.SVC_CRASH_KILLS ?? 20);
@@ -29,12 +30,14 @@ const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 type Ack = { kind: 'object' | 'multipart' | 'execute'; bucket: string; key: string; sha256: string; size: number } | { kind: 'cache'; key: string; text: string };
 
 for (const engine of engines()) {
-  describe(`kill -9 under four concurrent writers (${engine.name}, ${KILLS} kills, seed ${SEED})`, { skip: engine.skip }, () => {
+  describe(`kill -9 under four concurrent writers (${engine.name === 'postgres' ? 'PostgreSQL + S3' : 'SQLite + chunk directory'}, ${KILLS} kills, seed ${SEED})`, { skip: engine.skip }, () => {
     test('nothing acknowledged is lost, the chain verifies, no manifest points at a missing chunk', { timeout: 600_000 }, async (t) => {
       const target = await engineTarget(engine.name);
       // A PostgreSQL schema per run is passed to the child through the connection's search_path.
       const databaseUrl = target.databaseUrl && target.pgSchema ? `${target.databaseUrl}${target.databaseUrl.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${target.pgSchema}`)}` : undefined;
-      const env = { SVC_STATE_DIR: target.stateDir, SVC_LOCAL_API_KEY: ADMIN_KEY, ...(databaseUrl ? { SVC_DATABASE_URL: databaseUrl } : {}) };
+      // PostgreSQL runs with the production chunk backend, S3 (s3rver); SQLite with the embedded chunk directory.
+      const s3 = engine.name === 'postgres' ? await startS3TestServer('svc-crash') : undefined;
+      const env = { SVC_STATE_DIR: target.stateDir, SVC_LOCAL_API_KEY: ADMIN_KEY, ...(databaseUrl ? { SVC_DATABASE_URL: databaseUrl } : {}), ...(s3 ? s3.svcEnv('chunks') : {}) };
       const svc = await svcProcess(env);
       const rand = mulberry32(SEED);
       const acks: Ack[] = [];
@@ -147,6 +150,7 @@ for (const engine of engines()) {
       } finally {
         stop = true;
         await svc.kill('SIGKILL');
+        await s3?.close();
         await target.cleanup();
       }
     });
