@@ -25,6 +25,7 @@ export const ID_PREFIXES = {
   legalHold: 'lh',
   benchmarkRun: 'bm',
   restoreTest: 'rt',
+  adapterRecord: 'adr',
 } as const;
 
 export type IdPrefix = (typeof ID_PREFIXES)[keyof typeof ID_PREFIXES];

@@ -37,6 +37,7 @@ import { DEFAULT_GUARDRAIL_CONFIG, SloGuardrail } from './rollout/slo-guardrail.
 import { Switchboard } from './rollout/switchboard.ts';
 import { SchedulerService } from './scheduler/scheduler-service.ts';
 import { BenchmarkService } from './benchmarks/benchmark-service.ts';
+import { type AdapterServices, createAdapterServices } from './adapters/create-adapter-services.ts';
 import { RestoreTestService } from './restore-tests/restore-test-service.ts';
 import { startRestoreTestSchedule } from './restore-tests/restore-test-schedule.ts';
 import { jobWorkUnits } from './scheduler/job-work-units.ts';
@@ -97,6 +98,8 @@ export interface SvcApp {
   readonly benchmarks: BenchmarkService;
   /** Rehydration restore tests, on demand and on the configured interval (docs/restore-tests.md). */
   readonly restoreTests: RestoreTestService;
+  /** Workload adapters: lakehouse, stream, training (docs/adapters.md). */
+  readonly adapters: AdapterServices;
   close(): Promise<void>;
 }
 
@@ -257,6 +260,7 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     exporter: objects.exporter,
   });
   const benchmarks = new BenchmarkService({ repo: store.benchmarkRuns, ledger, log });
+  const adapters = createAdapterServices({ config, store, objects, tenants });
   const restoreTests = new RestoreTestService({
     manifests: objects.manifests,
     manifestRows: store.manifests,
@@ -266,6 +270,7 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     ledger,
     criticalPrefixes: config.restore_tests?.critical_prefixes ?? [],
     defaultSampleSize: config.restore_tests?.sample_size ?? 20,
+    tableVerifier: adapters.tableVerifier,
   });
   const restoreSchedule = startRestoreTestSchedule(restoreTests, config.restore_tests, log);
   return {
@@ -304,6 +309,7 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     forecastFile,
     benchmarks,
     restoreTests,
+    adapters,
     async close() {
       await clusterSync.stop();
       await restoreSchedule.stop();

@@ -65,6 +65,13 @@ export const PARITY: Record<string, ParityEntry> = {
   'GET /v1/admin/switches': { grpc: 'svc.v1.AdminService/GetSwitches' },
   'POST /v1/admin/switches': { grpc: 'svc.v1.AdminService/ChangeSwitch' },
   'POST /v1/admin/restore-tests': { grpc: 'svc.v1.AdminService/RunRestoreTest' },
+
+  'GET /v1/adapters': { grpc: 'svc.v1.AdapterService/ListAdapters' },
+  'GET /v1/adapters/{name}': { grpc: 'svc.v1.AdapterService/GetAdapter' },
+  'POST /v1/adapters/lakehouse/tables': { grpc: 'svc.v1.AdapterService/Call' },
+  'POST /v1/adapters/lakehouse/tables/list': { grpc: 'svc.v1.AdapterService/Call' },
+  'POST /v1/adapters/lakehouse/tables/versions': { grpc: 'svc.v1.AdapterService/Call' },
+  'POST /v1/adapters/lakehouse/duplicates': { grpc: 'svc.v1.AdapterService/Call' },
   'GET /v1/admin/alerts': { grpc: 'svc.v1.AdminService/ListAlerts' },
   'GET /v1/admin/legal-holds': { grpc: 'svc.v1.AdminService/ListLegalHolds' },
   'POST /v1/admin/legal-holds': { grpc: 'svc.v1.AdminService/PlaceLegalHold' },

@@ -4,6 +4,7 @@
  * commands, the domain), print. `--json` prints API responses unchanged.
  */
 import { Command } from 'commander';
+import { register as registerAdapter } from './commands/adapter.ts';
 import { register as registerBenchmark } from './commands/benchmark.ts';
 import { register as registerCache } from './commands/cache.ts';
 import { register as registerRestoreTest } from './commands/restore-test.ts';
@@ -44,5 +45,6 @@ registerScheduler(program);
 registerCache(program);
 registerBenchmark(program);
 registerRestoreTest(program);
+registerAdapter(program);
 
 await program.parseAsync(process.argv);

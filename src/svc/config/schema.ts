@@ -112,6 +112,17 @@ export const SvcConfig = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    /** Built-in workload adapters (docs/adapters.md): `disabled` ones answer `adapter_unavailable`. */
+    adapters: Type.Optional(
+      Type.Object(
+        {
+          disabled: Type.Array(Type.String({ pattern: '^[a-z][a-z0-9_-]{0,63}$' }), { default: [], maxItems: 64, uniqueItems: true }),
+          /** Largest table file, stream append or checkpoint one request may carry (decoded bytes). */
+          max_body_bytes: Type.Integer({ minimum: 1024, maximum: 1_073_741_824, default: 67_108_864 }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     /** Rehydration restore tests: which datasets are critical and how often the tests run (docs/restore-tests.md). */
     restore_tests: Type.Optional(
       Type.Object(

@@ -23,6 +23,7 @@ import { aiRoutes } from './routes/ai.ts';
 import { cacheRoutes } from './routes/cache.ts';
 import { executeRoutes } from './routes/execute.ts';
 import { manifestRoutes } from './routes/manifests.ts';
+import { adapterRoutes } from './routes/adapters.ts';
 import { objectRoutes } from './routes/objects.ts';
 import { conformanceRoutes } from './routes/conformance.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -161,6 +162,7 @@ export async function buildServer(app: SvcApp): Promise<FastifyInstance> {
   await server.register(async (s) => executeRoutes(s, app));
   await server.register(async (s) => manifestRoutes(s, app));
   await server.register(async (s) => objectRoutes(s, app));
+  await server.register(async (s) => adapterRoutes(s, app));
   await server.register(async (s) => conformanceRoutes(s, app));
   await server.register(async (s) => reportRoutes(s, app));
   await server.register(async (s) => platformRoutes(s, app));

@@ -146,7 +146,7 @@ export function buildDashboard(rows: ReportRows, constants: EstimateConstants): 
         manifest_migration_restore: { exports: eventFigure(events, RESTORE_EVENT_TYPES[1]), imports: eventFigure(events, RESTORE_EVENT_TYPES[2]) },
         not_available: {
           full_restore_of_critical_datasets: 'no scheduled restore job exists yet',
-          table_logical_verification: 'svc stores no table-format objects yet',
+          table_logical_verification: 'run by POST /v1/admin/restore-tests kind table_logical (restore_test.completed events); not summarised here yet',
           ai_cache_source_validation: 'semantic cache entries are validated at lookup time only; no batch validation job exists yet',
         },
       },

@@ -7,8 +7,10 @@
  *   user's rehydration would (ManifestService owns that path).
  * - `critical_full` — every manifest under the critical prefixes (config
  *   `restore_tests.critical_prefixes`, or the request's `prefixes`).
- * - `table_logical` — `not_applicable` until a lakehouse adapter is
- *   installed: never reported as passed.
+ * - `table_logical` — every table version the lakehouse adapter recorded is
+ *   rehydrated, re-read as a table and compared with its recorded logical
+ *   facts (schema, row count, column checksums); `not_applicable` when the
+ *   adapter is not installed or no table is recorded, never `passed`.
  * - `cache_source` — exact and semantic cache entries whose verifier no
  *   longer passes on the stored value, or whose `svc-object:` source
  *   fingerprints no longer match the object svc holds, are invalidated.
@@ -46,8 +48,14 @@ export interface RestoreTestServiceDeps {
   ledger: LedgerAppender;
   criticalPrefixes: readonly string[];
   defaultSampleSize: number;
-  /** True when an adapter that can verify tables logically is installed (none ships yet). */
-  tableVerifier?: (ctx: RequestContext, manifest: ByteManifest) => Promise<{ passed: boolean; reason?: string }>;
+  /** Present when an adapter that can verify tables logically is installed and enabled (src/svc/adapters/lakehouse). */
+  tableVerifier?: TableVerifier;
+}
+
+/** The seam `table_logical` runs through: the recorded tables, and a logical check of one restored version. */
+export interface TableVerifier {
+  tables(tenant: string | undefined): AsyncIterable<{ manifest_id: string; record_id: string }>;
+  verify(ctx: RequestContext, recordId: string, manifestId: string): Promise<{ passed: boolean; reason?: string }>;
 }
 
 export class RestoreTestService {
@@ -97,9 +105,28 @@ export class RestoreTestService {
         break;
       }
       case 'table_logical': {
-        if (!this.#d.tableVerifier) {
+        const verifier = this.#d.tableVerifier;
+        if (!verifier) {
           status = 'not_applicable';
-          details['reason'] = 'no lakehouse adapter is installed: tables cannot be verified logically yet';
+          details['reason'] = 'no lakehouse adapter is installed or enabled: tables cannot be verified logically';
+          break;
+        }
+        const started = performance.now();
+        for await (const t of verifier.tables(tenant)) {
+          checked++;
+          try {
+            const r = await verifier.verify(ctx, t.record_id, t.manifest_id);
+            if (!r.passed) failures.push({ manifest_id: t.manifest_id, reason: `table_logical: ${r.reason ?? 'facts differ'}` });
+          } catch (err) {
+            if (err instanceof SvcError && (err.code === 'rehydration_failed' || err.code === 'manifest_not_found')) {
+              failures.push({ manifest_id: t.manifest_id, reason: String(err.details?.['reason'] ?? err.code) });
+            } else throw err;
+          }
+        }
+        details['seconds'] = Math.round(performance.now() - started) / 1000;
+        if (checked === 0) {
+          status = 'not_applicable';
+          details['reason'] = 'no table versions are recorded';
         }
         break;
       }

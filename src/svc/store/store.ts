@@ -6,6 +6,7 @@
 import type { Db } from './db.ts';
 import { migrate } from './migrate.ts';
 import { type DbTarget, openDb } from './open-db.ts';
+import { AdapterRecordRepository } from './repositories/adapter-records.ts';
 import { AiManifestRepository } from './repositories/ai-manifests.ts';
 import { CacheEntryRepository } from './repositories/cache-entries.ts';
 import { SqlApprovalRepository } from './repositories/approvals.ts';
@@ -42,6 +43,8 @@ export interface Store {
   readonly legalHolds: LegalHoldRepository;
   readonly schedulerJobs: SchedulerJobRepository;
   readonly benchmarkRuns: BenchmarkRunRepository;
+  /** Workload adapter records (src/svc/adapters). */
+  readonly adapterRecords: AdapterRecordRepository;
   close(): Promise<void>;
 }
 
@@ -64,6 +67,7 @@ export function storeOver(db: Db): Store {
     legalHolds: new LegalHoldRepository(db),
     schedulerJobs: new SchedulerJobRepository(db),
     benchmarkRuns: new BenchmarkRunRepository(db),
+    adapterRecords: new AdapterRecordRepository(db),
     close: () => db.close(),
   };
 }

@@ -30,6 +30,7 @@ function clientsFor(address: string) {
     scheduler: new v1.SchedulerService(address, creds),
     approvals: new v1.ApprovalService(address, creds),
     benchmarks: new v1.BenchmarkService(address, creds),
+    adapters: new v1.AdapterService(address, creds),
   };
 }
 

@@ -18,6 +18,13 @@ import type { AIServiceStreamChatCompletionRequest as _svc_v1_AIServiceStreamCha
 import type { AIServiceStreamChatCompletionResponse as _svc_v1_AIServiceStreamChatCompletionResponse, AIServiceStreamChatCompletionResponse__Output as _svc_v1_AIServiceStreamChatCompletionResponse__Output } from './svc/v1/AIServiceStreamChatCompletionResponse.ts';
 import type { AIServiceStreamCompletionRequest as _svc_v1_AIServiceStreamCompletionRequest, AIServiceStreamCompletionRequest__Output as _svc_v1_AIServiceStreamCompletionRequest__Output } from './svc/v1/AIServiceStreamCompletionRequest.ts';
 import type { AIServiceStreamCompletionResponse as _svc_v1_AIServiceStreamCompletionResponse, AIServiceStreamCompletionResponse__Output as _svc_v1_AIServiceStreamCompletionResponse__Output } from './svc/v1/AIServiceStreamCompletionResponse.ts';
+import type { AdapterServiceClient as _svc_v1_AdapterServiceClient, AdapterServiceDefinition as _svc_v1_AdapterServiceDefinition } from './svc/v1/AdapterService.ts';
+import type { AdapterServiceCallRequest as _svc_v1_AdapterServiceCallRequest, AdapterServiceCallRequest__Output as _svc_v1_AdapterServiceCallRequest__Output } from './svc/v1/AdapterServiceCallRequest.ts';
+import type { AdapterServiceCallResponse as _svc_v1_AdapterServiceCallResponse, AdapterServiceCallResponse__Output as _svc_v1_AdapterServiceCallResponse__Output } from './svc/v1/AdapterServiceCallResponse.ts';
+import type { AdapterServiceGetAdapterRequest as _svc_v1_AdapterServiceGetAdapterRequest, AdapterServiceGetAdapterRequest__Output as _svc_v1_AdapterServiceGetAdapterRequest__Output } from './svc/v1/AdapterServiceGetAdapterRequest.ts';
+import type { AdapterServiceGetAdapterResponse as _svc_v1_AdapterServiceGetAdapterResponse, AdapterServiceGetAdapterResponse__Output as _svc_v1_AdapterServiceGetAdapterResponse__Output } from './svc/v1/AdapterServiceGetAdapterResponse.ts';
+import type { AdapterServiceListAdaptersRequest as _svc_v1_AdapterServiceListAdaptersRequest, AdapterServiceListAdaptersRequest__Output as _svc_v1_AdapterServiceListAdaptersRequest__Output } from './svc/v1/AdapterServiceListAdaptersRequest.ts';
+import type { AdapterServiceListAdaptersResponse as _svc_v1_AdapterServiceListAdaptersResponse, AdapterServiceListAdaptersResponse__Output as _svc_v1_AdapterServiceListAdaptersResponse__Output } from './svc/v1/AdapterServiceListAdaptersResponse.ts';
 import type { AdminServiceClient as _svc_v1_AdminServiceClient, AdminServiceDefinition as _svc_v1_AdminServiceDefinition } from './svc/v1/AdminService.ts';
 import type { AdminServiceChangeSwitchRequest as _svc_v1_AdminServiceChangeSwitchRequest, AdminServiceChangeSwitchRequest__Output as _svc_v1_AdminServiceChangeSwitchRequest__Output } from './svc/v1/AdminServiceChangeSwitchRequest.ts';
 import type { AdminServiceChangeSwitchResponse as _svc_v1_AdminServiceChangeSwitchResponse, AdminServiceChangeSwitchResponse__Output as _svc_v1_AdminServiceChangeSwitchResponse__Output } from './svc/v1/AdminServiceChangeSwitchResponse.ts';
@@ -251,6 +258,16 @@ export interface ProtoGrpcType {
       AIServiceStreamCompletionRequest: MessageTypeDefinition<_svc_v1_AIServiceStreamCompletionRequest, _svc_v1_AIServiceStreamCompletionRequest__Output>
       AIServiceStreamCompletionResponse: MessageTypeDefinition<_svc_v1_AIServiceStreamCompletionResponse, _svc_v1_AIServiceStreamCompletionResponse__Output>
       ActionClass: EnumTypeDefinition
+      /**
+       * Workload adapters: lakehouse, stream, training (REST /v1/adapters, docs/adapters.md).
+       */
+      AdapterService: SubtypeConstructor<typeof grpc.Client, _svc_v1_AdapterServiceClient> & { service: _svc_v1_AdapterServiceDefinition }
+      AdapterServiceCallRequest: MessageTypeDefinition<_svc_v1_AdapterServiceCallRequest, _svc_v1_AdapterServiceCallRequest__Output>
+      AdapterServiceCallResponse: MessageTypeDefinition<_svc_v1_AdapterServiceCallResponse, _svc_v1_AdapterServiceCallResponse__Output>
+      AdapterServiceGetAdapterRequest: MessageTypeDefinition<_svc_v1_AdapterServiceGetAdapterRequest, _svc_v1_AdapterServiceGetAdapterRequest__Output>
+      AdapterServiceGetAdapterResponse: MessageTypeDefinition<_svc_v1_AdapterServiceGetAdapterResponse, _svc_v1_AdapterServiceGetAdapterResponse__Output>
+      AdapterServiceListAdaptersRequest: MessageTypeDefinition<_svc_v1_AdapterServiceListAdaptersRequest, _svc_v1_AdapterServiceListAdaptersRequest__Output>
+      AdapterServiceListAdaptersResponse: MessageTypeDefinition<_svc_v1_AdapterServiceListAdaptersResponse, _svc_v1_AdapterServiceListAdaptersResponse__Output>
       /**
        * Readiness and rollback switches (REST /v1/admin).
        */

@@ -1,0 +1,31 @@
+/**
+ * The adapter-specific operations by adapter and path, one table for every
+ * surface that addresses them by name (gRPC `AdapterService/Call`, the CLI's
+ * generic `svc adapter call`). Each entry is the same domain function the
+ * REST route `POST /v1/adapters/<adapter>/<operation>` calls.
+ */
+import type { RequestContext } from '../context.ts';
+import { SvcError } from '../errors.ts';
+import type { AdapterRegistry } from './adapter-registry.ts';
+
+export type AdapterOperation = (ctx: RequestContext, body: unknown) => Promise<object>;
+
+export class AdapterOperations {
+  readonly #registry: AdapterRegistry;
+  readonly #ops = new Map<string, AdapterOperation>();
+  constructor(registry: AdapterRegistry) {
+    this.#registry = registry;
+  }
+
+  add(adapter: string, operation: string, fn: AdapterOperation): void {
+    this.#ops.set(`${adapter}/${operation}`, fn);
+  }
+
+  /** Unknown or disabled adapter → `adapter_unavailable`; unknown operation of a known adapter → `not_found`. */
+  async call(ctx: RequestContext, adapter: string, operation: string, body: unknown): Promise<object> {
+    this.#registry.require(adapter);
+    const fn = this.#ops.get(`${adapter}/${operation}`);
+    if (!fn) throw new SvcError('not_found', `adapter ${adapter} has no operation ${JSON.stringify(operation.slice(0, 64))}`);
+    return fn(ctx, body);
+  }
+}

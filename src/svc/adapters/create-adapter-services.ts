@@ -1,0 +1,44 @@
+/** Wires the built-in workload adapters over the exact-bytes path (docs/adapters.md). */
+import type { TenantGuard } from '../auth/tenant-guard.ts';
+import type { SvcConfig } from '../config/schema.ts';
+import type { ObjectServices } from '../objects/create-object-services.ts';
+import type { TableVerifier } from '../restore-tests/restore-test-service.ts';
+import type { Store } from '../store/store.ts';
+import { AdapterOperations } from './adapter-operations.ts';
+import { AdapterRegistry } from './adapter-registry.ts';
+import { LAKEHOUSE, LakehouseAdapter } from './lakehouse/lakehouse-adapter.ts';
+
+export interface AdapterServices {
+  registry: AdapterRegistry;
+  lakehouse: LakehouseAdapter;
+  /** Every adapter-specific operation by name (gRPC AdapterService/Call). */
+  operations: AdapterOperations;
+  /** The restore test `table_logical` seam; undefined while the lakehouse adapter is disabled. */
+  tableVerifier: TableVerifier | undefined;
+}
+
+export function createAdapterServices(deps: { config: SvcConfig; store: Store; objects: ObjectServices; tenants: TenantGuard }): AdapterServices {
+  const registry = new AdapterRegistry(deps.config.adapters?.disabled ?? []);
+  const maxBodyBytes = deps.config.adapters?.max_body_bytes ?? 64 * 1024 * 1024;
+  registry.register({
+    name: LAKEHOUSE,
+    family: 'lakehouse',
+    version: '1',
+    source: 'builtin',
+    summary: 'Parquet table files: exact bytes plus logical facts (schema, rows, column checksums); duplicate datasets; table logical verification',
+    operations: ['tables', 'tables/list', 'tables/versions', 'duplicates'],
+  });
+  const lakehouse = new LakehouseAdapter({ registry, records: deps.store.adapterRecords, gateway: deps.objects.gateway, manifests: deps.objects.manifests, tenants: deps.tenants, maxBodyBytes });
+  const operations = new AdapterOperations(registry);
+  operations.add(LAKEHOUSE, 'tables', (ctx, b) => lakehouse.putTable(ctx, b));
+  operations.add(LAKEHOUSE, 'tables/list', (ctx, b) => lakehouse.listTables(ctx, b));
+  operations.add(LAKEHOUSE, 'tables/versions', (ctx, b) => lakehouse.versions(ctx, b));
+  operations.add(LAKEHOUSE, 'duplicates', (ctx, b) => lakehouse.duplicates(ctx, b));
+  const lakehouseEnabled = registry.list().some((a) => a.name === LAKEHOUSE && a.status === 'enabled');
+  return {
+    registry,
+    lakehouse,
+    operations,
+    tableVerifier: lakehouseEnabled ? { tables: (tenant) => lakehouse.tableManifests(tenant), verify: (ctx, recordId, manifestId) => lakehouse.verify(ctx, recordId, manifestId) } : undefined,
+  };
+}

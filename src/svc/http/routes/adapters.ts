@@ -1,0 +1,52 @@
+/**
+ * `/v1/adapters`: the workload adapters and their operations (docs/adapters.md).
+ * Thin adapter over `app.adapters` (src/svc/adapters); every request names its
+ * adapter in the `adapter` span attribute, carried by every span of the work
+ * unit it creates.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { SvcApp } from '../../app.ts';
+import { ADAPTER_NAME_PATTERN } from '../../adapters/adapter-registry.ts';
+import { TablePutRequest, TableRefRequest, TenantOnlyRequest } from '../../adapters/adapter-schemas.ts';
+import { requirePermission } from '../../auth/principal.ts';
+import { setRequestAttributes } from '../../observability/tracing.ts';
+import { setWorkUnitHeaders } from '../headers.ts';
+import { ctx } from '../request-context.ts';
+
+export async function adapterRoutes(server: FastifyInstance, app: SvcApp): Promise<void> {
+  const doc = { attachValidation: true } as const;
+  const tags = ['adapters'];
+  const { registry, lakehouse } = app.adapters;
+  const maxBody = app.config.adapters?.max_body_bytes ?? 64 * 1024 * 1024;
+  const bodyLimit = Math.ceil((maxBody * 4) / 3) + 64 * 1024;
+  /** Names the adapter on the request's spans, then hands the request context to the domain. */
+  const via = (adapter: string, request: FastifyRequest) => {
+    setRequestAttributes({ adapter });
+    return ctx(request);
+  };
+
+  server.get('/v1/adapters', { schema: { tags, summary: 'Workload adapters with their status (work_units:read)' } }, async (request) => {
+    requirePermission(ctx(request).principal, 'work_units:read');
+    return { adapters: registry.list() };
+  });
+
+  server.get(
+    '/v1/adapters/:name',
+    { schema: { tags, summary: 'One adapter with its status; unknown → not_found (using a missing or disabled adapter is adapter_unavailable)', params: Type.Object({ name: Type.String({ pattern: ADAPTER_NAME_PATTERN }) }) } },
+    async (request) => {
+      const { name } = request.params as { name: string };
+      requirePermission(ctx(request).principal, 'work_units:read');
+      return registry.get(name);
+    },
+  );
+
+  server.post('/v1/adapters/lakehouse/tables', { ...doc, bodyLimit, schema: { tags, summary: 'Store a Parquet table file as the next version of a table (exact bytes + logical facts)', body: TablePutRequest } }, async (request, reply) => {
+    const r = await lakehouse.putTable(via('lakehouse', request), request.body);
+    setWorkUnitHeaders(reply, { workUnitId: r.work_unit_id, manifestId: r.version.manifest_id });
+    return reply.status(201).send(r);
+  });
+  server.post('/v1/adapters/lakehouse/tables/list', { ...doc, schema: { tags, summary: 'Latest version of each table', body: TenantOnlyRequest } }, async (request) => lakehouse.listTables(via('lakehouse', request), request.body));
+  server.post('/v1/adapters/lakehouse/tables/versions', { ...doc, schema: { tags, summary: 'Every version of one table with its logical facts', body: TableRefRequest } }, async (request) => lakehouse.versions(via('lakehouse', request), request.body));
+  server.post('/v1/adapters/lakehouse/duplicates', { ...doc, schema: { tags, summary: 'Datasets held by more than one table (same dataset digest)', body: TenantOnlyRequest } }, async (request) => lakehouse.duplicates(via('lakehouse', request), request.body));
+}
