@@ -23,3 +23,43 @@ export type TableRefRequest = Static<typeof TableRefRequest>;
 
 export const TenantOnlyRequest = Type.Object({ tenant: Tenant, limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })) }, { additionalProperties: false });
 export type TenantOnlyRequest = Static<typeof TenantOnlyRequest>;
+
+const TimeField = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_@.-]+$' });
+
+export const StreamAppendRequest = Type.Object(
+  {
+    tenant: Tenant,
+    stream: SubjectName,
+    bucket: BucketName,
+    body_base64: Type.Optional(Body64),
+    body_text: Type.Optional(Type.String({ minLength: 1, description: 'UTF-8 NDJSON. Exactly one of body_text and body_base64.' })),
+    /** Record fields holding the time, tried in order (default ts, time, timestamp, @timestamp). */
+    time_fields: Type.Optional(Type.Array(TimeField, { minItems: 1, maxItems: 8 })),
+    mode: Mode,
+  },
+  { additionalProperties: false },
+);
+export type StreamAppendRequest = Static<typeof StreamAppendRequest>;
+
+export const StreamReadRequest = Type.Object(
+  {
+    tenant: Tenant,
+    stream: SubjectName,
+    from: Type.Optional(Type.String({ format: 'date-time' })),
+    to: Type.Optional(Type.String({ format: 'date-time' })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, default: 1000 })),
+  },
+  { additionalProperties: false },
+);
+export type StreamReadRequest = Static<typeof StreamReadRequest>;
+
+export const StreamUnusedRequest = Type.Object(
+  {
+    tenant: Tenant,
+    /** Only segments stored at least this many days ago (default 0: every segment never read). */
+    older_than_days: Type.Optional(Type.Integer({ minimum: 0, maximum: 3650, default: 0 })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+  },
+  { additionalProperties: false },
+);
+export type StreamUnusedRequest = Static<typeof StreamUnusedRequest>;

@@ -7,17 +7,20 @@ import type { Store } from '../store/store.ts';
 import { AdapterOperations } from './adapter-operations.ts';
 import { AdapterRegistry } from './adapter-registry.ts';
 import { LAKEHOUSE, LakehouseAdapter } from './lakehouse/lakehouse-adapter.ts';
+import { STREAM, StreamAdapter } from './stream/stream-adapter.ts';
+import type { SvcMetrics } from '../observability/metrics.ts';
 
 export interface AdapterServices {
   registry: AdapterRegistry;
   lakehouse: LakehouseAdapter;
+  stream: StreamAdapter;
   /** Every adapter-specific operation by name (gRPC AdapterService/Call). */
   operations: AdapterOperations;
   /** The restore test `table_logical` seam; undefined while the lakehouse adapter is disabled. */
   tableVerifier: TableVerifier | undefined;
 }
 
-export function createAdapterServices(deps: { config: SvcConfig; store: Store; objects: ObjectServices; tenants: TenantGuard }): AdapterServices {
+export function createAdapterServices(deps: { config: SvcConfig; store: Store; objects: ObjectServices; tenants: TenantGuard; metrics: SvcMetrics }): AdapterServices {
   const registry = new AdapterRegistry(deps.config.adapters?.disabled ?? []);
   const maxBodyBytes = deps.config.adapters?.max_body_bytes ?? 64 * 1024 * 1024;
   registry.register({
@@ -29,7 +32,27 @@ export function createAdapterServices(deps: { config: SvcConfig; store: Store; o
     operations: ['tables', 'tables/list', 'tables/versions', 'duplicates'],
   });
   const lakehouse = new LakehouseAdapter({ registry, records: deps.store.adapterRecords, gateway: deps.objects.gateway, manifests: deps.objects.manifests, tenants: deps.tenants, maxBodyBytes });
+  registry.register({
+    name: STREAM,
+    family: 'stream',
+    version: '1',
+    source: 'builtin',
+    summary: 'JSONL/NDJSON streams: segment-aware appends store only new bytes; time-range reads; unused logs',
+    operations: ['append', 'read', 'streams/list', 'unused'],
+  });
+  const stream = new StreamAdapter({
+    registry,
+    records: deps.store.adapterRecords,
+    gateway: deps.objects.gateway,
+    tenants: deps.tenants,
+    maxBodyBytes,
+    onAlreadyStored: (n) => deps.metrics.streamBytesAlreadyStored.inc(n),
+  });
   const operations = new AdapterOperations(registry);
+  operations.add(STREAM, 'append', (ctx, b) => stream.append(ctx, b));
+  operations.add(STREAM, 'read', (ctx, b) => stream.read(ctx, b));
+  operations.add(STREAM, 'streams/list', (ctx, b) => stream.streams(ctx, b));
+  operations.add(STREAM, 'unused', (ctx, b) => stream.unused(ctx, b));
   operations.add(LAKEHOUSE, 'tables', (ctx, b) => lakehouse.putTable(ctx, b));
   operations.add(LAKEHOUSE, 'tables/list', (ctx, b) => lakehouse.listTables(ctx, b));
   operations.add(LAKEHOUSE, 'tables/versions', (ctx, b) => lakehouse.versions(ctx, b));
@@ -38,6 +61,7 @@ export function createAdapterServices(deps: { config: SvcConfig; store: Store; o
   return {
     registry,
     lakehouse,
+    stream,
     operations,
     tableVerifier: lakehouseEnabled ? { tables: (tenant) => lakehouse.tableManifests(tenant), verify: (ctx, recordId, manifestId) => lakehouse.verify(ctx, recordId, manifestId) } : undefined,
   };

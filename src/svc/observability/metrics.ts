@@ -32,7 +32,7 @@ export function createMetrics() {
     aiLargeModelCalls: counter('svc_ai_large_model_calls_total', 'Calls routed to a large model.'),
     aiLargeModelCallsAvoided: counter('svc_ai_large_model_calls_avoided_total', 'Requests that would have gone to a large model and did not.'),
     aiFallbacks: counter('svc_ai_fallbacks_total', 'Fallback routes taken, by reason.', ['reason']),
-    trainingGpuSecondsAvoided: counter('svc_training_gpu_seconds_avoided_total', 'Estimated GPU seconds avoided (estimate).'),
+    trainingGpuSecondsAvoided: counter('svc_training_gpu_seconds_avoided_total', 'GPU seconds avoided by answering identical training runs from their recorded result, from the declared or recorded run cost (estimate).'),
     schedulerJobsShifted: counter('svc_scheduler_jobs_shifted_total', 'Flexible jobs moved to a cleaner window.'),
     schedulerTransitions: counter('svc_scheduler_job_transitions_total', 'Scheduler job transitions, by the state entered.', ['state']),
     schedulerMissedDeadlines: counter('svc_scheduler_missed_deadlines_total', 'Scheduler jobs that became missed (alert: any increase is a warning).'),
@@ -49,6 +49,10 @@ export function createMetrics() {
     manifestWriteFailures: counter('svc_manifest_write_failures_total', 'Manifests that could not be written to the metadata store (critical).'),
     cacheCrossTenantHits: counter('svc_cache_cross_tenant_hits_total', "Cache lookups that returned another tenant's entry; refused, but isolation is broken (critical)."),
     verifierFailuresWithoutFallback: counter('svc_verifier_failures_without_fallback_total', 'Required verifier failures no fallback recovered (critical).'),
+    // Workload adapters (docs/adapters.md).
+    streamBytesAlreadyStored: counter('svc_adapter_stream_bytes_already_stored_total', 'Stream appends: bytes re-sent by the client that the stream already held (not stored again).'),
+    trainingRunsAvoided: counter('svc_training_runs_avoided_total', 'Training runs answered from the recorded result of an identical run (measured).'),
+    trainingCheckpointBytesAvoided: counter('svc_training_checkpoint_bytes_avoided_total', 'Checkpoint bytes not stored again because their tensors were already stored (measured).'),
     legalHoldDeletionAttempts: counter('svc_legal_hold_deletion_attempts_total', 'Deletions refused because of a legal hold (critical).'),
   };
   // Every reason is exported from the start (0 until it happens), so dashboards and alerts see the series.

@@ -5,6 +5,8 @@
  *   svc adapter list
  *   svc adapter lakehouse put <file.parquet> --table sales/orders --bucket lake --key orders/v3.parquet
  *   svc adapter lakehouse tables | versions <table> | duplicates
+ *   svc adapter stream append <file.ndjson> --stream api/access --bucket logs
+ *   svc adapter stream read api/access [--from iso] [--to iso] | streams | unused
  */
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
@@ -46,4 +48,41 @@ export function register(program: Command): void {
     .description('datasets held by more than one table')
     .option('--tenant <tenant>')
     .action((o: { tenant?: string }, cmd: Command) => run(cmd, (g) => clientFor(g).json('POST', '/v1/adapters/lakehouse/duplicates', tenantOf(o))));
+
+  const stream = adapter.command('stream').description('JSONL/NDJSON streams: appends store only new bytes');
+  stream
+    .command('append <file>')
+    .description('append a file of records, or the whole log again: only bytes the stream lacks are stored')
+    .requiredOption('--stream <name>', 'stream name, e.g. api/access')
+    .requiredOption('--bucket <bucket>', 'object bucket for the segments')
+    .option('--time-field <field>', 'record field holding the time (repeatable; default ts, time, timestamp, @timestamp)', (v: string, prev: string[] = []) => [...prev, v])
+    .option('--tenant <tenant>')
+    .action((file: string, o: { stream: string; bucket: string; timeField?: string[]; tenant?: string }, cmd: Command) =>
+      run(cmd, (g) =>
+        clientFor(g).json('POST', '/v1/adapters/stream/append', { ...tenantOf(o), stream: o.stream, bucket: o.bucket, body_base64: fileBase64(file), ...(o.timeField ? { time_fields: o.timeField } : {}) }),
+      ),
+    );
+  stream
+    .command('read <stream>')
+    .description('records in a time range')
+    .option('--from <iso>')
+    .option('--to <iso>')
+    .option('--limit <n>', 'most records', (v: string) => Number(v))
+    .option('--tenant <tenant>')
+    .action((name: string, o: { from?: string; to?: string; limit?: number; tenant?: string }, cmd: Command) =>
+      run(cmd, (g) => clientFor(g).json('POST', '/v1/adapters/stream/read', { ...tenantOf(o), stream: name, ...(o.from ? { from: o.from } : {}), ...(o.to ? { to: o.to } : {}), ...(o.limit ? { limit: o.limit } : {}) })),
+    );
+  stream
+    .command('streams')
+    .description('streams with their segments and size')
+    .option('--tenant <tenant>')
+    .action((o: { tenant?: string }, cmd: Command) => run(cmd, (g) => clientFor(g).json('POST', '/v1/adapters/stream/streams/list', tenantOf(o))));
+  stream
+    .command('unused')
+    .description('unused logs: segments never read back')
+    .option('--older-than-days <n>', 'only segments stored at least n days ago', (v: string) => Number(v))
+    .option('--tenant <tenant>')
+    .action((o: { olderThanDays?: number; tenant?: string }, cmd: Command) =>
+      run(cmd, (g) => clientFor(g).json('POST', '/v1/adapters/stream/unused', { ...tenantOf(o), ...(o.olderThanDays !== undefined ? { older_than_days: o.olderThanDays } : {}) })),
+    );
 }

@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { SvcApp } from '../../app.ts';
 import { ADAPTER_NAME_PATTERN } from '../../adapters/adapter-registry.ts';
-import { TablePutRequest, TableRefRequest, TenantOnlyRequest } from '../../adapters/adapter-schemas.ts';
+import { StreamAppendRequest, StreamReadRequest, StreamUnusedRequest, TablePutRequest, TableRefRequest, TenantOnlyRequest } from '../../adapters/adapter-schemas.ts';
 import { requirePermission } from '../../auth/principal.ts';
 import { setRequestAttributes } from '../../observability/tracing.ts';
 import { setWorkUnitHeaders } from '../headers.ts';
@@ -17,7 +17,7 @@ import { ctx } from '../request-context.ts';
 export async function adapterRoutes(server: FastifyInstance, app: SvcApp): Promise<void> {
   const doc = { attachValidation: true } as const;
   const tags = ['adapters'];
-  const { registry, lakehouse } = app.adapters;
+  const { registry, lakehouse, stream } = app.adapters;
   const maxBody = app.config.adapters?.max_body_bytes ?? 64 * 1024 * 1024;
   const bodyLimit = Math.ceil((maxBody * 4) / 3) + 64 * 1024;
   /** Names the adapter on the request's spans, then hands the request context to the domain. */
@@ -49,4 +49,13 @@ export async function adapterRoutes(server: FastifyInstance, app: SvcApp): Promi
   server.post('/v1/adapters/lakehouse/tables/list', { ...doc, schema: { tags, summary: 'Latest version of each table', body: TenantOnlyRequest } }, async (request) => lakehouse.listTables(via('lakehouse', request), request.body));
   server.post('/v1/adapters/lakehouse/tables/versions', { ...doc, schema: { tags, summary: 'Every version of one table with its logical facts', body: TableRefRequest } }, async (request) => lakehouse.versions(via('lakehouse', request), request.body));
   server.post('/v1/adapters/lakehouse/duplicates', { ...doc, schema: { tags, summary: 'Datasets held by more than one table (same dataset digest)', body: TenantOnlyRequest } }, async (request) => lakehouse.duplicates(via('lakehouse', request), request.body));
+
+  server.post('/v1/adapters/stream/append', { ...doc, bodyLimit, schema: { tags, summary: 'Append NDJSON records (or the whole stream again): only bytes the stream does not hold are stored', body: StreamAppendRequest } }, async (request, reply) => {
+    const r = await stream.append(via('stream', request), request.body);
+    if (r.appended) setWorkUnitHeaders(reply, { workUnitId: r.work_unit_id, manifestId: r.appended.manifest_id ?? undefined });
+    return reply.status(r.appended ? 201 : 200).send(r);
+  });
+  server.post('/v1/adapters/stream/read', { ...doc, schema: { tags, summary: 'Records of a stream in a time range (only overlapping segments are read)', body: StreamReadRequest } }, async (request) => stream.read(via('stream', request), request.body));
+  server.post('/v1/adapters/stream/streams/list', { ...doc, schema: { tags, summary: 'Streams with their segment count and size', body: TenantOnlyRequest } }, async (request) => stream.streams(via('stream', request), request.body));
+  server.post('/v1/adapters/stream/unused', { ...doc, schema: { tags, summary: 'Unused logs: stream segments never read back', body: StreamUnusedRequest } }, async (request) => stream.unused(via('stream', request), request.body));
 }
