@@ -260,7 +260,7 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     exporter: objects.exporter,
   });
   const benchmarks = new BenchmarkService({ repo: store.benchmarkRuns, ledger, log });
-  const adapters = createAdapterServices({ config, store, objects, tenants, metrics });
+  const adapters = createAdapterServices({ config, store, objects, tenants, metrics, ledger });
   const restoreTests = new RestoreTestService({
     manifests: objects.manifests,
     manifestRows: store.manifests,

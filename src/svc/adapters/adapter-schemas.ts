@@ -63,3 +63,53 @@ export const StreamUnusedRequest = Type.Object(
   { additionalProperties: false },
 );
 export type StreamUnusedRequest = Static<typeof StreamUnusedRequest>;
+
+const Sha256Hex = Type.String({ pattern: '^[0-9a-f]{64}$' });
+const ManifestId = Type.String({ pattern: '^mf_[0-9a-z]{26}$' });
+
+export const CheckpointPutRequest = Type.Object(
+  {
+    tenant: Tenant,
+    run: SubjectName,
+    step: Type.Optional(Type.Integer({ minimum: 0, maximum: 1e12 })),
+    bucket: BucketName,
+    key: ObjectKey,
+    body_base64: Body64,
+    mode: Mode,
+  },
+  { additionalProperties: false },
+);
+export type CheckpointPutRequest = Static<typeof CheckpointPutRequest>;
+
+export const RunRefRequest = Type.Object({ tenant: Tenant, run: SubjectName }, { additionalProperties: false });
+export type RunRefRequest = Static<typeof RunRefRequest>;
+
+export const TrainingRunSubmitRequest = Type.Object(
+  {
+    tenant: Tenant,
+    run: SubjectName,
+    /** The byte manifests of the training data (any order): their sha256s enter the fingerprint. */
+    dataset_manifests: Type.Array(ManifestId, { minItems: 1, maxItems: 1000, uniqueItems: true }),
+    /** Hyper-parameters and everything else that shapes the run (canonical JSON enters the fingerprint). */
+    config: Type.Record(Type.String({ maxLength: 256 }), Type.Unknown(), { maxProperties: 1000 }),
+    /** sha256 of the training code (e.g. of the source archive or container image). */
+    code_digest: Sha256Hex,
+    /** The client's estimate of the run's cost, used when the recorded run carries none. */
+    estimated_gpu_seconds: Type.Optional(Type.Number({ minimum: 0, maximum: 1e12 })),
+  },
+  { additionalProperties: false },
+);
+export type TrainingRunSubmitRequest = Static<typeof TrainingRunSubmitRequest>;
+
+export const TrainingRunCompleteRequest = Type.Object(
+  {
+    tenant: Tenant,
+    run_id: Type.String({ pattern: '^adr_[0-9a-z]{26}$' }),
+    /** What the run produced (metrics, checkpoint manifest ids, …): answered to identical resubmissions. */
+    result: Type.Record(Type.String({ maxLength: 256 }), Type.Unknown(), { maxProperties: 1000 }),
+    /** Measured GPU seconds of the run (the basis of later "GPU seconds avoided" estimates). */
+    gpu_seconds: Type.Optional(Type.Number({ minimum: 0, maximum: 1e12 })),
+  },
+  { additionalProperties: false },
+);
+export type TrainingRunCompleteRequest = Static<typeof TrainingRunCompleteRequest>;

@@ -29,12 +29,25 @@ export function* chunkBuffer(data: Uint8Array, params?: Partial<ChunkingParams>)
  * Chunks of a stream. Each yielded chunk is a view that remains valid; the
  * concatenation of the chunks equals the concatenation of the input.
  *
+ * `boundaries` (ascending absolute offsets) force a cut at each offset, and
+ * content-defined chunking restarts there: a format-aware caller (the
+ * training adapter cuts at safetensors tensor boundaries) makes an unchanged
+ * region chunk identically wherever its neighbours changed.
+ *
  * @example
  *   for await (const chunk of chunkStream(fs.createReadStream(path))) hash(chunk);
  */
-export async function* chunkStream(source: AsyncIterable<Uint8Array>, params?: Partial<ChunkingParams>): AsyncGenerator<Uint8Array> {
+export async function* chunkStream(source: AsyncIterable<Uint8Array>, params?: Partial<ChunkingParams>, boundaries: readonly number[] = []): AsyncGenerator<Uint8Array> {
   const finder = createCutPointFinder(validateChunkingParams(params));
   const { maxSize } = finder.params;
+  let absRead = 0; // absolute offset of readPos
+  let nextBoundary = 0; // index into boundaries
+  /** End of the next chunk's search range: the window end, or the next forced boundary before it. */
+  const limit = (readPos: number, writePos: number): number => {
+    while (nextBoundary < boundaries.length && boundaries[nextBoundary]! <= absRead) nextBoundary++;
+    if (nextBoundary === boundaries.length) return writePos;
+    return Math.min(writePos, readPos + (boundaries[nextBoundary]! - absRead));
+  };
   // Four max-size chunks per window: a compaction (a copy of < maxSize bytes)
   // happens at most once per three chunks' worth of input.
   const windowSize = Math.max(4 * maxSize, 1024 * 1024);
@@ -59,15 +72,17 @@ export async function* chunkStream(source: AsyncIterable<Uint8Array>, params?: P
       writePos += take;
       consumed += take;
       while (writePos - readPos >= maxSize) {
-        const length = finder.nextChunkLength(window, readPos, writePos);
+        const length = finder.nextChunkLength(window, readPos, limit(readPos, writePos));
         yield window.subarray(readPos, readPos + length);
         readPos += length;
+        absRead += length;
       }
     }
   }
   while (readPos < writePos) {
-    const length = finder.nextChunkLength(window, readPos, writePos);
+    const length = finder.nextChunkLength(window, readPos, limit(readPos, writePos));
     yield window.subarray(readPos, readPos + length);
     readPos += length;
+    absRead += length;
   }
 }

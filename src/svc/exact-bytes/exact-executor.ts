@@ -70,7 +70,8 @@ export class ExactExecutor {
     this.#deps = deps;
   }
 
-  async execute(ctx: RequestContext, wu: WorkUnitRecord, plan: Plan, source: AsyncIterable<Uint8Array>): Promise<{ result: ExecuteResult; manifest: ByteManifest }> {
+  /** `boundaries`: forced chunk cuts from a format-aware adapter (src/svc/adapters); the bytes stored are the same. */
+  async execute(ctx: RequestContext, wu: WorkUnitRecord, plan: Plan, source: AsyncIterable<Uint8Array>, options: { boundaries?: readonly number[] } = {}): Promise<{ result: ExecuteResult; manifest: ByteManifest }> {
     if (wu.kind !== 'byte_object') throw new SvcError('invalid_work_unit', `the exact executor runs byte_object work units, not ${wu.kind}`, { workUnitId: wu.id });
     if (wu.state === 'executed') throw new SvcError('conflict', `work unit ${wu.id} was already executed`, { workUnitId: wu.id, details: { manifest_id: wu.manifest_id } });
     if (plan.work_unit_id !== wu.id) throw new SvcError('invalid_request', `plan ${plan.plan_id} belongs to another work unit`, { workUnitId: wu.id });
@@ -103,6 +104,7 @@ export class ExactExecutor {
             scope,
             mode: plan.mode,
             compression: actions.has('zstd'),
+            ...(options.boundaries ? { boundaries: options.boundaries } : {}),
             ...(this.#deps.maxObjectBytes !== undefined ? { maxBytes: this.#deps.maxObjectBytes } : {}),
           }),
         );

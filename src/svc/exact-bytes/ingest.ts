@@ -48,6 +48,8 @@ export interface IngestOptions {
   concurrency?: number;
   /** Reject objects larger than this with `payload_too_large` (default: no limit). */
   maxBytes?: number;
+  /** Absolute offsets where a chunk must end (format-aware adapters, e.g. tensor boundaries); CDC restarts there. */
+  boundaries?: readonly number[];
   /** Called after each chunk is cut with the bytes read so far (progress bars). */
   onProgress?: (bytesRead: number) => void;
 }
@@ -121,7 +123,7 @@ export async function ingest(source: AsyncIterable<Uint8Array>, options: IngestO
   };
 
   try {
-    for await (const chunk of chunkStream(source, params)) {
+    for await (const chunk of chunkStream(source, params, options.boundaries)) {
       if (bytesIn === 0) {
         // Magic bytes only exist at the start of the object; the verdict applies to all its chunks.
         const format = detectCompressedFormat(chunk.subarray(0, MAGIC_SNIFF_BYTES));

@@ -89,6 +89,8 @@ export interface StoreObjectInput {
   size: number;
   sha256: string | null;
   source: AsyncIterable<Uint8Array>;
+  /** Forced chunk cuts (absolute offsets) from a format-aware adapter. */
+  boundaries?: readonly number[];
 }
 
 function toInfo(row: ObjectRow): ObjectInfo {
@@ -155,7 +157,7 @@ export class ObjectGateway {
     const wu = await this.#deps.workUnits.createStreamed(ctx, { tenant: input.tenant, logical_ref: logicalRef, size: input.size, sha256: input.sha256 });
     const namespace = objectNamespace(input.bucket, input.key);
     const plan = await this.#deps.plans.planById(ctx, wu.id, input.mode ? { mode: input.mode, namespace } : { namespace });
-    const { result } = await this.#deps.executor.execute(ctx, { ...wu, state: 'planned', last_plan_id: plan.plan_id }, plan, input.source);
+    const { result } = await this.#deps.executor.execute(ctx, { ...wu, state: 'planned', last_plan_id: plan.plan_id }, plan, input.source, input.boundaries ? { boundaries: input.boundaries } : {});
     const row: ObjectRow = {
       tenant: input.tenant,
       bucket: input.bucket,

@@ -7,6 +7,8 @@
  *   svc adapter lakehouse tables | versions <table> | duplicates
  *   svc adapter stream append <file.ndjson> --stream api/access --bucket logs
  *   svc adapter stream read api/access [--from iso] [--to iso] | streams | unused
+ *   svc adapter training checkpoint <file.safetensors> --run r --bucket b --key k [--step n]
+ *   svc adapter training checkpoints <run> | submit --run r --dataset mf_… --config c.json --code-digest h | complete <run_id> --result r.json
  */
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
@@ -84,5 +86,57 @@ export function register(program: Command): void {
     .option('--tenant <tenant>')
     .action((o: { olderThanDays?: number; tenant?: string }, cmd: Command) =>
       run(cmd, (g) => clientFor(g).json('POST', '/v1/adapters/stream/unused', { ...tenantOf(o), ...(o.olderThanDays !== undefined ? { older_than_days: o.olderThanDays } : {}) })),
+    );
+
+  const training = adapter.command('training').description('checkpoints chunked on tensor boundaries; identical training runs answered from their record');
+  training
+    .command('checkpoint <file>')
+    .description('store a safetensors checkpoint of a run')
+    .requiredOption('--run <name>', 'run name')
+    .requiredOption('--bucket <bucket>')
+    .requiredOption('--key <key>')
+    .option('--step <n>', 'training step', (v: string) => Number(v))
+    .option('--tenant <tenant>')
+    .action((file: string, o: { run: string; bucket: string; key: string; step?: number; tenant?: string }, cmd: Command) =>
+      run(cmd, (g) =>
+        clientFor(g).json('POST', '/v1/adapters/training/checkpoints', { ...tenantOf(o), run: o.run, bucket: o.bucket, key: o.key, body_base64: fileBase64(file), ...(o.step !== undefined ? { step: o.step } : {}) }),
+      ),
+    );
+  training
+    .command('checkpoints <run>')
+    .description('checkpoints of a run with the bytes each avoided')
+    .option('--tenant <tenant>')
+    .action((name: string, o: { tenant?: string }, cmd: Command) => run(cmd, (g) => clientFor(g).json('POST', '/v1/adapters/training/checkpoints/list', { ...tenantOf(o), run: name })));
+  training
+    .command('submit')
+    .description('submit a run; an identical one (datasets + config + code) is answered from its recorded result')
+    .requiredOption('--run <name>')
+    .requiredOption('--dataset <manifest_id>', 'dataset manifest (repeatable)', (v: string, prev: string[] = []) => [...prev, v])
+    .requiredOption('--config <file.json>', 'run configuration (JSON object)')
+    .requiredOption('--code-digest <sha256>', 'sha256 of the training code')
+    .option('--estimated-gpu-seconds <n>', 'cost estimate used when the recorded run has none', (v: string) => Number(v))
+    .option('--tenant <tenant>')
+    .action((o: { run: string; dataset: string[]; config: string; codeDigest: string; estimatedGpuSeconds?: number; tenant?: string }, cmd: Command) =>
+      run(cmd, (g) =>
+        clientFor(g).json('POST', '/v1/adapters/training/runs/submit', {
+          ...tenantOf(o),
+          run: o.run,
+          dataset_manifests: o.dataset,
+          config: JSON.parse(readFileSync(o.config, 'utf8')) as unknown,
+          code_digest: o.codeDigest,
+          ...(o.estimatedGpuSeconds !== undefined ? { estimated_gpu_seconds: o.estimatedGpuSeconds } : {}),
+        }),
+      ),
+    );
+  training
+    .command('complete <run_id>')
+    .description('record what a submitted run produced')
+    .requiredOption('--result <file.json>', 'the run result (JSON object)')
+    .option('--gpu-seconds <n>', 'measured GPU seconds of the run', (v: string) => Number(v))
+    .option('--tenant <tenant>')
+    .action((runId: string, o: { result: string; gpuSeconds?: number; tenant?: string }, cmd: Command) =>
+      run(cmd, (g) =>
+        clientFor(g).json('POST', '/v1/adapters/training/runs/complete', { ...tenantOf(o), run_id: runId, result: JSON.parse(readFileSync(o.result, 'utf8')) as unknown, ...(o.gpuSeconds !== undefined ? { gpu_seconds: o.gpuSeconds } : {}) }),
+      ),
     );
 }

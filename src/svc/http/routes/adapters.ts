@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { SvcApp } from '../../app.ts';
 import { ADAPTER_NAME_PATTERN } from '../../adapters/adapter-registry.ts';
-import { StreamAppendRequest, StreamReadRequest, StreamUnusedRequest, TablePutRequest, TableRefRequest, TenantOnlyRequest } from '../../adapters/adapter-schemas.ts';
+import { CheckpointPutRequest, RunRefRequest, TrainingRunCompleteRequest, TrainingRunSubmitRequest, StreamAppendRequest, StreamReadRequest, StreamUnusedRequest, TablePutRequest, TableRefRequest, TenantOnlyRequest } from '../../adapters/adapter-schemas.ts';
 import { requirePermission } from '../../auth/principal.ts';
 import { setRequestAttributes } from '../../observability/tracing.ts';
 import { setWorkUnitHeaders } from '../headers.ts';
@@ -17,7 +17,7 @@ import { ctx } from '../request-context.ts';
 export async function adapterRoutes(server: FastifyInstance, app: SvcApp): Promise<void> {
   const doc = { attachValidation: true } as const;
   const tags = ['adapters'];
-  const { registry, lakehouse, stream } = app.adapters;
+  const { registry, lakehouse, stream, training } = app.adapters;
   const maxBody = app.config.adapters?.max_body_bytes ?? 64 * 1024 * 1024;
   const bodyLimit = Math.ceil((maxBody * 4) / 3) + 64 * 1024;
   /** Names the adapter on the request's spans, then hands the request context to the domain. */
@@ -58,4 +58,13 @@ export async function adapterRoutes(server: FastifyInstance, app: SvcApp): Promi
   server.post('/v1/adapters/stream/read', { ...doc, schema: { tags, summary: 'Records of a stream in a time range (only overlapping segments are read)', body: StreamReadRequest } }, async (request) => stream.read(via('stream', request), request.body));
   server.post('/v1/adapters/stream/streams/list', { ...doc, schema: { tags, summary: 'Streams with their segment count and size', body: TenantOnlyRequest } }, async (request) => stream.streams(via('stream', request), request.body));
   server.post('/v1/adapters/stream/unused', { ...doc, schema: { tags, summary: 'Unused logs: stream segments never read back', body: StreamUnusedRequest } }, async (request) => stream.unused(via('stream', request), request.body));
+
+  server.post('/v1/adapters/training/checkpoints', { ...doc, bodyLimit, schema: { tags, summary: 'Store a safetensors checkpoint, chunked on tensor boundaries (unchanged tensors are stored once)', body: CheckpointPutRequest } }, async (request, reply) => {
+    const r = await training.putCheckpoint(via('training', request), request.body);
+    setWorkUnitHeaders(reply, { workUnitId: r.work_unit_id, manifestId: r.manifest_id });
+    return reply.status(201).send(r);
+  });
+  server.post('/v1/adapters/training/checkpoints/list', { ...doc, schema: { tags, summary: 'Checkpoints of a run with the bytes each avoided', body: RunRefRequest } }, async (request) => training.checkpoints(via('training', request), request.body));
+  server.post('/v1/adapters/training/runs/submit', { ...doc, schema: { tags, summary: 'Submit a training run: an identical run (datasets + config + code) is answered from its recorded result', body: TrainingRunSubmitRequest } }, async (request) => training.submitRun(via('training', request), request.body));
+  server.post('/v1/adapters/training/runs/complete', { ...doc, schema: { tags, summary: 'Record the result (and measured GPU seconds) of a submitted run', body: TrainingRunCompleteRequest } }, async (request) => training.completeRun(via('training', request), request.body));
 }
