@@ -53,5 +53,18 @@ for (const engine of engines()) {
       assert.equal(cross.code, grpc.status.PERMISSION_DENIED);
       assert.equal((await s.http.app.store.adapterRecords.page(undefined, 'lakehouse', 'table_version', '', 10)).length, 1);
     });
+
+    test('stream and training operations through Call answer like REST', async () => {
+      const appended = await call(KEYS.acmeWriter, 'stream', 'append', { stream: 'grpc/log', bucket: 'logs', body_text: '{"ts":"2026-01-01T00:00:00Z","m":1}\n' });
+      assert.equal(appended.appended.records, 1);
+      const again = await call(KEYS.acmeWriter, 'stream', 'append', { stream: 'grpc/log', bucket: 'logs', body_text: '{"ts":"2026-01-01T00:00:00Z","m":1}\n' });
+      assert.equal(again.appended, null);
+      const read = await call(KEYS.acmeReader, 'stream', 'read', { stream: 'grpc/log' });
+      assert.deepEqual(read.records, [{ ts: '2026-01-01T00:00:00Z', m: 1 }]);
+      const bad = await grpcFailure(() => call(KEYS.acmeWriter, 'training', 'checkpoints', { run: 'r', bucket: 'ckpt', key: 'k', body_base64: Buffer.from('nope').toString('base64') }));
+      assert.equal(bad.code, grpc.status.INVALID_ARGUMENT);
+      const foreign = await grpcFailure(() => call(KEYS.globexWriter, 'stream', 'read', { stream: 'grpc/log' }));
+      assert.equal(foreign.code, grpc.status.NOT_FOUND);
+    });
   });
 }
