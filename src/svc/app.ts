@@ -300,6 +300,7 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
       constants: estimateConstants(config.reports?.estimates),
       defaultWindowDays: config.reports?.default_window_days ?? 30,
       models: () => ai.catalog.all().map((r) => `${r.provider.name}/${r.model.id}`),
+      logicalDuplicates: (tenant) => adapters.lakehouse.duplicateManifests(tenant),
     }),
     alerts,
     legalHolds,

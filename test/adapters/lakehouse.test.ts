@@ -100,6 +100,11 @@ for (const engine of engines()) {
       assert.equal(dups.duplicates.length, 1);
       assert.deepEqual(dups.duplicates[0].tables.map((t: Json) => t.table).sort(), ['marketing/orders-copy', 'sales/orders']);
 
+      // The reports' duplicate_datasets finding names the byte-different copy (no chunk is shared with the original).
+      const recs = (await (await s.call('GET', '/v1/reports/recommendations?tenant=acme')).json()) as Json;
+      const dupFinding = recs.recommendations.find((r: Json) => r.finding === 'duplicate_datasets');
+      assert.ok(dupFinding?.evidence.ids.includes(dup.version.manifest_id), JSON.stringify(recs.recommendations.map((r: Json) => r.finding)));
+      assert.ok(!dupFinding.evidence.ids.includes(first.version.manifest_id));
       const versions = (await (await s.call('POST', '/v1/adapters/lakehouse/tables/versions', { key: KEYS.acmeReader, body: { table: 'sales/orders' } })).json()) as Json;
       assert.deepEqual(versions.versions.map((v: Json) => v.row_count), [2000, 3000]);
       const tables = (await (await s.call('POST', '/v1/adapters/lakehouse/tables/list', { key: KEYS.acmeReader, body: {} })).json()) as Json;

@@ -109,6 +109,12 @@ for (const engine of engines()) {
       assert.equal(r.segments_read, 1);
       assert.equal(r.segments_skipped, 2);
 
+      // The reports' unused_logs finding lists segments never read through the gateway: not segment 2 (just
+      // read by /read) nor segment 3 (fetched by a raw object get above, which the report counts as a read).
+      const recs = (await (await s.call('GET', '/v1/reports/recommendations?tenant=acme')).json()) as Json;
+      const logs = recs.recommendations.find((x: Json) => x.finding === 'unused_logs');
+      const segments = await s.app.store.adapterRecords.ofSubject('acme', 'stream', 'stream_segment', 'api/access');
+      assert.deepEqual(logs.evidence.ids, [segments[0]!.manifest_id]);
       const unusedAfter = await ok(await s.call('POST', '/v1/adapters/stream/unused', { key: KEYS.acmeReader, body: {} }), 200);
       assert.equal(unusedAfter.unused[0].segments_never_read, 2);
       assert.equal(unusedAfter.bytes_never_read, unusedBefore.bytes_never_read - Buffer.byteLength(events(1, 60)));

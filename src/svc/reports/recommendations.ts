@@ -20,7 +20,7 @@ export const RECOMMENDATION_RULES = {
   /** A prefix whose chunk occurrences repeat at least this often holds repeated samples. */
   repeated_chunk_share: 0.1,
   /** Object keys that look like logs. */
-  log_pattern: '(^|/)logs?/|\\.log(\\.\\d+)?$|\\.jsonl$',
+  log_pattern: '(^|/)logs?/|\\.log(\\.\\d+)?$|\\.jsonl$|\\.ndjson$',
   /** At most this many evidence ids per finding (the count is always exact). */
   max_evidence: 20,
 } as const;
@@ -45,6 +45,12 @@ export interface RecommendationInput {
   /** Configured models as `provider/model`. */
   models: string[];
   constants: EstimateConstants;
+  /**
+   * Table versions whose decoded content (lakehouse dataset digest) equals a
+   * version of another, older table: duplicates whatever their bytes
+   * (src/svc/adapters/lakehouse). Their manifest ids.
+   */
+  logicalDuplicates?: readonly string[];
 }
 
 const R = RECOMMENDATION_RULES;
@@ -85,13 +91,15 @@ function duplicates(input: RecommendationInput): Recommendation | undefined {
     for (const id of unique) for (const other of byChunk.get(id)!) if (other < m.id && prefixOf(byId.get(other)!.logical_ref) !== prefixOf(m.logical_ref)) shared.set(other, (shared.get(other) ?? 0) + 1);
     if ([...shared.values()].some((n) => n / unique.size >= R.duplicate_chunk_share)) found.push(m);
   }
+  const logical = new Set(input.logicalDuplicates ?? []);
+  for (const m of input.manifests) if (logical.has(m.id) && !found.includes(m)) found.push(m);
   if (found.length === 0) return undefined;
   const bytes = found.reduce((a, m) => a + m.bytes_in, 0);
   return {
     finding: 'duplicate_datasets',
     severity: severityForBytes(bytes),
     title: `${found.length} object(s) duplicate data already stored under another prefix`,
-    rule: `an active object shares at least ${R.duplicate_chunk_share * 100}% of its distinct chunks with an older object in a different prefix`,
+    rule: `an active object shares at least ${R.duplicate_chunk_share * 100}% of its distinct chunks with an older object in a different prefix, or a lakehouse table version holds the same dataset (schema, rows, column checksums) as an older table`,
     evidence: evidence('manifest', found.map((m) => m.id)),
     estimated_saving: { ...storageSaving(bytes, input.constants), formula: `logical bytes of the duplicates (${bytes}) / 1e9 × storage_usd_per_gb_month × horizon_months: what removing the copies saves in the systems that hold them (svc already stores the shared chunks once)` },
     action: 'keep one copy of each dataset and reference it; delete or archive the copies at the source',

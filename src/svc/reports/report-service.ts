@@ -31,6 +31,8 @@ export interface ReportServiceDeps {
   defaultWindowDays: number;
   /** Configured AI models as `provider/model` (unused model variants). */
   models?: () => string[];
+  /** Manifest ids of table versions that duplicate another table's dataset (the lakehouse adapter). */
+  logicalDuplicates?: (tenant: string | undefined) => Promise<string[]>;
   now?: () => Date;
 }
 
@@ -67,8 +69,12 @@ export class ReportService {
 
   async #recommendations(rows: ReportRows): Promise<Recommendation[]> {
     const tenant = rows.tenant ?? undefined;
-    const [manifests, lastReads] = await Promise.all([this.#d.rows.activeByteManifests(tenant), rows.head ? this.#d.rows.lastReads(tenant, rows.head.seq) : Promise.resolve(new Map<string, string>())]);
-    return buildRecommendations({ now: new Date(rows.window.to), manifests, lastReads, ai: rows.ai, models: this.#d.models?.() ?? [], constants: this.#d.constants });
+    const [manifests, lastReads, logicalDuplicates] = await Promise.all([
+      this.#d.rows.activeByteManifests(tenant),
+      rows.head ? this.#d.rows.lastReads(tenant, rows.head.seq) : Promise.resolve(new Map<string, string>()),
+      this.#d.logicalDuplicates?.(tenant) ?? Promise.resolve([]),
+    ]);
+    return buildRecommendations({ now: new Date(rows.window.to), manifests, lastReads, ai: rows.ai, models: this.#d.models?.() ?? [], constants: this.#d.constants, logicalDuplicates });
   }
 
   /** `GET /v1/reports/recommendations`: the six data-quality findings with evidence. */

@@ -149,6 +149,24 @@ export class LakehouseAdapter {
     return { duplicates: out };
   }
 
+  /**
+   * Manifest ids of table versions whose dataset an older version of another
+   * table already holds (the reports' duplicate_datasets finding). Internal:
+   * the report service has checked the caller's scope.
+   */
+  async duplicateManifests(tenant: string | undefined): Promise<string[]> {
+    const rows = await this.#d.records.withSharedFingerprint<TableVersionFacts>(tenant, LAKEHOUSE, KIND);
+    const firstTable = new Map<string, string>();
+    const out: string[] = [];
+    for (const r of rows) {
+      const group = `${r.tenant}\u0000${r.fingerprint}`;
+      const first = firstTable.get(group);
+      if (first === undefined) firstTable.set(group, r.subject);
+      else if (first !== r.subject && r.manifest_id) out.push(r.manifest_id);
+    }
+    return out;
+  }
+
   /** Table versions to verify, one page of records at a time (restore test `table_logical`). */
   async *tableManifests(tenant: string | undefined): AsyncGenerator<{ manifest_id: string; record_id: string }> {
     let after = '';

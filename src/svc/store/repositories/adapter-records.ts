@@ -86,6 +86,19 @@ export class AdapterRecordRepository {
     return rows.map((r) => ({ fingerprint: r.fingerprint, subjects: Number(r.subjects) }));
   }
 
+  /** Records whose (tenant, fingerprint) is held by more than one subject, optionally of one tenant; id order. */
+  async withSharedFingerprint<F>(tenant: string | undefined, adapter: string, kind: string): Promise<AdapterRecord<F>[]> {
+    const rows = await this.#db.all<Row>(
+      `SELECT r.* FROM adapter_records r
+       JOIN (SELECT tenant, fingerprint FROM adapter_records WHERE adapter = $1 AND kind = $2 AND fingerprint IS NOT NULL
+             GROUP BY tenant, fingerprint HAVING COUNT(DISTINCT subject) > 1) d
+         ON r.tenant = d.tenant AND r.fingerprint = d.fingerprint
+       WHERE r.adapter = $1 AND r.kind = $2 AND ($3 = '' OR r.tenant = $3) ORDER BY r.id`,
+      [adapter, kind, tenant ?? ''],
+    );
+    return rows.map((r) => toRecord<F>(r));
+  }
+
   async markRead(ids: readonly string[], at: string): Promise<void> {
     for (const id of ids) await this.#db.run('UPDATE adapter_records SET last_read_at = $1 WHERE id = $2', [at, id]);
   }
