@@ -109,6 +109,8 @@ for (const engine of engines()) {
       assert.equal(await metric('svc_training_gpu_seconds_avoided_total'), gpuBefore + 3600);
       const events = (await (await s.call('POST', '/v1/ledger/query', { body: { event_types: ['training.run_avoided'], limit: 10 } })).json()) as Json;
       assert.equal(events.events.length, 1);
+      const dashboard = (await (await s.call('GET', '/v1/reports/dashboard?tenant=acme')).json()) as Json;
+      assert.equal(dashboard.sections.data.training.runs_avoided.value, 1);
 
       // Any change is a new run: config, code, data.
       for (const changed of [{ ...run, config: { ...run.config, lr: 0.001 } }, { ...run, code_digest: 'b'.repeat(64) }]) {

@@ -135,6 +135,9 @@ export function buildDashboard(rows: ReportRows, constants: EstimateConstants): 
       gateway_overhead_p95: overhead,
     },
     data: {
+      // The training adapter (docs/adapters.md): identical runs answered from their record. GPU seconds avoided
+      // are an estimate and are exported as svc_training_gpu_seconds_avoided_total, not summed here.
+      training: { runs_avoided: eventFigure(events, 'training.run_avoided') },
       restore_tests: {
         sampled_exact_byte_restore: {
           passed: measured(bytes.filter((m) => m.verifier_status === 'passed').length, 'manifests', 'manifests', "COUNT(manifests) with verifier_status = 'passed' (last rehydration matched the sha256) in the window"),
