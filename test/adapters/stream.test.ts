@@ -146,5 +146,20 @@ for (const engine of engines()) {
       const read = await runSvc(['--json', 'adapter', 'stream', 'read', 'cli/app', '--from', '2026-01-01T05:05:00Z', '--to', '2026-01-01T05:06:00Z'], env);
       assert.equal(JSON.parse(read.stdout).records.length, 2);
     });
+
+    test('racing appends to one stream never mix: each is stored or refused with 409, reads show the stored ones', async () => {
+      const bodies = [events(10, 5), events(11, 5), events(12, 5)];
+      const rs = await Promise.all(bodies.map((b) => append({ stream: 'race/app', body_text: b })));
+      const statuses = rs.map((r) => r.status);
+      assert.ok(statuses.every((x) => x === 201 || x === 409), String(statuses));
+      assert.ok(statuses.includes(201));
+      const stored = bodies.filter((_, i) => statuses[i] === 201);
+      const read = await ok(await s.call('POST', '/v1/adapters/stream/read', { key: KEYS.acmeReader, body: { stream: 'race/app' } }), 200);
+      const expected = stored.flatMap((b) => b.trim().split('\n').map((l) => JSON.parse(l)));
+      assert.deepEqual(
+        read.records.map((r: Json) => r.msg).sort(),
+        expected.map((r: Json) => r.msg).sort(),
+      );
+    });
   });
 }

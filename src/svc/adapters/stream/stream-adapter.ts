@@ -84,8 +84,10 @@ export class StreamAdapter {
     const timeFields = input.time_fields ?? [...DEFAULT_TIME_FIELDS];
     const facts = segmentFacts(tail, timeFields); // before storing: a bad line stores nothing
     const seq = (existing.at(-1)?.seq ?? 0) + 1;
-    const key = `${input.stream}/${String(seq).padStart(10, '0')}.ndjson`;
     const sha256 = sha256Hex(tail);
+    // The digest in the key: two racing appends that computed the same segment number never overwrite each
+    // other's object (the loser's insert is refused below and its object is left unrecorded).
+    const key = `${input.stream}/${String(seq).padStart(10, '0')}-${sha256.slice(0, 16)}.ndjson`;
     const stored = await this.#d.gateway.storeObject(ctx, {
       tenant,
       bucket: input.bucket,
@@ -148,6 +150,7 @@ export class StreamAdapter {
         break;
       }
       const obj = await this.#d.gateway.get(ctx, { tenant, bucket: s.facts.bucket, key: s.facts.key });
+      if (obj.info.manifest_id !== s.manifest_id) throw new SvcError('conflict', `segment ${s.seq} of the stream was overwritten through the object gateway`);
       const bytes = await readAll(obj.rehydration.stream, Math.max(obj.rehydration.size, 1));
       read.push(s.id);
       for (const { record } of records(bytes)) {
