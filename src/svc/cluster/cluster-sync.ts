@@ -32,8 +32,9 @@ export class ClusterSync {
   #after = 0;
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<unknown> | undefined;
-  /** Changes adopted from the feed (for tests and the readiness detail). */
+  /** Changes adopted from the feed, and changes that could not be (logged). */
   adopted = 0;
+  failed = 0;
 
   constructor(deps: ClusterSyncDeps) {
     this.#deps = deps;
@@ -44,7 +45,7 @@ export class ClusterSync {
     const head = await this.#deps.ledgerRepo.head();
     this.#after = head?.seq ?? 0;
     const newest = await this.#deps.ledgerRepo.newestOfTypes(SYNC_EVENT_TYPES);
-    for (const row of newest) await this.#apply(row.type, JSON.parse(row.payload));
+    for (const row of newest) await this.#applySafely(row);
     if (this.#deps.intervalMs > 0) this.#schedule();
   }
 
@@ -67,11 +68,25 @@ export class ClusterSync {
       // An indexed read of the three event types after the last one seen, not a scan of every new ledger row.
       const rows = await this.#deps.ledgerRepo.query({ eventTypes: SYNC_EVENT_TYPES, afterSeq: this.#after, limit: 500 });
       for (const row of rows) {
-        await this.#apply(row.type, JSON.parse(row.payload));
+        await this.#applySafely(row);
         this.#after = Number(row.seq);
         applied++;
       }
       if (rows.length < 500) return applied;
+    }
+  }
+
+  /**
+   * One event; a change that cannot be adopted (a bundle announced before this build shared bundle documents, a
+   * document that no longer validates) is logged as an alert and skipped, never a reason to stop serving: the
+   * process keeps the bundle it has, as after a failed reload.
+   */
+  async #applySafely(row: { seq: number | string; type: string; payload: string }): Promise<void> {
+    try {
+      await this.#apply(row.type, JSON.parse(row.payload));
+    } catch (err) {
+      this.failed++;
+      this.#deps.log.alert({ event_type: 'cluster.sync_adopt_failed', ledger_seq: Number(row.seq), source_event: row.type, error: (err as Error).message }, 'could not adopt a change made by another process');
     }
   }
 

@@ -118,10 +118,11 @@ function validateObjectKey(key: string): boolean {
   }
 }
 
-/** Object list tokens carry the last key of the previous page (scope `obj2.<tenant>.<bucket>`). */
+/** Object list tokens carry the last key of the previous page (scope `obj2/<tenant>/<bucket>`, percent-encoded). */
 // The scope names the tenant and bucket listed: another tenant's (or bucket's) token is refused exactly like one
 // this service never issued, so a stolen token tells nothing (decision 096).
-const objectTokenScope = (tenant: string, bucket: string): string => `obj2.${tenant}.${bucket}`;
+// Components are percent-encoded so that no tenant/bucket pair can spell another's scope.
+const objectTokenScope = (tenant: string, bucket: string): string => `obj2/${encodeURIComponent(tenant)}/${encodeURIComponent(bucket)}`;
 const encodeToken = (tenant: string, bucket: string, key: string): string => encodeContinuationToken(objectTokenScope(tenant, bucket), key);
 const decodeToken = (tenant: string, bucket: string, token: string): string =>
   decodeContinuationToken(objectTokenScope(tenant, bucket), token, (key) => validateObjectKey(key));

@@ -26,10 +26,13 @@ test("another tenant's token is refused exactly like one this service never issu
   assert.equal(refusal(() => decodeContinuationToken(theirs, 'acme')), refusal(() => decodeContinuationToken('garbage', 'acme')));
   assert.notEqual(refusal(() => decodeContinuationToken(theirs, 'acme')), 'accepted');
   assert.notEqual(refusal(() => decodeContinuationToken(encodeContinuationToken(ID, undefined), 'acme')), 'accepted', 'an all-tenants token does not page one tenant');
+  // Tenant names may hold '.', ':' and '-': no tenant's token decodes for a tenant whose name extends it.
+  assert.notEqual(refusal(() => decodeContinuationToken(encodeContinuationToken(ID, 'a'), 'a:wu')), 'accepted');
+  assert.notEqual(refusal(() => decodeContinuationToken(encodeContinuationToken(ID, 'a.b'), 'a')), 'accepted');
 });
 
 test('tokens this service did not issue are invalid_request, never an empty page', () => {
-  const bad = ['garbage', 'a b', Buffer.from('wul2.acme:not-an-id').toString('base64url'), Buffer.from(`other:${ID}`).toString('base64url'), '%%%'];
+  const bad = ['garbage', 'a b', Buffer.from('wul2/t:acme:not-an-id').toString('base64url'), Buffer.from(`other:${ID}`).toString('base64url'), '%%%'];
   for (const token of bad) {
     assert.throws(() => decodeContinuationToken(token, 'acme'), (e: SvcError) => e.code === 'invalid_request' && e.details?.['param'] === 'continuation_token', token);
   }

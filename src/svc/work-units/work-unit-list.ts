@@ -34,7 +34,7 @@ const WORK_UNIT_ID = /^wu_[0-9a-hjkmnp-tv-z]{26}$/;
  * The scope names the tenant listed (`*`: every tenant, an unbound caller), so a token issued to one tenant is
  * refused for another exactly like a token this service never issued (decision 096).
  */
-const tokenScope = (tenant: string | undefined): string => `wul2.${tenant ?? '*'}`;
+const tokenScope = (tenant: string | undefined): string => (tenant === undefined ? 'wul2/*' : `wul2/t:${encodeURIComponent(tenant)}`);
 
 /** The token after a page: the last work unit id, opaque to clients. */
 export function encodeContinuationToken(lastId: string, tenant: string | undefined): string {
