@@ -66,28 +66,22 @@ export async function computeTableFacts(bytes: Uint8Array): Promise<TableFacts> 
   const schema = parquetSchema(metadata);
   const names = schema.children.map((c) => c.element.name);
   const types = schema.children.map((c) => typeOf(c.element as never));
-  // Chunks arrive per column and row range, not necessarily in order: collect, then hash in row order.
-  const chunks = new Map<string, { rowStart: number; data: ArrayLike<unknown> }[]>();
-  try {
-    await parquetRead({
-      file,
-      metadata,
-      onChunk: ({ columnName, columnData, rowStart }) => {
-        const list = chunks.get(columnName) ?? [];
-        list.push({ rowStart, data: columnData });
-        chunks.set(columnName, list);
-      },
-    });
-  } catch (err) {
-    throw new SvcError('invalid_request', `Parquet file could not be decoded: ${(err as Error).message}`.slice(0, 300));
-  }
   const rowCount = Number(metadata.num_rows);
-  const columns = names.map((name, i) => {
+  // One column at a time, so memory holds one decoded column, not the table. Chunks arrive per row range,
+  // not necessarily in order: collected, then hashed in row order.
+  const columns: TableColumnFacts[] = [];
+  for (const [i, name] of names.entries()) {
+    const chunks: { rowStart: number; data: ArrayLike<unknown> }[] = [];
+    try {
+      await parquetRead({ file, metadata, columns: [name], onChunk: ({ columnName, columnData, rowStart }) => void (columnName === name && chunks.push({ rowStart, data: columnData })) });
+    } catch (err) {
+      throw new SvcError('invalid_request', `Parquet file could not be decoded: ${(err as Error).message}`.slice(0, 300));
+    }
     const h = createHash('sha256');
     let rows = 0;
     // One hash update per batch of values: a native call per value costs more than the decode itself.
     let batch: string[] = [];
-    for (const c of (chunks.get(name) ?? []).sort((a, b) => a.rowStart - b.rowStart)) {
+    for (const c of chunks.sort((a, b) => a.rowStart - b.rowStart)) {
       for (let j = 0; j < c.data.length; j++) {
         batch.push(canonical(c.data[j]));
         rows++;
@@ -99,8 +93,8 @@ export async function computeTableFacts(bytes: Uint8Array): Promise<TableFacts> 
     }
     if (batch.length > 0) h.update(`${batch.join('\n')}\n`);
     if (rows !== rowCount) throw new SvcError('invalid_request', `Parquet column ${JSON.stringify(name).slice(0, 80)} decodes to ${rows} values, the footer says ${rowCount} rows`);
-    return { name, type: types[i]!, checksum: h.digest('hex') };
-  });
+    columns.push({ name, type: types[i]!, checksum: h.digest('hex') });
+  }
   const dataset_digest = createHash('sha256').update(JSON.stringify({ row_count: rowCount, columns })).digest('hex');
   return { format: 'parquet', row_count: rowCount, columns, dataset_digest };
 }
