@@ -146,15 +146,12 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     audit: ledger,
     switchPolicyBundle: (target) => (target ? policy.switchBundle(target.name, target.version ?? undefined) : policy.switchBundle(config.policy.bundle_name)),
   });
-  // Other processes on the same database change bundles and switches too: adopt their changes (decision 097).
-  const clusterSync = new ClusterSync({
-    ledgerRepo: store.ledger,
-    policy,
-    switchboard,
-    log,
-    intervalMs: store.db.dialect === 'postgres' ? (config.cluster?.sync_interval_ms ?? 1000) : 0,
-  });
-  await clusterSync.start();
+  // Other processes on the same PostgreSQL database change bundles and switches too: adopt their changes (decision
+  // 097). SQLite serves one process, whose bundle files and switches are already the whole truth (an operator's
+  // hand-edited active.yaml is in force after a restart, as before).
+  const clusterSync =
+    store.db.dialect === 'postgres' ? new ClusterSync({ ledgerRepo: store.ledger, policy, switchboard, log, intervalMs: config.cluster?.sync_interval_ms ?? 1000 }) : undefined;
+  await clusterSync?.start();
   const guardrail = new SloGuardrail({ ...DEFAULT_GUARDRAIL_CONFIG, ...config.guardrail }, { listener: alertingGuardrailListener(ledger, log) });
   const rollout = new RolloutService({ config: config.rollout ?? DEFAULT_ROLLOUT_CONFIG, switchboard, guardrail, activeBundle: () => policy.engine.activeBundle() });
   const workUnits = new WorkUnitService({ workUnits: store.workUnits, ledger, tenants, onCreated: (wu) => metrics.workUnits.inc({ kind: wu.kind }) });
@@ -312,7 +309,7 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     restoreTests,
     adapters,
     async close() {
-      await clusterSync.stop();
+      await clusterSync?.stop();
       await restoreSchedule.stop();
       await benchmarks.close();
       await forecastFile.stop();
