@@ -2,7 +2,7 @@
  * What differs between the three OpenAI-compatible APIs the gateway serves:
  * upstream path, default verifier, where the "question" text is, how
  * chunks assemble and replay, and how a cached value is presented. The
- * pipeline in ai-gateway.ts is written once against this interface.
+ * pipeline steps in this directory are written once against this interface.
  */
 import type { VerificationSpec } from '../../cache/verifiers/verification-spec.ts';
 import { messageText } from '../context/token-counter.ts';

@@ -1,13 +1,13 @@
 /**
  * The OpenAI-compatible routes. Thin: validate the body, call the AI
  * gateway, write the result. Errors on these routes use the OpenAI-shaped
- * body (src/svc/ai/http/openai-error-body.ts) so official SDKs raise typed
+ * body (src/svc/http/ai/openai-error-body.ts) so official SDKs raise typed
  * errors; `x-should-retry: false` marks deterministic failures.
  */
 import type { FastifyError, FastifyInstance } from 'fastify';
 import type { SvcApp } from '../../app.ts';
-import { openAiErrorBody } from '../../ai/http/openai-error-body.ts';
-import { sendAiResult, wantsMetadata } from '../../ai/http/send-ai-result.ts';
+import { openAiErrorBody } from '../ai/openai-error-body.ts';
+import { sendAiResult, wantsMetadata } from '../ai/send-ai-result.ts';
 import { ChatCompletionRequest, CompletionRequest, EmbeddingRequest } from '../../ai/schemas/ai-requests.ts';
 import { validate } from '../../validation.ts';
 import { fromFrameworkError } from '../errors.ts';

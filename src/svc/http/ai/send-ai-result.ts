@@ -1,13 +1,13 @@
 /**
  * Writes a gateway result to a fastify reply: JSON or an SSE stream, with
- * the `X-SVC-*` headers. Shared by the REST routes and the conformance
- * self-check; no decisions are made here.
+ * the `X-SVC-*` headers. The HTTP side of the AI gateway (the gateway
+ * itself knows nothing of transports); no decisions are made here.
  */
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { setWorkUnitHeaders } from '../../http/headers.ts';
-import type { AiResult } from '../gateway/ai-gateway.ts';
-import { type SseFrame, encodeSseFrame } from '../streaming/sse-frames.ts';
+import { setWorkUnitHeaders } from '../headers.ts';
+import type { AiResult } from '../../ai/gateway/ai-result.ts';
+import { type SseFrame, encodeSseFrame } from '../../ai/streaming/sse-frames.ts';
 
 /** True when the client asked for the `svc` response object: an `svc` extension in the body or `X-SVC-Metadata: true`. */
 export function wantsMetadata(request: FastifyRequest, body: { svc?: unknown }): boolean {
