@@ -10,7 +10,7 @@
 import type { Corpus } from '../../corpus/load-corpus.ts';
 import type { CorpusRecord } from '../../corpus/corpus-record.ts';
 import { segmentSentences } from '../text/sentence-segmenter.ts';
-import { contentTokens, tokenSpans } from '../text/tokenizer.ts';
+import { contentTokens, eachContentToken, tokenSpans } from '../text/tokenizer.ts';
 import { negatedTerms, PASSIVE } from '../support/claim-reading.ts';
 import type { WindowSentence } from '../support/support-judge.ts';
 import { Bm25Index, type Postings } from './bm25-index.ts';
@@ -56,16 +56,23 @@ export class CorpusIndex {
   readonly #terms = new Map<string, IndexedTerm>();
   readonly #unknownTerm: IndexedTerm;
   readonly #titleTerms: ReadonlySet<string>[];
+  readonly #pageTerms: Set<string>[];
   readonly #readings: Array<WindowSentence | undefined>;
+  /** Per term id: how often the corpus writes it in lower case, and with a capital away from a sentence's start. */
+  readonly #lowerCount: Int32Array;
+  readonly #capitalCount: Int32Array;
 
   constructor(corpus: Corpus) {
     const chunks: IndexedChunk[] = [];
     this.#titleTerms = corpus.sources.map((s) => new Set(contentTokens(s.title)));
+    this.#pageTerms = corpus.sources.map(() => new Set<string>());
     const docs: string[][] = [];
     const sentenceTerms: number[] = [];
     const termStarts: number[] = [];
     const starts: number[] = [];
     const ends: number[] = [];
+    const lower: number[] = [];
+    const capital: number[] = [];
     const intern = (term: string): number => {
       let id = this.#termIds.get(term);
       if (id === undefined) this.#termIds.set(term, (id = this.#termIds.size));
@@ -75,7 +82,16 @@ export class CorpusIndex {
       for (const chunk of source.chunks) {
         const firstSentence = starts.length;
         const sentences = segmentSentences(chunk.text).map((s) => {
-          const tokens = new Set(contentTokens(s.text));
+          const tokens = new Set<string>();
+          eachContentToken(s.text, (term, capitalized, first) => {
+            tokens.add(term);
+            if (first) return;
+            const id = intern(term);
+            if (capitalized) capital[id] = (capital[id] ?? 0) + 1;
+            else lower[id] = (lower[id] ?? 0) + 1;
+          });
+          const page = this.#pageTerms[sourceIndex]!;
+          for (const t of tokens) page.add(t);
           termStarts.push(sentenceTerms.length);
           sentenceTerms.push(...Int32Array.from(tokens, intern).sort());
           starts.push(s.start);
@@ -92,6 +108,8 @@ export class CorpusIndex {
     this.sentenceStart = Int32Array.from(starts);
     this.sentenceEnd = Int32Array.from(ends);
     this.#readings = new Array<WindowSentence | undefined>(ends.length).fill(undefined);
+    this.#lowerCount = Int32Array.from({ length: this.#termIds.size }, (_, i) => lower[i] ?? 0);
+    this.#capitalCount = Int32Array.from({ length: this.#termIds.size }, (_, i) => capital[i] ?? 0);
     this.#bm25 = new Bm25Index(docs);
     for (const [term, postings] of this.#bm25.terms()) this.#terms.set(term, { id: this.#termIds.get(term) ?? -1, idf: postings.idf, postings });
     for (const [term, id] of this.#termIds) if (!this.#terms.has(term)) this.#terms.set(term, { id, idf: this.#bm25.idf(term), postings: undefined });
@@ -119,6 +137,23 @@ export class CorpusIndex {
   /** Content tokens of a source's title (names a page is about are often only in its title). */
   titleTerms(sourceIndex: number): ReadonlySet<string> {
     return this.#titleTerms[sourceIndex]!;
+  }
+
+  /** Content tokens of every chunk of a source (what the cited page says anywhere, not only in one window). */
+  pageTerms(sourceIndex: number): ReadonlySet<string> {
+    return this.#pageTerms[sourceIndex]!;
+  }
+
+  /**
+   * True when the corpus writes the term mostly in lower case away from a
+   * sentence's start: an ordinary word ("instead", "since", "today"), not a
+   * name, even when a claim capitalises it as its first word. A term the
+   * corpus never writes is not known to be ordinary.
+   */
+  ordinaryWord(term: string): boolean {
+    const id = this.#termIds.get(term);
+    if (id === undefined) return false;
+    return this.#lowerCount[id]! > this.#capitalCount[id]!;
   }
 
   /** A term's id, IDF and postings in one lookup. */

@@ -96,3 +96,10 @@ test('claims with more than 32 distinct terms score like short ones (term masks 
   for (const w of found.bestBySource.values()) assert.equal(w.recall, round4(recall(idx, claim, w.text)));
   assert.equal(found.bestBySource.size, 2);
 });
+
+test('ordinaryWord: a word the corpus writes in lower case away from a sentence start is ordinary, a name is not', () => {
+  const idx = index({ a: ['Instead of a walk, we rode. We stayed home instead of going. Paris was cold. We saw Paris in May.'] });
+  assert.equal(idx.ordinaryWord('instead'), true);
+  assert.equal(idx.ordinaryWord('pari'), false);
+  assert.equal(idx.ordinaryWord('unseen'), false);
+});

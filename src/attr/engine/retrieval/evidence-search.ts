@@ -65,12 +65,14 @@ export class EvidenceSearch {
   /** Per term id, the stamp of the last union count that saw it. */
   readonly #seen: Int32Array;
   #stamp = 0;
+  readonly #ordinaryWord: (term: string) => boolean;
 
   constructor(index: CorpusIndex, depth: number) {
     this.#index = index;
     this.#depth = depth;
     this.#slotOfTerm = new Int32Array(index.termCount).fill(-1);
     this.#seen = new Int32Array(index.termCount);
+    this.#ordinaryWord = (term) => index.ordinaryWord(term);
   }
 
   search(claim: ClaimReading): ClaimEvidence {
@@ -262,7 +264,7 @@ export class EvidenceSearch {
           sentences.push(r);
           for (const sp of r.spans) windowTerms.add(sp.term);
         }
-        const verdict = judgeSupport(claim, weight, { terms: windowTerms, sentences, titleTerms: this.#index.titleTerms(chunk.sourceIndex) });
+        const verdict = judgeSupport(claim, weight, { terms: windowTerms, sentences, titleTerms: this.#index.titleTerms(chunk.sourceIndex), pageTerms: this.#index.pageTerms(chunk.sourceIndex), ordinaryWord: this.#ordinaryWord });
         support = verdict.score;
         checks = verdict.flags;
       }

@@ -60,6 +60,8 @@ export interface ClaimReading {
   fragments: ClaimFragment[];
   /** Tokens written with a capital (names, places, titles; the first word too, usually the subject), months and weekdays aside. */
   entities: Set<string>;
+  /** The claim's first word when it is capitalised and nothing but punctuation precedes it (a name, or only a capital by position). */
+  lead: string | undefined;
   quantities: Quantity[];
   /** Words the evidence must hold because a comparison names them: "more caffeine than black tea" → "black". */
   compared: string[];
@@ -134,5 +136,7 @@ export function readClaim(raw: string): ClaimReading {
     if (next) compared.push(next.term);
   }
   const yearRelations = [...text.toLowerCase().matchAll(YEAR_RELATION)].map((m) => ({ relation: m[1]!, year: m[2]! }));
-  return { text, spans, terms, fragments, entities, quantities, compared, yearRelations, numbers, passive: PASSIVE.test(text) };
+  const head = spans[0];
+  const lead = head && head.capitalized && !/[\p{L}\p{N}]/u.test(text.slice(0, head.start)) ? head.term : undefined;
+  return { text, spans, terms, fragments, entities, lead, quantities, compared, yearRelations, numbers, passive: PASSIVE.test(text) };
 }

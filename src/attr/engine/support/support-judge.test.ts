@@ -4,12 +4,15 @@ import { negatedTerms, PASSIVE, readClaim } from './claim-reading.ts';
 import { calibratedScore, judgeSupport, SUPPORTED_RECALL, type WindowSentence } from './support-judge.ts';
 import { contentTokens, tokenSpans } from '../text/tokenizer.ts';
 
-function window(texts: string[], title = '') {
+function window(texts: string[], title = '', page: string[] = [], ordinary: string[] = []) {
   const sentences: WindowSentence[] = texts.map((t) => {
     const spans = tokenSpans(t);
     return { lower: t.toLowerCase(), spans, negatedTerms: negatedTerms(t, spans), passive: PASSIVE.test(t) };
   });
-  return { terms: new Set(sentences.flatMap((s) => s.spans.map((x) => x.term))), sentences, titleTerms: new Set(contentTokens(title)) };
+  return {
+    terms: new Set(sentences.flatMap((s) => s.spans.map((x) => x.term))), sentences, titleTerms: new Set(contentTokens(title)),
+    pageTerms: new Set(contentTokens([...texts, ...page].join(' '))), ordinaryWord: (t: string) => ordinary.includes(t),
+  };
 }
 const ones = () => 1;
 const judge = (claim: string, texts: string[], title = '') => judgeSupport(readClaim(claim), ones, window(texts, title));
@@ -62,4 +65,21 @@ test('the calibrated score maps the supported recall onto the policy minimum and
   assert.equal(calibratedScore(0), 0);
   assert.equal(calibratedScore(1), 1);
   assert.ok(calibratedScore(SUPPORTED_RECALL - 0.01) < 0.65);
+});
+
+test('a name the window refers back to is found elsewhere on the same page; a name the page never gives is still missing', () => {
+  const claim = 'Dave Filoni revealed that Park performed the motion capture.';
+  const texts = ['Filoni revealed that Park performed the motion capture.'];
+  assert.ok(judgeSupport(readClaim(claim), ones, window(texts)).flags.includes('entity_missing'));
+  assert.deepEqual(judgeSupport(readClaim(claim), ones, window(texts, '', ['Director Dave Filoni took the stage.'])).flags, []);
+  assert.ok(judgeSupport(readClaim(claim), ones, window(texts, '', ['Director Jon Favreau took the stage.'])).flags.includes('entity_missing'));
+});
+
+test('a first word capitalised only by its position is not a name when the corpus writes it in lower case', () => {
+  const claim = 'Instead of the old arena, the team plays at Byrne Arena.';
+  const texts = ['The team plays at Byrne Arena, not at the old arena.'];
+  assert.ok(judgeSupport(readClaim(claim), ones, window(texts)).flags.includes('entity_missing'));
+  assert.ok(!judgeSupport(readClaim(claim), ones, window(texts, '', [], ['instead'])).flags.includes('entity_missing'));
+  // A capitalised word inside the claim stays a name whatever the corpus does with it.
+  assert.ok(judgeSupport(readClaim('The team plays at Instead Arena.'), ones, window(texts, '', [], ['instead'])).flags.includes('entity_missing'));
 });

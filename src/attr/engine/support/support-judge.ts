@@ -94,6 +94,10 @@ export interface WindowReading {
   terms: ReadonlySet<string>;
   sentences: readonly WindowSentence[];
   titleTerms: ReadonlySet<string>;
+  /** Content tokens of the whole source the window is from. */
+  pageTerms?: ReadonlySet<string>;
+  /** True for a word the corpus writes mostly in lower case (CorpusIndex.ordinaryWord). */
+  ordinaryWord?: (term: string) => boolean;
 }
 
 export interface SupportVerdict {
@@ -117,7 +121,9 @@ export function judgeSupport(claim: ClaimReading, weight: (term: string) => numb
   const recall = total === 0 ? 0 : hit / total;
 
   for (const e of claim.entities) {
-    if (!has.has(e) && !window.titleTerms.has(e) && !hasVariant(has, e) && !hasVariant(window.titleTerms, e)) {
+    // A capital by position only: the corpus writes the word in lower case ("Instead of …", "Since its …").
+    if (e === claim.lead && window.ordinaryWord?.(e)) continue;
+    if (!has.has(e) && !window.titleTerms.has(e) && !hasVariant(has, e) && !hasVariant(window.titleTerms, e) && !window.pageTerms?.has(e)) {
       flags.push('entity_missing');
       break;
     }

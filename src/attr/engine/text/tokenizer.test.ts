@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { contentTokens, stem, tokenSpans } from './tokenizer.ts';
+import { contentTokens, eachContentToken, stem, tokenSpans } from './tokenizer.ts';
 
 test('tokens are lower-cased Porter stems and normalised numbers, without stop words or possessives', () => {
   assert.deepEqual(contentTokens("The bees' hive's 1,000 foragers boiled 3.50 litres; Dr. Reyes's notes don't vary."), [
@@ -22,4 +22,14 @@ test('token spans keep offsets and capitalisation', () => {
     ['eastern', true, false], ['bumblebe', false, false], ['forag', false, false], ['near', false, false], ['lyon', true, false], ['2019', false, true],
   ]);
   assert.equal('Eastern bumblebees forage near Lyon in 2019.'.slice(spans[4]!.start, spans[4]!.end), 'Lyon');
+});
+
+test('an ordinal is its number', () => {
+  assert.deepEqual(contentTokens('On April 9th, the 400th anniversary, 21st and 2nd.'), ['april', '9', '400', 'anniversari', '21', '2']);
+});
+
+test('eachContentToken reports capitals and the sentence-initial token', () => {
+  const seen: Array<[string, boolean, boolean]> = [];
+  eachContentToken('"Instead of Paris, they chose rome."', (t, c, f) => seen.push([t, c, f]));
+  assert.deepEqual(seen, [['instead', true, true], ['pari', true, false], ['chose', false, false], ['rome', false, false]]);
 });

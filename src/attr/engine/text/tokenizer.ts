@@ -54,8 +54,16 @@ export function stem(word: string): string {
   return s;
 }
 
-/** Normalises a numeric token: "1,000" → "1000", "3.50" stays "3.50". */
+const ORDINAL = /^(\d+)(?:st|nd|rd|th)$/;
+
+/**
+ * Normalises a numeric token: "1,000" → "1000", "3.50" stays "3.50", and an
+ * ordinal is its number ("9th" → "9": "April 9th" is "April 9", "the 400th
+ * anniversary" counts 400).
+ */
 function normaliseNumber(token: string): string {
+  const ordinal = ORDINAL.exec(token);
+  if (ordinal) return ordinal[1]!;
   return /^\d{1,3}(,\d{3})+(\.\d+)?$/.test(token) ? token.replace(/,/g, '') : token;
 }
 
@@ -102,12 +110,30 @@ export function contentTokens(text: string): string[] {
   return out;
 }
 
+function isCapitalized(original: string): boolean {
+  const first = original.charCodeAt(0);
+  if (first < 0x80) return first >= 65 && first <= 90;
+  return /\p{Lu}/u.test(String.fromCodePoint(original.codePointAt(0)!));
+}
+
 /** Content tokens with offsets, capitalisation and number flag (for claim analysis). */
 export function tokenSpans(text: string): TokenSpan[] {
   const out: TokenSpan[] = [];
   eachToken(text, (term, start, end, original, number) => {
-    const first = original.codePointAt(0)!;
-    out.push({ term, start, end, capitalized: !number && /\p{Lu}/u.test(String.fromCodePoint(first)), number });
+    out.push({ term, start, end, capitalized: !number && isCapitalized(original), number });
   });
   return out;
+}
+
+/**
+ * Visits the content tokens of `text` in order with whether each was written
+ * with a capital (numbers never are) and whether it is the text's first token.
+ */
+export function eachContentToken(text: string, visit: (term: string, capitalized: boolean, first: boolean) => void): void {
+  let first = true;
+  eachToken(text, (term, start, _end, original, number) => {
+    // A token is the sentence's first when only punctuation or quotes stand before it.
+    visit(term, !number && isCapitalized(original), first && !/[\p{L}\p{N}]/u.test(text.slice(0, start)));
+    first = false;
+  });
 }

@@ -32,5 +32,16 @@ export const TEMPORAL_MARKERS = /\b(current|currently|latest|recent|recently|tod
 export const APPROXIMATE = /(\b(about|around|approximately|roughly|nearly|almost|circa|an estimated|estimated)\b|~)/;
 export const BOUNDED = /\b(more than|over|at least|less than|fewer than|under|up to|at most|exceeds?|above|below)\b/;
 
+/** A figure: digits or a number word (what APPROXIMATE and BOUNDED must qualify to make a figure approximate or bounded). */
+const FIGURE = String.raw`(?:\d|(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|dozens?|hundreds|thousands)\b)`;
+/**
+ * Approximation and bounds of a figure: the cue right before a number
+ * ("about 500", "roughly two thirds", "c. 1491", "more than 63,000", "an
+ * estimated 30"), at most an article between them. "Around the world" or
+ * "under the leadership of" qualify no figure and leave its precision alone.
+ */
+export const APPROXIMATE_FIGURE = new RegExp(String.raw`(?:\b(?:about|around|approximately|roughly|nearly|almost|circa|some|an estimated|estimated)\s+(?:an?\s+)?|(?<![\p{L}])c\.\s*|~\s*)${FIGURE}`, 'u');
+export const BOUNDED_FIGURE = new RegExp(String.raw`\b(?:more than|over|at least|less than|fewer than|under|up to|at most|exceeds?|above|below)\s+(?:an?\s+)?${FIGURE}`);
+
 /** Negation cues for polarity (disagreement detection). */
 export const NEGATION = /\b(not|never|no|none|neither|nor|cannot|without)\b|n['’]t\b/g;

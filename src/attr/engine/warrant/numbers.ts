@@ -1,10 +1,17 @@
 /**
  * Numbers mentioned in a text, normalised for comparison ("1,000" → "1000",
- * "3.50" → "3.5"). Four-digit years are kept apart: they carry temporal, not
- * numeric, force.
+ * "3.50" → "3.5", "three" → "3"). Four-digit years are kept apart: they
+ * carry temporal, not numeric, force. The short end of a year range is a
+ * year ("2018–19" mentions 2018 and 2019), so "2018–19" and "2018-2019" say
+ * the same thing.
  */
+import { NUMBER_WORDS } from '../text/tokenizer.ts';
 
 const NUMBER = /(?<![\p{L}\d.])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d])|(?<![\p{L}\d.,])\d+(?:\.\d+)?(?![\d])/gu;
+const NUMBER_WORD = new RegExp(`\\b(?:${[...NUMBER_WORDS.keys()].join('|')})\\b`, 'giu');
+const YEAR = /^(1[5-9]|20)\d{2}$/;
+/** "2018–19", "1914-18", "2018/19": a year, a dash or slash, two digits. */
+const YEAR_RANGE_TAIL = /^\s*[-–—/]\s*$/;
 
 const ANY_DIGIT = /\d/;
 
@@ -21,11 +28,19 @@ function normalise(raw: string): string {
 export function numberMentions(text: string): NumberMentions {
   const values: string[] = [];
   const years: string[] = [];
-  if (!ANY_DIGIT.test(text)) return { values, years };
-  for (const m of text.matchAll(NUMBER)) {
-    const raw = m[0];
-    if (/^(1[5-9]|20)\d{2}$/.test(raw)) years.push(raw);
-    else values.push(normalise(raw));
+  let lastYear: { value: string; end: number } | undefined;
+  if (ANY_DIGIT.test(text)) {
+    for (const m of text.matchAll(NUMBER)) {
+      const raw = m[0];
+      if (YEAR.test(raw)) {
+        years.push(raw);
+        lastYear = { value: raw, end: m.index + raw.length };
+      } else if (/^\d\d$/.test(raw) && lastYear && YEAR_RANGE_TAIL.test(text.slice(lastYear.end, m.index))) {
+        years.push(lastYear.value.slice(0, 2) + raw);
+        lastYear = undefined;
+      } else values.push(normalise(raw));
+    }
   }
+  for (const m of text.matchAll(NUMBER_WORD)) values.push(NUMBER_WORDS.get(m[0].toLowerCase())!);
   return { values, years };
 }

@@ -35,3 +35,20 @@ test('a hedge in a neighbouring sentence of the evidence span does not weaken an
   assert.deepEqual(warrantMismatchFlags('Western honeybees usually forage within 3 kilometres of their hive.', span), []);
   assert.deepEqual(warrantMismatchFlags('Bumblebee colonies are smaller in cold years.', span), ['modality_stronger_than_evidence']);
 });
+
+test('approximation and bounds qualify a figure, not any use of the word', () => {
+  assert.equal(warrantProfile('Released around the world on 6 March.').numeric, 'exact');
+  assert.equal(warrantProfile('Under the leadership of the premier, 40 towns printed books.').numeric, 'exact');
+  assert.equal(warrantProfile('The panel dates from c. 1891.').numeric, 'none');
+  assert.equal(warrantProfile('It holds c. 40 panels.').numeric, 'approximate');
+  assert.equal(warrantProfile('It holds about 40 panels.').numeric, 'approximate');
+  assert.equal(warrantProfile('It holds more than forty panels.').numeric, 'bounded');
+  assert.deepEqual(warrantMismatchFlags('It holds 40 panels.', 'It holds about 40 panels.'), ['numeric_precision_stronger_than_evidence']);
+});
+
+test('number words and year ranges are read as the figures they write', () => {
+  assert.deepEqual(warrantMismatchFlags('Only 3 players may enter.', 'Only three players may enter.'), []);
+  assert.deepEqual(warrantMismatchFlags('Only 4 players may enter.', 'Only three players may enter.'), ['numeric_value_not_in_evidence']);
+  assert.deepEqual(warrantMismatchFlags('It takes place in the 2018–19 year.', 'It takes place in the 2018-2019 year.'), []);
+  assert.deepEqual(warrantMismatchFlags('It takes place in the 2018–20 year.', 'It takes place in the 2018-2019 year.'), ['temporal_year_not_in_evidence']);
+});

@@ -6,7 +6,7 @@
  */
 import type { WarrantProfile } from '../../schemas/attribution-response.ts';
 import {
-  APPROXIMATE, BOUNDED, CAUSAL, CERTAIN, CORRELATIONAL, CORRELATIONAL_PHRASE, EFFECT_VERB, GENERAL, PARTICULAR, POSSIBLE, PROBABLE, TEMPORAL_MARKERS, UNIVERSAL,
+  APPROXIMATE_FIGURE, BOUNDED_FIGURE, CAUSAL, CERTAIN, CORRELATIONAL, CORRELATIONAL_PHRASE, EFFECT_VERB, GENERAL, PARTICULAR, POSSIBLE, PROBABLE, TEMPORAL_MARKERS, UNIVERSAL,
 } from './lexicon.ts';
 import { numberMentions, type NumberMentions } from './numbers.ts';
 import { stripCitationNoise } from '../text/citation-markers.ts';
@@ -44,7 +44,7 @@ export function readWarrant(rawText: string): WarrantReading {
       modality: CERTAIN.test(t) ? 'certain' : POSSIBLE.test(t) ? 'possible' : PROBABLE.test(t) ? 'probable' : 'asserted',
       scope: UNIVERSAL.test(t) ? 'universal' : GENERAL.test(t) ? 'general' : PARTICULAR.test(t) ? 'particular' : 'unspecified',
       temporal: TEMPORAL_MARKER.test(t) ? 'present_relative' : nums.years.length > 0 ? 'dated' : 'atemporal',
-      numeric: nums.values.length === 0 ? 'none' : APPROXIMATE.test(t) ? 'approximate' : BOUNDED.test(t) ? 'bounded' : 'exact',
+      numeric: nums.values.length === 0 ? 'none' : APPROXIMATE_FIGURE.test(t) ? 'approximate' : BOUNDED_FIGURE.test(t) ? 'bounded' : 'exact',
     },
     numbers: nums,
     text,
