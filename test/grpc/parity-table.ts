@@ -21,6 +21,10 @@ export const PARITY: Record<string, ParityEntry> = {
   'POST /v1/work-units/plan': { grpc: 'svc.v1.WorkUnitService/PlanInline' },
   'POST /v1/work-units/{id}/execute': { grpc: 'svc.v1.WorkUnitService/Execute' },
   'POST /v1/work-units/execute': { grpc: 'svc.v1.WorkUnitService/ExecuteInline' },
+  // The raw byte routes (decision 112) exist because JSON needs base64; protobuf `bytes` do not, so each maps to the
+  // RPC that already carries the same bytes: ExecuteInline's binary payload, Put's `body_base64` (raw bytes on the
+  // wire, up to the message limit), and UploadPart, which streams a part in `data` messages.
+  'POST /v1/work-units/execute/raw': { grpc: 'svc.v1.WorkUnitService/ExecuteInline' },
 
   // POST /v1/plans is the same domain call as POST /v1/work-units/plan (planInline).
   'POST /v1/plans': { grpc: 'svc.v1.WorkUnitService/PlanInline' },
@@ -110,6 +114,7 @@ export const PARITY: Record<string, ParityEntry> = {
   'POST /v1/manifests/import': { grpc: 'svc.v1.ManifestService/Import' },
 
   'POST /v1/s3/objects': { grpc: 'svc.v1.ObjectGatewayService/Put' },
+  'PUT /v1/s3/objects': { grpc: 'svc.v1.ObjectGatewayService/Put' },
   'POST /v1/s3/objects/head': { grpc: 'svc.v1.ObjectGatewayService/Head' },
   'POST /v1/s3/objects/get': { grpc: 'svc.v1.ObjectGatewayService/Get' },
   'POST /v1/s3/objects/range': { grpc: 'svc.v1.ObjectGatewayService/Get' },
@@ -117,6 +122,7 @@ export const PARITY: Record<string, ParityEntry> = {
   'POST /v1/s3/objects/delete': { grpc: 'svc.v1.ObjectGatewayService/Delete' },
   'POST /v1/s3/multipart/create': { grpc: 'svc.v1.ObjectGatewayService/CreateMultipartUpload' },
   'POST /v1/s3/multipart/part': { grpc: 'svc.v1.ObjectGatewayService/UploadPart' },
+  'PUT /v1/s3/multipart/part': { grpc: 'svc.v1.ObjectGatewayService/UploadPart' },
   'POST /v1/s3/multipart/complete': { grpc: 'svc.v1.ObjectGatewayService/CompleteMultipartUpload' },
   'POST /v1/s3/multipart/abort': { grpc: 'svc.v1.ObjectGatewayService/AbortMultipartUpload' },
 

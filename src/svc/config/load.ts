@@ -55,6 +55,7 @@ const ENV_MAP: Array<[string, string[], (name: string, raw: string) => unknown]>
   ['SVC_PORT', ['server', 'port'], intFromEnv],
   ['SVC_CLUSTER_SYNC_INTERVAL_MS', ['cluster', 'sync_interval_ms'], intFromEnv],
   ['SVC_BODY_LIMIT_BYTES', ['server', 'body_limit_bytes'], intFromEnv],
+  ['SVC_RAW_BODY_LIMIT_BYTES', ['server', 'raw_body_limit_bytes'], intFromEnv],
   ['SVC_GRPC_ENABLED', ['grpc', 'enabled'], boolFromEnv],
   ['SVC_GRPC_HOST', ['grpc', 'host'], (_n, v) => v],
   ['SVC_GRPC_PORT', ['grpc', 'port'], intFromEnv],

@@ -17,6 +17,11 @@ export const ServerConfig = Type.Object(
     port: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
     /** Largest JSON request body accepted; larger objects go through multipart upload. */
     body_limit_bytes: Type.Integer({ minimum: 1024, maximum: 256 * 1024 * 1024, default: 16 * 1024 * 1024 }),
+    /**
+     * Largest raw `application/octet-stream` body (the raw byte routes: object put, inline execute; decision 112).
+     * Streamed, never buffered, so it is large by default (64 GiB); parts are held to `multipart.max_part_bytes`.
+     */
+    raw_body_limit_bytes: Type.Integer({ minimum: 1, default: 64 * 1024 * 1024 * 1024 }),
     /** Grace period for in-flight requests on SIGTERM. */
     shutdown_grace_ms: Type.Integer({ minimum: 0, default: 10_000 }),
   },

@@ -23,7 +23,25 @@ import type { Plan } from '../plans/plan.ts';
 import type { ApprovalScope } from '../approvals/approval-record.ts';
 import type { WorkUnitRepository } from '../store/repositories/work-units.ts';
 import type { WorkUnitRecord } from '../work-units/work-unit.ts';
-import { ingest } from './ingest.ts';
+import { type DeclaredBody, assertDeclaredDigest, readDeclared } from './declared-body.ts';
+import { type IngestResult, ingest } from './ingest.ts';
+
+export interface ExecuteOptions {
+  /** Forced chunk cuts from a format-aware adapter (src/svc/adapters); the bytes stored are the same. */
+  boundaries?: readonly number[];
+  /**
+   * What the client declared about the stream (the raw byte routes): its
+   * length is enforced while reading, its digest checked against the ingest's
+   * own hash, both before the manifest is written (declared-body.ts).
+   */
+  declared?: Pick<DeclaredBody, 'length' | 'sha256'>;
+  /**
+   * Runs after the bytes are ingested and checked, before the manifest is
+   * written: the raw byte routes store the work unit and its plan here, so a
+   * body that fails its declaration leaves no record (decision 112).
+   */
+  beforeManifest?: (ingested: IngestResult) => Promise<void>;
+}
 
 /** The spec's Execute result, plus the figures behind it. */
 export interface ExecuteResult {
@@ -70,8 +88,7 @@ export class ExactExecutor {
     this.#deps = deps;
   }
 
-  /** `boundaries`: forced chunk cuts from a format-aware adapter (src/svc/adapters); the bytes stored are the same. */
-  async execute(ctx: RequestContext, wu: WorkUnitRecord, plan: Plan, source: AsyncIterable<Uint8Array>, options: { boundaries?: readonly number[] } = {}): Promise<{ result: ExecuteResult; manifest: ByteManifest }> {
+  async execute(ctx: RequestContext, wu: WorkUnitRecord, plan: Plan, source: AsyncIterable<Uint8Array>, options: ExecuteOptions = {}): Promise<{ result: ExecuteResult; manifest: ByteManifest }> {
     if (wu.kind !== 'byte_object') throw new SvcError('invalid_work_unit', `the exact executor runs byte_object work units, not ${wu.kind}`, { workUnitId: wu.id });
     if (wu.state === 'executed') throw new SvcError('conflict', `work unit ${wu.id} was already executed`, { workUnitId: wu.id, details: { manifest_id: wu.manifest_id } });
     if (plan.work_unit_id !== wu.id) throw new SvcError('invalid_request', `plan ${plan.plan_id} belongs to another work unit`, { workUnitId: wu.id });
@@ -94,12 +111,13 @@ export class ExactExecutor {
       );
     }
     const scope: ChunkScope = actions.has('dedupe') ? chunkScopeFor(this.#deps.dedupeScope, wu.tenant) : privateChunkScope(wu.id);
+    const declared = options.declared;
     const attributes = { work_unit_id: wu.id, tenant_hash: tenantHash(wu.tenant), namespace: namespaceOf(wu.logical_ref), contract: plan.contract, mode: plan.mode, policy_bundle_id: plan.policy_bundle_id, action: 'exact_bytes' };
 
     try {
       return await inSpan('svc.execute', attributes, async (span) => {
         const ingested = await inSpan('svc.transform', { ...attributes, action: plan.actions.map((a) => a.type).join(',') }, () =>
-          ingest(source, {
+          ingest(declared ? readDeclared({ ...declared, source }) : source, {
             store: this.#deps.chunks,
             scope,
             mode: plan.mode,
@@ -108,6 +126,8 @@ export class ExactExecutor {
             ...(this.#deps.maxObjectBytes !== undefined ? { maxBytes: this.#deps.maxObjectBytes } : {}),
           }),
         );
+        if (declared) assertDeclaredDigest(declared, ingested.sha256);
+        await options.beforeManifest?.(ingested);
         const applied = plan.actions.map((a) => a.type).filter((t) => t !== 'zstd' || plan.mode === 'enforce');
         const manifest = await inSpan('svc.manifest.write', attributes, () =>
           this.#deps.manifests.write(ctx, {

@@ -27,6 +27,9 @@ import type { WorkUnitService } from '../work-units/service.ts';
 import type { WorkUnitRecord } from '../work-units/work-unit.ts';
 import { type AiExecuteResult, isAiWorkUnitKind } from '../ai/gateway/stored-unit-executor.ts';
 import { splitInline } from '../plans/service.ts';
+import type { TenantGuard } from '../auth/tenant-guard.ts';
+import type { DeclaredBody } from './declared-body.ts';
+import { parseRawExecuteQuery } from './raw-execute-query.ts';
 import type { ExactExecutor, ExecuteResult } from './exact-executor.ts';
 
 /** Executes stored AI work units (the AI gateway's `StoredUnitExecutor`). */
@@ -39,6 +42,8 @@ export type { AiExecuteResult };
 
 export interface ExecuteServiceDeps {
   workUnits: WorkUnitService;
+  /** Binds the tenant of a raw execute (its query names it; the JSON body's is bound by WorkUnitService). */
+  tenants: TenantGuard;
   plans: PlanService;
   executor: ExactExecutor;
   /** Without one, AI work units cannot be executed (`unavailable`). */
@@ -82,6 +87,32 @@ export class ExecuteService {
     const plan = await this.#deps.plans.planInline(ctx, body);
     const wu = await this.#deps.workUnits.get(ctx, plan.work_unit_id);
     return this.#run(ctx, wu, plan);
+  }
+
+  /**
+   * `POST /v1/work-units/execute/raw`: an inline byte_object execute whose payload is the raw request body, streamed
+   * through the exact executor without buffering or base64 (no inline size limit). The work unit and its plan are
+   * stored only once the body has arrived as declared (length, digest), so a mismatch leaves no record (decision 112).
+   */
+  async executeRaw(ctx: RequestContext, query: unknown, body: DeclaredBody): Promise<ExecuteResult> {
+    requirePermission(ctx.principal, 'work_units:write');
+    const { unit, options } = parseRawExecuteQuery(query);
+    const tenant = await this.#deps.tenants.resolve(ctx, unit.tenant, 'work_unit.tenant');
+    const prepared = this.#deps.workUnits.prepareStreamed(ctx, {
+      tenant,
+      logical_ref: unit.logical_ref,
+      requested_contract: unit.requested_contract,
+      metadata: unit.metadata,
+      size: body.length,
+      sha256: body.sha256 ?? null,
+    });
+    const deferred = await this.#deps.plans.planDeferred(ctx, prepared, options);
+    const wu = { ...prepared.record, state: 'planned' as const, last_plan_id: deferred.plan.plan_id };
+    const { result } = await this.#deps.executor.execute(ctx, wu, deferred.plan, body.source, {
+      declared: { length: body.length, sha256: body.sha256 },
+      beforeManifest: (ingested) => deferred.commit({ size: ingested.bytes_in, sha256: ingested.sha256 }),
+    });
+    return result;
   }
 
   #ai(wu?: WorkUnitRecord): AiUnitExecutor {

@@ -12,7 +12,7 @@ export function fromFrameworkError(err: FastifyError): SvcError {
   const status = err.statusCode ?? 500;
   if (err.validation) return new SvcError('invalid_request', `invalid request: ${err.message}`);
   if (status === 413) return new SvcError('payload_too_large', 'request body exceeds the configured limit (server.body_limit_bytes); use multipart upload for large objects');
-  if (status === 415) return new SvcError('invalid_request', 'unsupported content type: send application/json');
+  if (status === 415) return new SvcError('invalid_request', 'unsupported content type: send application/json (application/octet-stream on the raw byte routes, docs/objects.md)');
   if (status === 404) return new SvcError('not_found', 'not found');
   if (status >= 400 && status < 500) return new SvcError('invalid_request', err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ? 'the request body is not valid JSON' : err.message);
   return SvcError.from(err);

@@ -25,6 +25,7 @@ import { executeRoutes } from './routes/execute.ts';
 import { manifestRoutes } from './routes/manifests.ts';
 import { adapterRoutes } from './routes/adapters.ts';
 import { objectRoutes } from './routes/objects.ts';
+import { rawByteRoutes } from './routes/raw-bytes.ts';
 import { conformanceRoutes } from './routes/conformance.ts';
 import { healthRoutes } from './routes/health.ts';
 import { ledgerRoutes } from './routes/ledger.ts';
@@ -162,6 +163,7 @@ export async function buildServer(app: SvcApp): Promise<FastifyInstance> {
   await server.register(async (s) => executeRoutes(s, app));
   await server.register(async (s) => manifestRoutes(s, app));
   await server.register(async (s) => objectRoutes(s, app));
+  await server.register(async (s) => rawByteRoutes(s, app));
   await server.register(async (s) => adapterRoutes(s, app));
   await server.register(async (s) => conformanceRoutes(s, app));
   await server.register(async (s) => reportRoutes(s, app));

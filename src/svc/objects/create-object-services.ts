@@ -137,7 +137,7 @@ export async function createObjectServices(deps: ObjectServicesDeps): Promise<Ob
     },
     manifests,
     exporter: new ManifestExporter({ manifests: store.manifests, ledgerRepo: store.ledger, ledger: deps.ledger, chunks, tenants: deps.tenants }),
-    execute: new ExecuteService({ workUnits: deps.workUnits, plans: deps.plans, executor, ai: deps.aiUnits }),
+    execute: new ExecuteService({ workUnits: deps.workUnits, tenants: deps.tenants, plans: deps.plans, executor, ai: deps.aiUnits }),
     executor,
     gateway,
     multipart: new MultipartService({

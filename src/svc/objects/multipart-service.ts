@@ -23,7 +23,8 @@ import type { LedgerAppender } from '../ledger/appender.ts';
 import type { UploadPartRow, UploadRepository, UploadRow } from '../store/repositories/uploads.ts';
 import { validate } from '../validation.ts';
 import type { ObjectGateway, PutObjectResult } from './object-gateway.ts';
-import { AbortMultipartRequest, CompleteMultipartRequest, CreateMultipartRequest, UploadPartRequest } from './object-schemas.ts';
+import { type DeclaredBody, assertDeclaredDigest, readDeclared } from '../exact-bytes/declared-body.ts';
+import { AbortMultipartRequest, CompleteMultipartRequest, CreateMultipartRequest, RawUploadPartQuery, UploadPartRequest } from './object-schemas.ts';
 import type { PartStore } from './part-store.ts';
 import { decodeBody } from './request-body.ts';
 
@@ -31,6 +32,14 @@ export interface MultipartLimits {
   min_part_bytes: number;
   max_parts: number;
   max_part_bytes: number;
+}
+
+/** What a part upload answers: the part's size and server-computed digest, to name at completion. */
+export interface PartResult {
+  upload_id: string;
+  part_number: number;
+  size: number;
+  sha256: string;
 }
 
 export interface MultipartDeps {
@@ -74,14 +83,12 @@ export class MultipartService {
     return { upload_id: upload.id, bucket: upload.bucket, key: upload.object_key, min_part_bytes, max_parts, max_part_bytes };
   }
 
-  async uploadPart(ctx: RequestContext, input: unknown): Promise<{ upload_id: string; part_number: number; size: number; sha256: string }> {
+  async uploadPart(ctx: RequestContext, input: unknown): Promise<PartResult> {
     requirePermission(ctx.principal, 'work_units:write');
     const body = validate(UploadPartRequest, input);
     const bytes = decodeBody(body);
     const upload = await this.#open(ctx, body.upload_id);
-    const { max_parts, max_part_bytes } = this.#deps.limits;
-    if (body.part_number > max_parts) throw new SvcError('invalid_request', `part_number must be at most ${max_parts}`, { details: { field: 'part_number' } });
-    if (bytes.byteLength > max_part_bytes) throw new SvcError('payload_too_large', `a part may hold at most ${max_part_bytes} bytes`, { details: { limit_bytes: max_part_bytes } });
+    this.#checkPart(body.part_number, bytes.byteLength);
     const sha256 = sha256Hex(bytes);
     if (body.sha256 !== undefined && body.sha256 !== sha256) {
       throw new SvcError('invalid_request', `part ${body.part_number} does not match the sha256 sent with it`, {
@@ -89,7 +96,43 @@ export class MultipartService {
       });
     }
     await this.#deps.parts.write(upload.id, body.part_number, bytes);
-    const part: UploadPartRow = { upload_id: upload.id, part_number: body.part_number, size: bytes.byteLength, sha256, created_at: new Date().toISOString() };
+    return this.#recordPart(ctx, upload, body.part_number, bytes.byteLength, sha256);
+  }
+
+  /**
+   * `PUT /v1/s3/multipart/part?upload_id=&part_number=` with the part as the raw body (S3's UploadPart): streamed
+   * to the part store while it is hashed; a body that does not match its declared length or digest stores nothing
+   * and leaves an earlier version of the part in place (decision 112).
+   */
+  async uploadPartRaw(ctx: RequestContext, query: unknown, body: DeclaredBody): Promise<PartResult> {
+    requirePermission(ctx.principal, 'work_units:write');
+    const q = validate(RawUploadPartQuery, query, 'invalid_request', 'query parameters');
+    const partNumber = Number(q.part_number);
+    const upload = await this.#open(ctx, q.upload_id);
+    this.#checkPart(partNumber, body.length);
+    let sha256 = '';
+    const declared = readDeclared(body);
+    await this.#deps.parts.writeStream(upload.id, partNumber, (async function* () {
+      const hash = createHash('sha256');
+      for await (const piece of declared) {
+        hash.update(piece);
+        yield piece;
+      }
+      // Checked before the store's last step (the rename or the PUT): a wrong digest fails the write itself.
+      sha256 = hash.digest('hex');
+      assertDeclaredDigest(body, sha256);
+    })());
+    return this.#recordPart(ctx, upload, partNumber, body.length, sha256);
+  }
+
+  #checkPart(partNumber: number, size: number): void {
+    const { max_parts, max_part_bytes } = this.#deps.limits;
+    if (partNumber > max_parts) throw new SvcError('invalid_request', `part_number must be at most ${max_parts}`, { details: { field: 'part_number' } });
+    if (size > max_part_bytes) throw new SvcError('payload_too_large', `a part may hold at most ${max_part_bytes} bytes`, { details: { limit_bytes: max_part_bytes } });
+  }
+
+  async #recordPart(ctx: RequestContext, upload: UploadRow, partNumber: number, size: number, sha256: string): Promise<PartResult> {
+    const part: UploadPartRow = { upload_id: upload.id, part_number: partNumber, size, sha256, created_at: new Date().toISOString() };
     await this.#deps.uploads.putPart(part);
     await this.#audit(ctx, 'object.multipart.part', upload, { part_number: part.part_number, size: part.size, sha256 });
     return { upload_id: upload.id, part_number: part.part_number, size: part.size, sha256 };

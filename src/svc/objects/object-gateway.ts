@@ -15,17 +15,20 @@ import type { TenantGuard } from '../auth/tenant-guard.ts';
 import type { RequestContext } from '../context.ts';
 import type { LegalHoldService } from '../legal-holds/legal-hold-service.ts';
 import { SvcError } from '../errors.ts';
-import type { ExactExecutor, ExecuteResult } from '../exact-bytes/exact-executor.ts';
+import type { DeclaredBody } from '../exact-bytes/declared-body.ts';
+import type { ExactExecutor, ExecuteOptions, ExecuteResult } from '../exact-bytes/exact-executor.ts';
 import type { Rehydration } from '../exact-bytes/rehydrate.ts';
 import type { LedgerAppender } from '../ledger/appender.ts';
 import type { ByteManifest } from '../manifests/manifest.ts';
 import type { ManifestService } from '../manifests/manifest-service.ts';
+import type { Plan } from '../plans/plan.ts';
 import type { PlanService } from '../plans/service.ts';
 import type { PolicyEvaluator } from '../policy/types.ts';
 import type { ObjectRepository, ObjectRow } from '../store/repositories/objects.ts';
 import { decodeContinuationToken, encodeContinuationToken } from '../continuation-token.ts';
 import { validate } from '../validation.ts';
 import type { WorkUnitService } from '../work-units/service.ts';
+import type { WorkUnitRecord } from '../work-units/work-unit.ts';
 import { decodeBody } from './request-body.ts';
 import { inSpan, namespaceOf } from '../observability/tracing.ts';
 import {
@@ -35,6 +38,7 @@ import {
   ObjectRefRequest,
   PutObjectRequest,
   RangeObjectRequest,
+  RawPutObjectQuery,
   objectLogicalRef,
   objectNamespace,
 } from './object-schemas.ts';
@@ -91,6 +95,11 @@ export interface StoreObjectInput {
   source: AsyncIterable<Uint8Array>;
   /** Forced chunk cuts (absolute offsets) from a format-aware adapter. */
   boundaries?: readonly number[];
+  /**
+   * A raw body's declaration (`size` is its declared length, `sha256` its declared digest or null): checked while
+   * streaming, and the work unit and plan are stored only once it held, so a mismatch leaves no record.
+   */
+  declared?: boolean;
 }
 
 function toInfo(row: ObjectRow): ObjectInfo {
@@ -152,13 +161,47 @@ export class ObjectGateway {
     });
   }
 
+  /**
+   * `PUT /v1/s3/objects?bucket=&key=` with the object as the raw body: streamed through the exact executor without
+   * buffering or base64, its declared length and digest checked on the way (decision 112).
+   */
+  async putRaw(ctx: RequestContext, query: unknown, body: DeclaredBody): Promise<PutObjectResult> {
+    requirePermission(ctx.principal, 'work_units:write');
+    const q = validate(RawPutObjectQuery, query, 'invalid_request', 'query parameters');
+    const tenant = await this.#deps.tenants.resolve(ctx, q.tenant, 'object.tenant');
+    return this.storeObject(ctx, {
+      tenant,
+      bucket: q.bucket,
+      key: q.key,
+      mode: q.mode,
+      contentType: q.content_type ?? null,
+      size: body.length,
+      sha256: body.sha256 ?? null,
+      source: body.source,
+      declared: true,
+    });
+  }
+
   /** Creates the work unit, plans it under policy, runs the exact executor and moves the object pointer. */
   async storeObject(ctx: RequestContext, input: StoreObjectInput): Promise<PutObjectResult> {
     const logicalRef = objectLogicalRef(input.bucket, input.key);
-    const wu = await this.#deps.workUnits.createStreamed(ctx, { tenant: input.tenant, logical_ref: logicalRef, size: input.size, sha256: input.sha256 });
     const namespace = objectNamespace(input.bucket, input.key);
-    const plan = await this.#deps.plans.planById(ctx, wu.id, input.mode ? { mode: input.mode, namespace } : { namespace });
-    const { result } = await this.#deps.executor.execute(ctx, { ...wu, state: 'planned', last_plan_id: plan.plan_id }, plan, input.source, input.boundaries ? { boundaries: input.boundaries } : {});
+    const options = input.mode ? { mode: input.mode, namespace } : { namespace };
+    const streamed = { tenant: input.tenant, logical_ref: logicalRef, size: input.size, sha256: input.sha256 };
+    let wu: WorkUnitRecord;
+    let plan: Plan;
+    let execute: ExecuteOptions = input.boundaries ? { boundaries: input.boundaries } : {};
+    if (input.declared) {
+      const prepared = this.#deps.workUnits.prepareStreamed(ctx, streamed);
+      const deferred = await this.#deps.plans.planDeferred(ctx, prepared, options);
+      wu = prepared.record;
+      plan = deferred.plan;
+      execute = { ...execute, declared: { length: input.size, sha256: input.sha256 ?? undefined }, beforeManifest: (ingested) => deferred.commit({ size: ingested.bytes_in, sha256: ingested.sha256 }) };
+    } else {
+      wu = await this.#deps.workUnits.createStreamed(ctx, streamed);
+      plan = await this.#deps.plans.planById(ctx, wu.id, options);
+    }
+    const { result } = await this.#deps.executor.execute(ctx, { ...wu, state: 'planned', last_plan_id: plan.plan_id }, plan, input.source, execute);
     const row: ObjectRow = {
       tenant: input.tenant,
       bucket: input.bucket,

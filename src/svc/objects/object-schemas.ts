@@ -30,6 +30,16 @@ export const PutObjectRequest = Type.Object(
 );
 export type PutObjectRequest = Static<typeof PutObjectRequest>;
 
+/**
+ * Query string of `PUT /v1/s3/objects` (the raw byte put, decision 112): the
+ * put's fields other than the body, which is the request body itself.
+ */
+export const RawPutObjectQuery = Type.Object(
+  { tenant: Tenant, bucket: BucketName, key: ObjectKey, mode: Mode, content_type: ContentType },
+  { additionalProperties: false },
+);
+export type RawPutObjectQuery = Static<typeof RawPutObjectQuery>;
+
 export const ObjectRefRequest = Type.Object({ tenant: Tenant, bucket: BucketName, key: ObjectKey }, { additionalProperties: false });
 export type ObjectRefRequest = Static<typeof ObjectRefRequest>;
 
@@ -81,6 +91,16 @@ export const UploadPartRequest = Type.Object(
   { additionalProperties: false },
 );
 export type UploadPartRequest = Static<typeof UploadPartRequest>;
+
+/** Query string of `PUT /v1/s3/multipart/part` (raw part bytes as the body; S3's UploadPart). Query values are text. */
+export const RawUploadPartQuery = Type.Object(
+  {
+    upload_id: Type.String({ pattern: '^up_[0-9a-z]{26}$' }),
+    part_number: Type.String({ pattern: '^[1-9][0-9]{0,4}$', description: '1–10,000 (decimal).' }),
+  },
+  { additionalProperties: false },
+);
+export type RawUploadPartQuery = Static<typeof RawUploadPartQuery>;
 
 export const CompleteMultipartRequest = Type.Object(
   {

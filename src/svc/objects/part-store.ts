@@ -21,6 +21,11 @@ export const UPLOAD_ID = /^up_[0-9a-z]{26}$/;
  */
 export interface PartStore {
   write(uploadId: string, partNumber: number, bytes: Uint8Array): Promise<void>;
+  /**
+   * Stores a part that arrives as a stream. If `source` fails part way (a raw body that does not match its
+   * declaration), nothing is stored and an earlier version of the part stays as it was.
+   */
+  writeStream(uploadId: string, partNumber: number, source: AsyncIterable<Uint8Array>): Promise<void>;
   read(uploadId: string, partNumber: number): AsyncIterable<Uint8Array>;
   discard(uploadId: string): Promise<void>;
 }
@@ -42,17 +47,26 @@ export class FsPartStore implements PartStore {
   }
 
   async write(uploadId: string, partNumber: number, bytes: Uint8Array): Promise<void> {
+    await this.writeStream(uploadId, partNumber, [bytes]);
+  }
+
+  async writeStream(uploadId: string, partNumber: number, source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<void> {
     const dir = this.#dir(uploadId);
+    const target = this.#file(uploadId, partNumber);
     await fs.mkdir(dir, { recursive: true });
+    // Written aside and renamed into place whole: a part that fails half way never replaces the one before it.
     const temp = path.join(dir, `.tmp-${randomBytes(8).toString('hex')}`);
     const handle = await fs.open(temp, 'wx', 0o600);
     try {
-      await handle.writeFile(bytes);
+      for await (const piece of source) await handle.write(piece);
       await handle.sync();
-    } finally {
+    } catch (err) {
       await handle.close();
+      await fs.rm(temp, { force: true });
+      throw err;
     }
-    await fs.rename(temp, this.#file(uploadId, partNumber));
+    await handle.close();
+    await fs.rename(temp, target);
   }
 
   read(uploadId: string, partNumber: number): AsyncIterable<Uint8Array> {

@@ -47,6 +47,13 @@ export class S3PartStore implements PartStore {
     }
   }
 
+  /** Collected first (a part is at most `multipart.max_part_bytes`): an S3 PUT replaces the key, so it is sent only once the whole part arrived as declared. */
+  async writeStream(uploadId: string, partNumber: number, source: AsyncIterable<Uint8Array>): Promise<void> {
+    const pieces: Uint8Array[] = [];
+    for await (const piece of source) pieces.push(piece);
+    await this.write(uploadId, partNumber, Buffer.concat(pieces));
+  }
+
   async *read(uploadId: string, partNumber: number): AsyncIterable<Uint8Array> {
     let body: AsyncIterable<Uint8Array>;
     try {

@@ -35,6 +35,20 @@ interface Deps {
   onPlanned?: (seconds: number) => void;
 }
 
+/** A plan made for a work unit that is not stored yet (PlanService.planDeferred). */
+export interface DeferredPlan {
+  plan: Plan;
+  /** Stores the work unit, the plan and their events; `actual` replaces the work unit's declared payload size and digest. */
+  commit(actual?: { size: number; sha256: string }): Promise<void>;
+}
+
+/** A prepared work unit with the size and digest of the bytes that arrived. */
+function withPayloadFacts(unit: NewWorkUnit, actual: { size: number; sha256: string }): NewWorkUnit {
+  const record = { ...unit.record, payload_size: actual.size, payload_sha256: actual.sha256 };
+  const payload = { ...(unit.event.payload as Record<string, unknown>), payload_size: actual.size, payload_sha256: actual.sha256 };
+  return { record, event: { ...unit.event, payload } };
+}
+
 export class PlanService {
   readonly #deps: Deps;
   constructor(deps: Deps) {
@@ -56,21 +70,42 @@ export class PlanService {
   }
 
   /**
+   * Plans a work unit that is not stored yet, and stores nothing: `commit`
+   * stores the work unit (with the size and digest of the bytes that really
+   * arrived), the plan, the work unit's state and the events in one
+   * transaction. The raw byte routes commit only once the body matched its
+   * declaration, so a body that did not leaves no record (decision 112). A
+   * refusal is stored at once, as with planInline: it happens before any
+   * byte is read.
+   */
+  async planDeferred(ctx: RequestContext, prepared: NewWorkUnit, options: unknown = {}): Promise<DeferredPlan> {
+    requirePermission(ctx.principal, 'work_units:write');
+    return this.#plan(ctx, prepared.record, validate(PlanOptions, options ?? {}), prepared, true);
+  }
+
+  /**
    * Plans `wu` and commits everything the plan produced — the new work unit
    * (inline planning), the plan, the work unit's state and the ledger events —
-   * in one transaction, shared with concurrent requests by the ledger's group commit.
+   * in one transaction, shared with concurrent requests by the ledger's group
+   * commit; with `defer`, the commit is left to the caller.
    */
-  #plan(ctx: RequestContext, wu: WorkUnitRecord, options: PlanOptions, newWorkUnit?: NewWorkUnit): Promise<Plan> {
+  #plan(ctx: RequestContext, wu: WorkUnitRecord, options: PlanOptions, newWorkUnit?: NewWorkUnit): Promise<Plan>;
+  #plan(ctx: RequestContext, wu: WorkUnitRecord, options: PlanOptions, newWorkUnit: NewWorkUnit, defer: true): Promise<DeferredPlan>;
+  #plan(ctx: RequestContext, wu: WorkUnitRecord, options: PlanOptions, newWorkUnit?: NewWorkUnit, defer = false): Promise<Plan | DeferredPlan> {
     const attributes = { work_unit_id: wu.id, tenant_hash: tenantHash(wu.tenant), namespace: namespaceOf(options.namespace ?? wu.logical_ref), contract: wu.requested_contract };
     return inSpan('svc.plan', attributes, async (span) => {
-      const plan = await this.#planNow(ctx, wu, options, newWorkUnit);
+      const started = performance.now();
+      const pending = await this.#planNow(ctx, wu, options, newWorkUnit);
+      const plan = pending.plan;
       span?.setAttributes({ policy_bundle_id: plan.policy_bundle_id, mode: plan.mode, contract: plan.contract, action: plan.actions.map((a) => a.type).join(',') });
+      if (defer) return pending;
+      await pending.commit();
+      this.#deps.onPlanned?.((performance.now() - started) / 1000);
       return plan;
     });
   }
 
-  async #planNow(ctx: RequestContext, wu: WorkUnitRecord, options: PlanOptions, newWorkUnit?: NewWorkUnit): Promise<Plan> {
-    const started = performance.now();
+  async #planNow(ctx: RequestContext, wu: WorkUnitRecord, options: PlanOptions, newWorkUnit?: NewWorkUnit): Promise<DeferredPlan> {
     const policy = this.#deps.policy();
     // svc.classify: which rollout stage, mode, contract and reducer tier this work unit falls under.
     const rollout = inSpan('svc.classify', { work_unit_id: wu.id, contract: wu.requested_contract }, (span) => {
@@ -94,13 +129,13 @@ export class PlanService {
       transforms: options.transforms,
     });
     const events: LedgerEventInput[] = [...(newWorkUnit ? [newWorkUnit.event] : []), ...outcome.events];
-    const writeNew = async (tx: Db) => {
-      if (newWorkUnit) await this.#deps.workUnits.write(tx, newWorkUnit);
+    const writeNew = async (tx: Db, unit: NewWorkUnit | undefined) => {
+      if (unit) await this.#deps.workUnits.write(tx, unit);
     };
     if (!outcome.ok) {
       await this.#deps.ledger.commit({
         write: async (tx) => {
-          await writeNew(tx);
+          await writeNew(tx, newWorkUnit);
           await new WorkUnitRepository(tx).update(wu.id, { state: 'failed' });
         },
         events,
@@ -109,7 +144,7 @@ export class PlanService {
       throw outcome.error;
     }
     const plan = outcome.plan;
-    events.push({
+    const planEvent: LedgerEventInput = {
       type: 'plan.created',
       tenant: wu.tenant,
       actor: ctx.principal.actor,
@@ -117,18 +152,21 @@ export class PlanService {
       policy_bundle_id: plan.policy_bundle_id,
       trace_id: ctx.traceId,
       payload: { work_unit_id: wu.id, policy_bundle_id: plan.policy_bundle_id, trace_id: ctx.traceId, plan },
-    });
-    await this.#deps.ledger.commit({
-      write: async (tx) => {
-        await writeNew(tx);
-        await new PlanRepository(tx).insert(plan, ctx.principal.actor);
-        await new WorkUnitRepository(tx).update(wu.id, { state: wu.state === 'executed' ? 'executed' : 'planned', last_plan_id: plan.plan_id });
-      },
-      events,
-    });
-    if (newWorkUnit) this.#deps.workUnits.created(newWorkUnit);
-    this.#deps.onPlanned?.((performance.now() - started) / 1000);
-    return plan;
+    };
+    const commit = async (actual?: { size: number; sha256: string }): Promise<void> => {
+      // A streamed unit is recorded with what arrived (equal to the declaration, which may have lacked the digest).
+      const unit = newWorkUnit && actual ? withPayloadFacts(newWorkUnit, actual) : newWorkUnit;
+      await this.#deps.ledger.commit({
+        write: async (tx) => {
+          await writeNew(tx, unit);
+          await new PlanRepository(tx).insert(plan, ctx.principal.actor);
+          await new WorkUnitRepository(tx).update(wu.id, { state: wu.state === 'executed' ? 'executed' : 'planned', last_plan_id: plan.plan_id });
+        },
+        events: [...(unit ? [unit.event] : []), ...outcome.events, planEvent],
+      });
+      if (unit) this.#deps.workUnits.created(unit);
+    };
+    return { plan, commit };
   }
 
   async get(ctx: RequestContext, planId: string): Promise<Plan> {

@@ -53,6 +53,15 @@ function decodePayload(body: WorkUnitCreate): { payload: StoredPayload; size: nu
   return { payload: { kind: 'none' }, size: 0, sha256: null };
 }
 
+/** A byte_object work unit whose bytes arrive as a stream: the record keeps their size and digest. */
+export interface StreamedWorkUnitInput {
+  tenant: string;
+  logical_ref: string;
+  size: number;
+  sha256: string | null;
+  metadata?: Record<string, string> | undefined;
+}
+
 /** A validated work unit not stored yet: its record and its `work_unit.created` event. */
 export interface NewWorkUnit {
   record: WorkUnitRecord;
@@ -97,14 +106,23 @@ export class WorkUnitService {
    * record keeps their size and digest, the bytes go to the chunk store only.
    * The caller has resolved `tenant` and checked permissions.
    */
-  async createStreamed(ctx: RequestContext, input: { tenant: string; logical_ref: string; size: number; sha256: string | null; metadata?: Record<string, string> }): Promise<WorkUnitRecord> {
-    const prepared = this.#build(
+  async createStreamed(ctx: RequestContext, input: StreamedWorkUnitInput): Promise<WorkUnitRecord> {
+    return this.persist(this.prepareStreamed(ctx, input));
+  }
+
+  /**
+   * A streamed byte_object work unit built but not stored (the raw byte
+   * routes store it only once its bytes have arrived as declared:
+   * PlanService.planDeferred). Same record and event as `createStreamed`.
+   */
+  prepareStreamed(ctx: RequestContext, input: StreamedWorkUnitInput & { requested_contract?: string | undefined }): NewWorkUnit {
+    return this.#build(
       ctx,
       {
         tenant: input.tenant,
         kind: 'byte_object',
         logical_ref: input.logical_ref,
-        requested_contract: 'exact_bytes',
+        requested_contract: input.requested_contract ?? 'exact_bytes',
         metadata: input.metadata ?? {},
         payload: { kind: 'none' },
         payload_size: input.size,
@@ -112,7 +130,6 @@ export class WorkUnitService {
       },
       { payload_transport: 'stream' },
     );
-    return this.persist(prepared);
   }
 
   /**

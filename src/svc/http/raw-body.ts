@@ -1,0 +1,57 @@
+/**
+ * Raw `application/octet-stream` request bodies for the raw byte routes
+ * (routes/raw-bytes.ts, decision 112). The content-type parser hands the
+ * route the request stream itself: fastify reads nothing, so no body limit
+ * or buffering of its own applies — the route checks the declared length
+ * against `server.raw_body_limit_bytes` before reading, and the domain
+ * enforces the declaration while the bytes stream (exact-bytes/declared-body.ts).
+ *
+ * Registered only in the raw routes' plugin: every other route keeps
+ * answering `application/octet-stream` with 415 as before.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { type DeclaredBody, declaredBody } from '../exact-bytes/declared-body.ts';
+import { SvcError } from '../errors.ts';
+
+export const RAW_CONTENT_TYPE = 'application/octet-stream';
+export const DIGEST_HEADER = 'x-svc-content-sha256';
+
+/** The OpenAPI view of a raw body and its declaration (routes validate nothing with these: the domain does). */
+export const RawBodySchema = { content: { [RAW_CONTENT_TYPE]: { schema: { type: 'string', format: 'binary', description: 'The bytes themselves (no JSON, no base64).' } } } };
+export const RawBodyHeaders = Type.Object({
+  'content-length': Type.String({ pattern: '^[0-9]+$', description: 'The body\'s length in bytes (required; chunked bodies are refused). A body that ends short is refused and stores nothing.' }),
+  [DIGEST_HEADER]: Type.Optional(Type.String({ pattern: '^[0-9a-fA-F]{64}$', description: 'The body\'s SHA-256 (hex), like S3\'s x-amz-content-sha256. A body with another digest is refused (400, reason digest_mismatch) and stores nothing.' })),
+});
+
+/** Lets the routes of `server` (one plugin) take raw bodies as streams. */
+export function acceptRawBodies(server: FastifyInstance): void {
+  server.addContentTypeParser(RAW_CONTENT_TYPE, (_request, payload, done) => done(null, payload));
+}
+
+const EMPTY: AsyncIterable<Uint8Array> = { async *[Symbol.asyncIterator]() {} };
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const v = request.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/**
+ * The request's body and what the client declared about it.
+ * @throws SvcError `invalid_request` (no raw body, bad declaration), `payload_too_large` past `limit` — before a byte is read.
+ */
+export function declaredBodyOf(request: FastifyRequest, limit: number): DeclaredBody {
+  // fastify skips the parser for an empty body without a Content-Type: an empty object, not a missing body.
+  const empty = request.body === undefined && header(request, 'content-length') === '0';
+  const source = empty ? EMPTY : (request.body as AsyncIterable<Uint8Array> | undefined);
+  if (!source || typeof (source as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] !== 'function') {
+    throw new SvcError('invalid_request', `send the bytes as the request body with Content-Type: ${RAW_CONTENT_TYPE}`, { details: { header: 'content-type' } });
+  }
+  // A chunked body has no Content-Length: refused (the declaration is the point), even if it carries one in error.
+  const length = header(request, 'transfer-encoding') === undefined ? header(request, 'content-length') : undefined;
+  const body = declaredBody({ source, length, sha256: header(request, DIGEST_HEADER) });
+  if (body.length > limit) {
+    throw new SvcError('payload_too_large', `the body declares ${body.length} bytes; this route takes at most ${limit}`, { details: { limit_bytes: limit } });
+  }
+  return body;
+}

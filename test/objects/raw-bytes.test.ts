@@ -1,0 +1,216 @@
+/**
+ * The raw byte routes (docs/objects.md "Raw bytes", decision 112) through the
+ * real HTTP server, on SQLite and PostgreSQL: object put, multipart part and
+ * inline execute with the bytes as an application/octet-stream body. Bodies
+ * come back bit for bit; a body whose length or digest does not match what
+ * the client declared — including one the client breaks off — is refused
+ * and stores nothing: no work unit, plan, manifest, object version, part or
+ * ledger event.
+ */
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import net from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { corpusFile } from '../../bench/corpus/corpus-files.ts';
+import { engines } from '../helpers/engines.ts';
+import { KEYS, type TestServer, startTestServer } from '../helpers/server.ts';
+
+const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+const MIN_PART = 64 * 1024;
+const RAW_LIMIT = 8 * 1024 * 1024;
+const TABLES = ['work_units', 'plans', 'manifests', 'objects', 'ledger_events', 'upload_parts', 'chunks'] as const;
+
+/** Sends a request whose body stops after `sent` of the `declared` bytes, then hangs up; resolves with what came back. */
+function truncatedRequest(url: string, method: string, route: string, headers: Record<string, string>, body: Uint8Array, declared: number): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname);
+    let answer = '';
+    socket.on('data', (d) => (answer += d.toString('latin1')));
+    socket.on('error', () => resolve(answer));
+    socket.on('close', () => resolve(answer));
+    socket.on('connect', () => {
+      const head = [`${method} ${route} HTTP/1.1`, `host: ${hostname}:${port}`, `content-length: ${declared}`, 'content-type: application/octet-stream', ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), '', ''].join('\r\n');
+      socket.write(head);
+      socket.write(body, () => setTimeout(() => socket.destroy(), 50));
+    });
+    setTimeout(() => reject(new Error('the server neither answered nor closed')), 10_000).unref();
+  });
+}
+
+for (const engine of engines()) {
+  describe(`raw byte routes on ${engine.name}`, { skip: engine.skip }, () => {
+    let s: TestServer;
+    const raw = (method: string, route: string, bytes: Uint8Array, headers: Record<string, string> = {}, key: string = KEYS.acmeWriter) =>
+      fetch(`${s.url}${route}`, { method, headers: { 'x-api-key': key, 'content-type': 'application/octet-stream', ...headers }, body: bytes });
+    const json = async (res: Response, status: number) => {
+      const text = await res.text();
+      assert.equal(res.status, status, text);
+      return JSON.parse(text) as any;
+    };
+    const counts = async () => {
+      const out: Record<string, number> = {};
+      for (const t of TABLES) out[t] = Number((await s.app.store.db.values(`SELECT COUNT(*) FROM ${t}`))[0]![0]);
+      return out;
+    };
+    /** Runs `attempt` and asserts that it left every table as it was. */
+    const storesNothing = async (attempt: () => Promise<void>) => {
+      const before = await counts();
+      await attempt();
+      // A refused stream may still be settling its in-flight chunk writes; nothing it does may commit.
+      await new Promise((r) => setTimeout(r, 300));
+      assert.deepEqual(await counts(), before, 'nothing stored');
+    };
+
+    before(async () => {
+      s = await startTestServer({ engine: engine.name, overrides: { 'multipart.min_part_bytes': MIN_PART, 'server.raw_body_limit_bytes': RAW_LIMIT } });
+    });
+    after(async () => s?.close());
+
+    test('PUT /v1/s3/objects stores the raw body bit for bit', async () => {
+      const data = corpusFile('log-like', 3 * 1024 * 1024 + 17, 'raw-put');
+      const res = await raw('PUT', '/v1/s3/objects?bucket=raw&key=dir%2Fa%20b.log&content_type=text%2Fplain', data, { 'x-svc-content-sha256': sha256(data) });
+      const put = await json(res, 201);
+      assert.equal(put.output.sha256, sha256(data));
+      assert.equal(put.size, data.length);
+      assert.equal(put.key, 'dir/a b.log');
+      assert.equal(res.headers.get('x-svc-manifest-id'), put.manifest_id);
+      const got = await s.call('POST', '/v1/s3/objects/get', { key: KEYS.acmeWriter, body: { bucket: 'raw', key: 'dir/a b.log' } });
+      assert.deepEqual(Buffer.from(await got.arrayBuffer()), data);
+      const head = await json(await s.call('POST', '/v1/s3/objects/head', { key: KEYS.acmeWriter, body: { bucket: 'raw', key: 'dir/a b.log' } }), 200);
+      assert.equal(head.content_type, 'text/plain');
+      const wu = await json(await s.call('GET', `/v1/work-units/${put.work_unit_id}`, { key: KEYS.acmeWriter }), 200);
+      assert.deepEqual([wu.state, wu.payload.size, wu.payload.sha256], ['executed', data.length, sha256(data)]);
+    });
+
+    test('without a declared digest the length is still checked and the work unit records the digest that arrived', async () => {
+      const data = corpusFile('random', 100_000, 'raw-nodigest');
+      const put = await json(await raw('PUT', '/v1/s3/objects?bucket=raw&key=nodigest.bin', data), 201);
+      const wu = await json(await s.call('GET', `/v1/work-units/${put.work_unit_id}`, { key: KEYS.acmeWriter }), 200);
+      assert.equal(wu.payload.sha256, sha256(data));
+    });
+
+    test('an empty body is an empty object', async () => {
+      const put = await json(await raw('PUT', '/v1/s3/objects?bucket=raw&key=empty', new Uint8Array(0), { 'x-svc-content-sha256': sha256(new Uint8Array(0)) }), 201);
+      assert.equal(put.size, 0);
+    });
+
+    test('a body whose digest is not the declared one is refused with digest_mismatch and stores nothing', async () => {
+      const data = corpusFile('json', 500_000, 'raw-baddigest');
+      await storesNothing(async () => {
+        const body = await json(await raw('PUT', '/v1/s3/objects?bucket=raw&key=bad.json', data, { 'x-svc-content-sha256': 'a'.repeat(64) }), 400);
+        assert.equal(body.error.code, 'invalid_request');
+        assert.deepEqual([body.error.details.reason, body.error.details.declared_sha256, body.error.details.actual_sha256], ['digest_mismatch', 'a'.repeat(64), sha256(data)]);
+        assert.match(body.error.message, /nothing was stored/);
+      });
+      const head = await s.call('POST', '/v1/s3/objects/head', { key: KEYS.acmeWriter, body: { bucket: 'raw', key: 'bad.json' } });
+      assert.equal(head.status, 404);
+    });
+
+    test('a body that ends before its Content-Length (client hung up) stores nothing', async () => {
+      const data = corpusFile('random', 2 * 1024 * 1024, 'raw-trunc');
+      await storesNothing(async () => {
+        const answer = await truncatedRequest(s.url, 'PUT', '/v1/s3/objects?bucket=raw&key=trunc.bin', { 'x-api-key': KEYS.acmeWriter }, data.subarray(0, 1024 * 1024), data.length);
+        assert.doesNotMatch(answer, /^HTTP\/1\.1 2/, 'never acknowledged');
+      });
+      const again = await json(await raw('PUT', '/v1/s3/objects?bucket=raw&key=trunc.bin', data), 201);
+      assert.equal(again.output.sha256, sha256(data), 'a retry of the same object succeeds');
+    });
+
+    test('a chunked body (no Content-Length) is refused with length_required', async () => {
+      await storesNothing(async () => {
+        const stream = new ReadableStream({ start: (c) => (c.enqueue(new Uint8Array(10)), c.close()) });
+        const res = await fetch(`${s.url}/v1/s3/objects?bucket=raw&key=chunked`, { method: 'PUT', headers: { 'x-api-key': KEYS.acmeWriter, 'content-type': 'application/octet-stream' }, body: stream, duplex: 'half' } as RequestInit);
+        const body = await json(res, 400);
+        assert.equal(body.error.details.reason, 'length_required');
+      });
+    });
+
+    test('a declared length over server.raw_body_limit_bytes is refused before reading', async () => {
+      await storesNothing(async () => {
+        const answer = await truncatedRequest(s.url, 'PUT', '/v1/s3/objects?bucket=raw&key=huge', { 'x-api-key': KEYS.acmeWriter }, new Uint8Array(10), RAW_LIMIT + 1);
+        assert.match(answer, /^HTTP\/1\.1 413/);
+        assert.match(answer, /"payload_too_large"/);
+      });
+    });
+
+    test('bad declarations, queries and content types get the spec error body', async () => {
+      const data = new Uint8Array([1, 2, 3]);
+      const cases: Array<[string, Response, number, string]> = [
+        ['a digest that is not hex', await raw('PUT', '/v1/s3/objects?bucket=raw&key=x', data, { 'x-svc-content-sha256': 'xyz' }), 400, 'invalid_request'],
+        ['a missing key', await raw('PUT', '/v1/s3/objects?bucket=raw', data), 400, 'invalid_request'],
+        ['a repeated key', await raw('PUT', '/v1/s3/objects?bucket=raw&key=a&key=b', data), 400, 'invalid_request'],
+        ['JSON on the raw route', await fetch(`${s.url}/v1/s3/objects?bucket=raw&key=x`, { method: 'PUT', headers: { 'x-api-key': KEYS.acmeWriter, 'content-type': 'application/json' }, body: '{}' }), 400, 'invalid_request'],
+        ['another tenant', await raw('PUT', '/v1/s3/objects?bucket=raw&key=x&tenant=globex', data), 403, 'tenant_forbidden'],
+        ['a reader', await raw('PUT', '/v1/s3/objects?bucket=raw&key=x', data, {}, KEYS.acmeReader), 403, 'forbidden'],
+        ['octet-stream on a JSON route', await raw('POST', '/v1/s3/objects', data), 400, 'invalid_request'],
+      ];
+      for (const [what, res, status, code] of cases) {
+        const body = (await res.json()) as any;
+        assert.equal(res.status, status, `${what}: ${JSON.stringify(body)}`);
+        assert.equal(body.error.code, code, what);
+      }
+    });
+
+    test('raw parts complete into the exact object; a wrong or broken-off re-upload leaves the earlier part in place', async () => {
+      const data = corpusFile('log-like', 2 * MIN_PART + 999, 'raw-mp');
+      const pieces = [data.subarray(0, MIN_PART), data.subarray(MIN_PART, 2 * MIN_PART), data.subarray(2 * MIN_PART)];
+      const created = await json(await s.call('POST', '/v1/s3/multipart/create', { key: KEYS.acmeWriter, body: { bucket: 'raw', key: 'mp.log' } }), 201);
+      const part = (n: number, bytes: Uint8Array, headers: Record<string, string> = {}) => raw('PUT', `/v1/s3/multipart/part?upload_id=${created.upload_id}&part_number=${n}`, bytes, headers);
+      const digests: string[] = [];
+      for (const n of [2, 1, 3]) {
+        const r = await json(await part(n, pieces[n - 1]!, { 'x-svc-content-sha256': sha256(pieces[n - 1]!) }), 200);
+        assert.deepEqual([r.part_number, r.size, r.sha256], [n, pieces[n - 1]!.length, sha256(pieces[n - 1]!)]);
+        digests[n] = r.sha256;
+      }
+      await storesNothing(async () => {
+        const wrong = await json(await part(2, corpusFile('random', MIN_PART, 'raw-mp-wrong'), { 'x-svc-content-sha256': sha256(pieces[1]!) }), 400);
+        assert.equal(wrong.error.details.reason, 'digest_mismatch');
+        const answer = await truncatedRequest(s.url, 'PUT', `/v1/s3/multipart/part?upload_id=${created.upload_id}&part_number=2`, { 'x-api-key': KEYS.acmeWriter }, pieces[0]!.subarray(0, 1000), MIN_PART);
+        assert.doesNotMatch(answer, /^HTTP\/1\.1 2/);
+      });
+      const done = await json(await s.call('POST', '/v1/s3/multipart/complete', { key: KEYS.acmeWriter, body: { upload_id: created.upload_id, parts: [1, 2, 3].map((n) => ({ part_number: n, sha256: digests[n] })) } }), 200);
+      assert.equal(done.output.sha256, sha256(data));
+      const got = await s.call('POST', '/v1/s3/objects/get', { key: KEYS.acmeWriter, body: { bucket: 'raw', key: 'mp.log' } });
+      assert.deepEqual(Buffer.from(await got.arrayBuffer()), data);
+    });
+
+    test('a raw part over multipart.max_part_bytes or with a bad part number is refused', async () => {
+      const created = await json(await s.call('POST', '/v1/s3/multipart/create', { key: KEYS.acmeWriter, body: { bucket: 'raw', key: 'mp2' } }), 201);
+      const bad = await json(await raw('PUT', `/v1/s3/multipart/part?upload_id=${created.upload_id}&part_number=0`, new Uint8Array(1)), 400);
+      assert.equal(bad.error.code, 'invalid_request');
+      const unknown = await json(await raw('PUT', '/v1/s3/multipart/part?upload_id=up_00000000000000000000000000&part_number=1', new Uint8Array(1)), 404);
+      assert.equal(unknown.error.code, 'not_found');
+    });
+
+    test('POST /v1/work-units/execute/raw executes a byte_object from the raw body', async () => {
+      const data = corpusFile('json', 1_500_000, 'raw-exec');
+      const q = new URLSearchParams({ logical_ref: 's3://raw/exec.json', mode: 'enforce', metadata: JSON.stringify({ owner: 'alice' }) });
+      const res = await raw('POST', `/v1/work-units/execute/raw?${q}`, data, { 'x-svc-content-sha256': sha256(data) });
+      const result = await json(res, 200);
+      assert.equal(result.output.sha256, sha256(data));
+      assert.equal(result.mode, 'enforce');
+      assert.equal(res.headers.get('x-svc-work-unit-id'), result.work_unit_id);
+      const wu = await json(await s.call('GET', `/v1/work-units/${result.work_unit_id}`, { key: KEYS.acmeWriter }), 200);
+      assert.deepEqual([wu.state, wu.logical_ref, wu.metadata.owner, wu.payload.size], ['executed', 's3://raw/exec.json', 'alice', data.length]);
+      const back = await s.call('POST', `/v1/manifests/${result.manifest_id}/rehydrate`, { key: KEYS.acmeWriter, body: {} });
+      assert.deepEqual(Buffer.from(await back.arrayBuffer()), data);
+      const events = await json(await s.call('POST', '/v1/ledger/query', { body: { tenant: 'acme', event_types: ['work_unit.created', 'plan.created', 'manifest.written'] } }), 200);
+      assert.deepEqual(events.events.filter((e: any) => e.work_unit_id === result.work_unit_id).map((e: any) => e.type), ['work_unit.created', 'plan.created', 'manifest.written']);
+    });
+
+    test('raw execute refuses a mismatched or broken-off body and stores nothing', async () => {
+      const data = corpusFile('random', 700_000, 'raw-exec-bad');
+      await storesNothing(async () => {
+        const bad = await json(await raw('POST', '/v1/work-units/execute/raw?logical_ref=s3%3A%2F%2Fraw%2Fx', data, { 'x-svc-content-sha256': sha256(data.subarray(1)) }), 400);
+        assert.equal(bad.error.details.reason, 'digest_mismatch');
+        const answer = await truncatedRequest(s.url, 'POST', '/v1/work-units/execute/raw?logical_ref=s3%3A%2F%2Fraw%2Fy', { 'x-api-key': KEYS.acmeWriter }, data.subarray(0, 300_000), data.length);
+        assert.doesNotMatch(answer, /^HTTP\/1\.1 2/);
+        const noRef = await json(await raw('POST', '/v1/work-units/execute/raw', data), 400);
+        assert.equal(noRef.error.code, 'invalid_work_unit');
+        const badMeta = await json(await raw('POST', '/v1/work-units/execute/raw?logical_ref=s3%3A%2F%2Fraw%2Fz&metadata=%7Bnope', data), 400);
+        assert.equal(badMeta.error.code, 'invalid_work_unit');
+      });
+    });
+  });
+}
