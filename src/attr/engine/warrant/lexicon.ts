@@ -18,9 +18,20 @@ export const CORRELATIONAL = /\b(associated with|linked (?:to|with)|correlat\w*|
 /** A correlational cue with the word after it ("associated with lower"): that word is not a causal verb. */
 export const CORRELATIONAL_PHRASE = /\b(?:associated with|linked (?:to|with)|correlat\w*(?: with)?|related to|tied to|coincides? with|connected (?:to|with))(?:\s+(?:a|an|the|its|their|much|far|slightly|significantly))?(?:\s+\S+)?/g;
 
-export const CERTAIN = /\b(definitely|certainly|undoubtedly|guarantees?|guaranteed|proves?|proven|always works|without exception|must)\b/;
+/**
+ * Certainty. "must" only as inference ("must have been"): "schools must
+ * desegregate" reports an obligation, it does not claim more certainty than
+ * a plain statement.
+ */
+export const CERTAIN = /\b(definitely|certainly|undoubtedly|guarantees?|guaranteed|proves?|proven|always works|without exception|must have)\b/;
 export const PROBABLE = /\b(likely|probably|usually|often|tends? to|generally)\b/;
 export const POSSIBLE = /\b(may|might|could|possibly|perhaps|suggests?|potentially|appears? to|seems? to)\b/;
+/**
+ * The month, not the modal: "May" with a capital next to a figure ("28 May
+ * 1821", "May 2019") or inside a sentence (the modal is written "may" there).
+ * Removed before the text is lower-cased for the modality cues.
+ */
+export const MONTH_MAY = /\bMay\b(?=\s*\d)|(?<=[\p{L}\p{N},;]\s+)May\b/gu;
 
 export const UNIVERSAL = /\b(all|every|everyone|everything|always|never|nobody|no one|entire|each and every)\b/;
 export const GENERAL = /\b(most|generally|typically|usually|many|commonly|mostly|largely)\b/;

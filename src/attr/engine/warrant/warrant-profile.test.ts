@@ -52,3 +52,24 @@ test('number words and year ranges are read as the figures they write', () => {
   assert.deepEqual(warrantMismatchFlags('It takes place in the 2018–19 year.', 'It takes place in the 2018-2019 year.'), []);
   assert.deepEqual(warrantMismatchFlags('It takes place in the 2018–20 year.', 'It takes place in the 2018-2019 year.'), ['temporal_year_not_in_evidence']);
 });
+
+test('the month May is not the modal, and an obligation is not certainty', () => {
+  assert.equal(warrantProfile('He was born on 28 May 1821 in Kent.').modality, 'asserted');
+  assert.equal(warrantProfile('The tour opened in May 2019.').modality, 'asserted');
+  assert.equal(warrantProfile('The tour may open in 2019.').modality, 'possible');
+  assert.equal(warrantProfile('May the tour open soon?').modality, 'possible');
+  assert.equal(warrantProfile('All public schools must desegregate.').modality, 'asserted');
+  assert.equal(warrantProfile('The flood must have reached the town.').modality, 'certain');
+});
+
+test('a hedged sentence that only repeats what an unhedged one says does not weaken the evidence', () => {
+  const span = 'The law applies to public and private sector unions. That law might have been unpopular with private sector unions.';
+  assert.deepEqual(warrantMismatchFlags('The law applies to private sector unions.', span), []);
+  // The hedged sentence is the only one that says what the claim adds: the hedge counts.
+  assert.deepEqual(warrantMismatchFlags('The law was unpopular with private sector unions.', span), ['modality_stronger_than_evidence']);
+});
+
+test('when no sentence holds a quarter of a long claim, the sentences holding most of it carry it', () => {
+  const span = 'The expedition found a microbe in the lake that eats hydrogen. Life elsewhere might look like it. Comets could carry it.';
+  assert.deepEqual(warrantMismatchFlags('The expedition did find several new strains of microorganisms in the lake waters, including a microbe that eats hydrogen, during its long winter survey.', span), []);
+});

@@ -6,7 +6,7 @@
  */
 import type { WarrantProfile } from '../../schemas/attribution-response.ts';
 import {
-  APPROXIMATE_FIGURE, BOUNDED_FIGURE, CAUSAL, CERTAIN, CORRELATIONAL, CORRELATIONAL_PHRASE, EFFECT_VERB, GENERAL, PARTICULAR, POSSIBLE, PROBABLE, TEMPORAL_MARKERS, UNIVERSAL,
+  APPROXIMATE_FIGURE, BOUNDED_FIGURE, CAUSAL, CERTAIN, CORRELATIONAL, CORRELATIONAL_PHRASE, EFFECT_VERB, GENERAL, MONTH_MAY, PARTICULAR, POSSIBLE, PROBABLE, TEMPORAL_MARKERS, UNIVERSAL,
 } from './lexicon.ts';
 import { numberMentions, type NumberMentions } from './numbers.ts';
 import { stripCitationNoise } from '../text/citation-markers.ts';
@@ -36,7 +36,7 @@ export interface WarrantReading {
 /** Reads the force of a text once; the profile and the mismatch flags both derive from this. */
 export function readWarrant(rawText: string): WarrantReading {
   const text = body(rawText);
-  const t = text.toLowerCase();
+  const t = text.replace(MONTH_MAY, 'month').toLowerCase();
   const nums = numberMentions(text);
   return {
     profile: {
@@ -58,25 +58,61 @@ function termsOf(reading: WarrantReading): ReadonlySet<string> {
   return (reading.terms ??= new Set(contentTokens(reading.text)));
 }
 
+interface CarryingSentence {
+  text: string;
+  profile: WarrantProfile;
+  /** The claim's tokens this sentence holds. */
+  held: ReadonlySet<string>;
+}
+
 /**
- * The part of a multi-sentence evidence span whose force the claim must
- * not exceed: the sentences that carry the claim (CARRYING_SHARE of its
- * tokens), read together. A window chosen for its coverage may hold a
- * neighbouring sentence about something else; its "may" or "all" says
- * nothing about the claim. A hedge in a carrying sentence still counts.
+ * The sentences of a multi-sentence evidence span that carry the claim
+ * (CARRYING_SHARE of its tokens), each with its own profile; undefined for
+ * a one-sentence span or when no sentence carries the claim. A window chosen
+ * for its coverage may hold a neighbouring sentence about something else;
+ * its "may" or "all" says nothing about the claim.
  */
-function carryingReading(claim: WarrantReading, evidence: WarrantReading): WarrantReading {
+function carryingSentences(claim: WarrantReading, evidence: WarrantReading): CarryingSentence[] | undefined {
   const sentences = (evidence.sentences ??= segmentSentences(evidence.text).map((s) => ({ text: s.text, terms: new Set(contentTokens(s.text)) })));
-  if (sentences.length <= 1) return evidence;
+  if (sentences.length <= 1) return undefined;
   const claimTerms = termsOf(claim);
   const need = Math.max(1, CARRYING_SHARE * claimTerms.size);
-  const carrying = sentences.filter((s) => {
-    let n = 0;
-    for (const t of claimTerms) if (s.terms.has(t)) n++;
-    return n >= need;
+  const carrying: CarryingSentence[] = [];
+  for (const s of sentences) {
+    const held = new Set<string>();
+    for (const t of claimTerms) if (s.terms.has(t)) held.add(t);
+    if (held.size >= need) carrying.push({ text: s.text, profile: readWarrant(s.text).profile, held });
+  }
+  if (carrying.length > 0) return carrying;
+  // No sentence reaches the share (a long claim, each sentence holding a little of it): the sentences holding the most carry it.
+  let most = 0;
+  const held = sentences.map((s) => {
+    const h = new Set<string>();
+    for (const t of claimTerms) if (s.terms.has(t)) h.add(t);
+    most = Math.max(most, h.size);
+    return h;
   });
-  if (carrying.length === 0 || carrying.length === sentences.length) return evidence;
-  return readWarrant(carrying.map((s) => s.text).join(' '));
+  if (most === 0) return undefined;
+  return sentences.flatMap((s, i) => (held[i]!.size === most ? [{ text: s.text, profile: readWarrant(s.text).profile, held: held[i]! }] : []));
+}
+
+/**
+ * The evidence is weaker than the claim on one dimension when a carrying
+ * sentence is weaker and says something about the claim that no carrying
+ * sentence of full force also says: a hedged sentence whose claim words an
+ * unhedged one already holds repeats the point, it does not weaken it
+ * ("The law applies to public and private unions. … a law that might not have
+ * been conceivable …").
+ */
+function weakerWhereNeeded(carrying: readonly CarryingSentence[], weaker: (p: WarrantProfile) => boolean): boolean {
+  const strongHeld = new Set<string>();
+  let anyWeak = false;
+  for (const s of carrying) {
+    if (weaker(s.profile)) anyWeak = true;
+    else for (const t of s.held) strongHeld.add(t);
+  }
+  if (!anyWeak) return false;
+  return carrying.some((s) => weaker(s.profile) && [...s.held].some((t) => !strongHeld.has(t)));
 }
 
 /**
@@ -141,11 +177,15 @@ export function warrantMismatchFlags(claimText: string, evidenceText: string): s
 /** `warrantMismatchFlags` from readings already made. */
 export function mismatchFlags(claim: WarrantReading, evidence: WarrantReading): string[] {
   const c = claim.profile;
-  const e = carryingReading(claim, evidence).profile;
+  const carrying = carryingSentences(claim, evidence);
+  // Relation, time and figures are read from the carrying sentences together (the whole span when all carry).
+  const e = carrying === undefined || carrying.length === evidence.sentences!.length ? evidence.profile : readWarrant(carrying.map((s) => s.text).join(' ')).profile;
+  const weakerModality = (p: WarrantProfile) => MODALITY_RANK[c.modality] > MODALITY_RANK[p.modality];
+  const narrowerScope = (p: WarrantProfile) => SCOPE_RANK[c.scope] > SCOPE_RANK[p.scope];
   const flags: string[] = [];
   if (c.relation === 'causal' && e.relation === 'correlational') flags.push('relation_causal_from_correlational');
-  if (MODALITY_RANK[c.modality] > MODALITY_RANK[e.modality]) flags.push('modality_stronger_than_evidence');
-  if (SCOPE_RANK[c.scope] > SCOPE_RANK[e.scope]) flags.push('scope_broader_than_evidence');
+  if (carrying === undefined ? weakerModality(e) : weakerWhereNeeded(carrying, weakerModality)) flags.push('modality_stronger_than_evidence');
+  if (carrying === undefined ? narrowerScope(e) : weakerWhereNeeded(carrying, narrowerScope)) flags.push('scope_broader_than_evidence');
   const cn = claim.numbers;
   const en = evidence.numbers;
   if (cn.years.some((y) => !en.years.includes(y))) flags.push('temporal_year_not_in_evidence');
