@@ -7,12 +7,11 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import type { ChunkScope } from '../../src/svc/chunk-store/chunk-scope.ts';
 import { engines } from '../helpers/engines.ts';
 import { ADMIN_KEY, KEYS, startTestServer } from '../helpers/server.ts';
 import { type Seeded, put, startSeeded } from '../reports/support.ts';
+import { flipStoredByte } from '../helpers/chunk-damage.ts';
 
 type Json = any;
 
@@ -85,10 +84,7 @@ for (const engine of engines()) {
       const head = (await (await s.svc.call('POST', '/v1/s3/objects/head', { key: KEYS.acmeWriter, body: { bucket: 'vault', key: 'bad.bin' } })).json()) as Json;
       const manifest = (await (await s.svc.call('GET', `/v1/manifests/${head.manifest_id}`)).json()) as Json;
       const victim = manifest.chunks[0];
-      const file = s.svc.app.objects.fsChunks.pathOf(manifest.chunk_scope as ChunkScope, victim.id, victim.codec);
-      const bytes = readFileSync(file);
-      bytes[5] = bytes[5]! ^ 0xff;
-      writeFileSync(file, bytes);
+      await flipStoredByte(s.svc.app.objects.chunkBackend, { chunk_scope: manifest.chunk_scope, id: victim.id, codec: victim.codec }, 5);
       const r = await s.svc.call('POST', `/v1/manifests/${head.manifest_id}/rehydrate`, { body: {} });
       assert.equal(r.status, 500);
       await r.arrayBuffer();

@@ -19,6 +19,14 @@ import type { ChunkStore } from '../../src/svc/chunk-store/chunk-store.ts';
 import { FsChunkStore } from '../../src/svc/chunk-store/fs-chunk-store.ts';
 import { S3ChunkStore } from '../../src/svc/chunk-store/s3-chunk-store.ts';
 import { SvcError } from '../../src/svc/errors.ts';
+import { buildPack } from '../../src/svc/chunk-store/pack-format.ts';
+import { FsPackFiles, newPackId } from '../../src/svc/chunk-store/pack-files.ts';
+import { PackedChunkStore } from '../../src/svc/chunk-store/packed-chunk-store.ts';
+import type { Db } from '../../src/svc/store/db.ts';
+import { migrate } from '../../src/svc/store/migrate.ts';
+import { openDb } from '../../src/svc/store/open-db.ts';
+import { ChunkPackRepository } from '../../src/svc/store/repositories/chunk-packs.ts';
+import { type EngineName, type EngineTarget, engineTarget, engines } from '../helpers/engines.ts';
 import { S3RVER_CREDENTIALS, S3RVER_IGNORES_CONDITIONAL_PUT, type S3TestServer, startS3TestServer } from './s3-test-server.ts';
 
 /** One store under test, plus what the contract tests need to reach behind its back. */
@@ -33,6 +41,8 @@ interface Subject {
 
 interface Backend {
   name: string;
+  /** Skip reason for the whole suite (an engine that is not available here), or false. */
+  skip?: string | false;
   /** Skip reason for the "racing first writes" test, or false. */
   raceSkip: string | false;
   setUp(): Promise<void>;
@@ -57,6 +67,52 @@ const filesystem: Backend = {
     };
   },
 };
+
+/**
+ * The pack store (the filesystem backend's default layout) with its index in
+ * SQLite or PostgreSQL. Each subject starts from an empty index.
+ */
+function packed(engine: EngineName, skip: string | false): Backend {
+  let target: EngineTarget | undefined;
+  let db: Db | undefined;
+  return {
+    name: `PackedChunkStore on ${engine}`,
+    skip,
+    raceSkip: false,
+    async setUp() {
+      if (skip) return;
+      target = await engineTarget(engine);
+      db = openDb(target);
+      await migrate(db);
+    },
+    async tearDown() {
+      await db?.close();
+      await target?.cleanup();
+    },
+    async open() {
+      await db!.exec('DELETE FROM chunk_index; DELETE FROM chunk_packs');
+      const root = mkdtempSync(path.join(os.tmpdir(), 'svc-contract-packs-'));
+      const index = new ChunkPackRepository(db!);
+      // A small target so that several tests cross pack boundaries.
+      const make = () => new PackedChunkStore({ packs: new FsPackFiles({ root, fsync: false }), index, legacy: new FsChunkStore({ root, fsyncFiles: false }), packTargetBytes: 64 * 1024 });
+      const store = make();
+      return {
+        store,
+        // Damage as a disk would: the index row now points at the given bytes.
+        overwrite: async (scope, id, codec, bytes) => {
+          const loc = await store.locate(scope, id, codec);
+          assert.ok(loc, 'the chunk is indexed');
+          const built = buildPack([{ id, codec, data: bytes }]);
+          const packId = newPackId();
+          await store.packs.write(scope, packId, built.bytes);
+          assert.ok(await index.relocate(scope, id, codec, loc.pack_id, { pack_id: packId, pack_offset: built.entries[0]!.offset, stored_length: bytes.length }));
+        },
+        reopen: make,
+        close: async () => rmSync(root, { recursive: true, force: true }),
+      };
+    },
+  };
+}
 
 let s3: S3TestServer | undefined;
 const s3rver: Backend = {
@@ -97,8 +153,10 @@ function rehydrationFailure(reason: string, id: string) {
   return (err: unknown) => err instanceof SvcError && err.code === 'rehydration_failed' && err.details?.['reason'] === reason && err.details?.['chunk_id'] === id;
 }
 
-for (const backend of [filesystem, s3rver]) {
-  describe(`ChunkStore contract: ${backend.name}`, () => {
+const packedBackends = engines().map((e) => packed(e.name, e.skip));
+
+for (const backend of [filesystem, s3rver, ...packedBackends]) {
+  describe(`ChunkStore contract: ${backend.name}`, { skip: backend.skip ?? false }, () => {
     before(() => backend.setUp());
     after(() => backend.tearDown());
 

@@ -7,15 +7,14 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
 import { corpusFile } from '../../bench/corpus/corpus-files.ts';
 import { makePrincipal } from '../../src/svc/auth/principal.ts';
-import type { ChunkScope } from '../../src/svc/chunk-store/chunk-scope.ts';
 import { engines } from '../helpers/engines.ts';
 import { KEYS } from '../helpers/server.ts';
 import { type GrpcTestServer, errorBodyFrom, grpcFailure, readStream, startGrpcTestServer, unary, withKey } from './support/grpc-test-server.ts';
+import { flipStoredByte } from '../helpers/chunk-damage.ts';
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
@@ -151,10 +150,7 @@ for (const engine of engines()) {
       const doc = await manifest.get({ principal: makePrincipal('test-admin', ['admin']), traceId: 'test' }, result.manifest_id);
       const victim = doc.chunks[doc.chunks.length - 1]!;
       assert.ok(doc.chunks.length > 2, 'the object spans several chunks');
-      const file = s.http.app.objects.fsChunks.pathOf(doc.chunk_scope as ChunkScope, victim.id, victim.codec);
-      const bytes = readFileSync(file);
-      bytes[10] = bytes[10]! ^ 0xff;
-      writeFileSync(file, bytes);
+      await flipStoredByte(s.http.app.objects.chunkBackend, { chunk_scope: doc.chunk_scope, id: victim.id, codec: victim.codec }, 10);
 
       const { messages, error } = await readStream<Any, Any>(s.clients.manifests, 'Rehydrate', { manifest_id: result.manifest_id }, withKey(KEYS.acmeReader));
       assert.equal(error?.code, grpc.status.DATA_LOSS);

@@ -5,12 +5,11 @@
  * `rehydration_failed` body names the work unit.
  */
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import type { ChunkScope } from '../../src/svc/chunk-store/chunk-scope.ts';
 import { engines } from '../helpers/engines.ts';
 import { KEYS, type TestServer, startTestServer } from '../helpers/server.ts';
 import { type MockOpenAI, startMockOpenAI } from '../fixtures/mock-openai/mock-openai-server.ts';
+import { flipStoredByte } from '../helpers/chunk-damage.ts';
 
 type Json = Record<string, any>;
 const writer = { key: KEYS.acmeWriter };
@@ -105,10 +104,7 @@ for (const engine of engines()) {
       const put = await putObject('corrupt.bin', bytes);
       const manifest = (await (await s.call('GET', `/v1/manifests/${put.manifest_id}`, writer)).json()) as Json;
       const victim = manifest.chunks[0];
-      const file = s.app.objects.fsChunks.pathOf(manifest.chunk_scope as ChunkScope, victim.id, victim.codec);
-      const corrupted = readFileSync(file);
-      corrupted[10] = corrupted[10]! ^ 0xff;
-      writeFileSync(file, corrupted);
+      await flipStoredByte(s.app.objects.chunkBackend, { chunk_scope: manifest.chunk_scope, id: victim.id, codec: victim.codec }, 10);
       const r = await s.call('POST', `/v1/manifests/${put.manifest_id}/rehydrate`, { ...writer, body: {} });
       const body = (await r.json()) as Json;
       assert.equal(body.error.code, 'rehydration_failed');

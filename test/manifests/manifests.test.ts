@@ -5,12 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { CORPUS_KINDS, corpusFile } from '../../bench/corpus/corpus-files.ts';
-import type { ChunkScope } from '../../src/svc/chunk-store/chunk-scope.ts';
 import { engines } from '../helpers/engines.ts';
 import { ADMIN_KEY, KEYS, type TestServer, startTestServer } from '../helpers/server.ts';
+import { flipStoredByte } from '../helpers/chunk-damage.ts';
 
 const envelope = (bytes: Uint8Array) => ({ _svc_encoding: 'base64', data: Buffer.from(bytes).toString('base64') });
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
@@ -102,10 +101,7 @@ for (const engine of engines()) {
       const put = (await (await s.call('POST', '/v1/s3/objects', { ...writer, body: { bucket: 'vault', key: 'c.bin', body_base64: Buffer.from(data).toString('base64') } })).json()) as any;
       const manifest = (await (await s.call('GET', `/v1/manifests/${put.manifest_id}`, writer)).json()) as any;
       const victim = manifest.chunks[0];
-      const file = s.app.objects.fsChunks.pathOf(manifest.chunk_scope as ChunkScope, victim.id, victim.codec);
-      const bytes = readFileSync(file);
-      bytes[10] = bytes[10]! ^ 0xff;
-      writeFileSync(file, bytes);
+      await flipStoredByte(s.app.objects.chunkBackend, { chunk_scope: manifest.chunk_scope, id: victim.id, codec: victim.codec }, 10);
 
       const res = await rehydrate(put.manifest_id);
       assert.equal(res.status, 500);

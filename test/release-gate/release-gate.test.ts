@@ -8,8 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
-import type { ChunkScope } from '../../src/svc/chunk-store/chunk-scope.ts';
 import { type GateConditionId, runReleaseGate } from '../../src/svc/release-gate/release-gate.ts';
+import { flipStoredByte } from '../helpers/chunk-damage.ts';
 
 const FAILING_SUITE = 'test/fixtures/release-gate/failing-suite.ts';
 const SAMPLES = fileURLToPath(new URL('../fixtures/manifests', import.meta.url));
@@ -39,10 +39,7 @@ describe('release gate', () => {
       only: ['exact_restore'],
       afterIngest: async (d, ids) => {
         const m = await d.app.objects.manifests.get({ principal: { actor: 't', roles: ['admin'], permissions: new Set(['work_units:read']), tenant: undefined } as never, traceId: 'tr_t' }, ids[0]!);
-        const file = d.app.objects.fsChunks.pathOf(m.chunk_scope as ChunkScope, m.chunks[0]!.id, m.chunks[0]!.codec);
-        const data = readFileSync(file);
-        data[3] = data[3]! ^ 0x55;
-        writeFileSync(file, data);
+        await flipStoredByte(d.app.objects.chunkBackend, { chunk_scope: m.chunk_scope, id: m.chunks[0]!.id, codec: m.chunks[0]!.codec }, 3, 0x55);
       },
     });
     const c = only(report, 'exact_restore');

@@ -7,14 +7,14 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import type { ChunkScope } from '../../src/svc/chunk-store/chunk-scope.ts';
 import type { RestoreTestResult } from '../../src/svc/restore-tests/restore-test.ts';
 import { svcObjectFingerprint } from '../../src/svc/restore-tests/source-fingerprint.ts';
 import { runSvc } from '../helpers/cli.ts';
 import { engines } from '../helpers/engines.ts';
 import { ADMIN_KEY, KEYS, type TestServer, startTestServer } from '../helpers/server.ts';
+import type { ChunkCodec } from '../../src/svc/chunking/chunk-codec.ts';
+import { flipStoredByte, removeStoredChunk } from '../helpers/chunk-damage.ts';
 
 type Json = Record<string, any>;
 
@@ -38,7 +38,7 @@ for (const engine of engines()) {
       return ((await r.json()) as { result: RestoreTestResult }).result;
     };
     const manifest = async (id: string) => (await (await s.call('GET', `/v1/manifests/${id}`)).json()) as Json;
-    const chunkFile = (m: Json, i = 0) => s.app.objects.fsChunks.pathOf(m.chunk_scope as ChunkScope, m.chunks[i].id, m.chunks[i].codec);
+    const chunkOf = (m: Json, i = 0) => ({ chunk_scope: m.chunk_scope as string, id: m.chunks[i].id as string, codec: m.chunks[i].codec as ChunkCodec });
     const events = async (type: string) => ((await (await s.call('POST', '/v1/ledger/query', { body: { event_types: [type], limit: 1000 } })).json()) as { events: Json[] }).events;
 
     before(async () => {
@@ -68,10 +68,7 @@ for (const engine of engines()) {
       assert.equal(cli.status, 0, cli.stderr);
 
       const victim = await manifest(objects[1]!.manifest_id);
-      const file = chunkFile(victim);
-      const data = readFileSync(file);
-      data[7] = data[7]! ^ 0xff;
-      writeFileSync(file, data);
+      await flipStoredByte(s.app.objects.chunkBackend, chunkOf(victim), 7);
       const failed = await runSvc(['--json', 'restore-test', 'run', '--kind', 'sampled_exact', '--tenant', 'acme'], { SVC_URL: s.url, SVC_API_KEY: KEYS.operator });
       assert.equal(failed.status, 3, failed.stderr);
       const result = (JSON.parse(failed.stdout) as { result: RestoreTestResult }).result;
@@ -94,7 +91,7 @@ for (const engine of engines()) {
       const ok = await runTest({ kind: 'critical_full', prefixes: ['s3://finance/'] });
       assert.equal(ok.status, 'passed');
       assert.equal(ok.checked, 2);
-      rmSync(chunkFile(await manifest(a.manifest_id)));
+      await removeStoredChunk(s.app.objects.chunkBackend, chunkOf(await manifest(a.manifest_id)));
       const bad = await runTest({ kind: 'critical_full', prefixes: ['s3://finance/'] });
       assert.equal(bad.status, 'failed');
       assert.equal(bad.failures[0]!.manifest_id, a.manifest_id);

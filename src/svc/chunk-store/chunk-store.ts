@@ -13,7 +13,10 @@
  * - `put` of an existing key does not change it and reports `created: false`;
  * - `get` returns the decoded bytes only after checking their SHA-256 against
  *   the id, and fails with `rehydration_failed` otherwise;
- * - after `flush()` resolves, every earlier `put` survives a crash.
+ * - after `flush()` resolves, every earlier `put` survives a crash;
+ * - a writer from `openWriter()` (one per ingest) sees the same chunks; its
+ *   `flush()` makes durable every chunk it put or was told exists, and fails
+ *   only when one of those could not be made durable.
  */
 import type { ChunkCodec } from '../chunking/chunk-codec.ts';
 import type { ChunkScope } from './chunk-scope.ts';
@@ -32,7 +35,21 @@ export interface ChunkPutResult {
 /** Reason a read failed; carried in `SvcError.details.reason`. */
 export type ChunkReadFailure = 'missing' | 'corrupt' | 'undecodable';
 
+/** The write side of one ingest (see {@link ChunkStore.openWriter}). */
+export interface ChunkWriter {
+  stat(scope: ChunkScope, id: string, codec?: ChunkCodec): Promise<StoredChunkInfo | undefined>;
+  put(scope: ChunkScope, id: string, codec: ChunkCodec, data: Uint8Array): Promise<ChunkPutResult>;
+  /** Makes durable every chunk this writer put or found by `stat`; rejects when one of them could not be. */
+  flush(): Promise<void>;
+}
+
 export interface ChunkStore {
+  /**
+   * A writer for one ingest. Stores that write each chunk on its own return
+   * themselves; the pack store groups the writer's new chunks into packs and
+   * ties its flush to exactly the packs it depends on.
+   */
+  openWriter(): ChunkWriter;
   /**
    * The stored form of a chunk, or undefined. When both forms exist the
    * compressed one is reported (it is the one enforce mode references).

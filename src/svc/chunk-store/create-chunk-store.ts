@@ -8,7 +8,11 @@
 import path from 'node:path';
 import type { SvcConfig } from '../config/schema.ts';
 import { SvcError } from '../errors.ts';
+import type { Db } from '../store/db.ts';
+import { ChunkPackRepository } from '../store/repositories/chunk-packs.ts';
 import { FsChunkStore } from './fs-chunk-store.ts';
+import { FsPackFiles } from './pack-files.ts';
+import { PackedChunkStore } from './packed-chunk-store.ts';
 import { credentialsFromEnv } from './s3-client.ts';
 import { S3ChunkStore } from './s3-chunk-store.ts';
 
@@ -22,11 +26,20 @@ interface ChunkBackendOperations {
 }
 
 /** The configured store, uncached, tagged with its kind so callers may reach backend-specific tooling. */
-export type ChunkBackend = ChunkBackendOperations & ({ readonly kind: 'filesystem'; readonly store: FsChunkStore } | { readonly kind: 's3'; readonly store: S3ChunkStore });
+export type ChunkBackend = ChunkBackendOperations &
+  (
+    | { readonly kind: 'filesystem'; readonly store: FsChunkStore | PackedChunkStore; readonly files: FsChunkStore }
+    | { readonly kind: 's3'; readonly store: S3ChunkStore | PackedChunkStore; readonly objects: S3ChunkStore }
+  );
 
 export interface CreateChunkStoreOptions {
   /** The environment svc runs with; the S3 backend reads AWS credentials from it (default `process.env`). */
   env?: Record<string, string | undefined>;
+  /**
+   * The database holding the pack index (migration 117). Without it, or with
+   * `storage.chunk_layout: files`, chunks are stored one file (object) each.
+   */
+  db?: Db;
 }
 
 /**
@@ -47,10 +60,13 @@ export async function createChunkStore(config: Readonly<SvcConfig>, stateDir: st
       forcePathStyle: s3.force_path_style,
       credentials: credentialsFromEnv(options.env ?? process.env),
     });
-    return { kind: 's3', store, location: store.location, probe: () => store.probe(), close: () => store.close() };
+    return { kind: 's3', store, objects: store, location: store.location, probe: () => store.probe(), close: () => store.close() };
   }
-  const store = new FsChunkStore({ root: path.resolve(stateDir, storage.chunk_dir ?? 'chunks') });
-  // Leftovers of a crash mid-write; safe because no writer runs yet.
-  await store.sweepTemporaryFiles();
-  return { kind: 'filesystem', store, location: store.root, probe: () => store.probe(), close: async () => {} };
+  const files = new FsChunkStore({ root: path.resolve(stateDir, storage.chunk_dir ?? 'chunks') });
+  // Leftovers of a crash mid-write (chunk files and packs); safe because no writer runs yet.
+  await files.sweepTemporaryFiles();
+  const store = options.db && storage.chunk_layout === 'packs'
+    ? new PackedChunkStore({ packs: new FsPackFiles({ root: files.root }), index: new ChunkPackRepository(options.db), legacy: files, packTargetBytes: storage.pack_target_bytes })
+    : files;
+  return { kind: 'filesystem', store, files, location: files.root, probe: () => files.probe(), close: async () => {} };
 }

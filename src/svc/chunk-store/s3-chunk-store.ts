@@ -30,7 +30,7 @@ import { SvcError } from '../errors.ts';
 import type { ChunkCodec } from '../chunking/chunk-codec.ts';
 import { chunkKeySegments } from './chunk-key.ts';
 import type { ChunkScope } from './chunk-scope.ts';
-import type { ChunkPutResult, ChunkStore, StoredChunkInfo } from './chunk-store.ts';
+import type { ChunkPutResult, ChunkStore, ChunkWriter, StoredChunkInfo } from './chunk-store.ts';
 import { type S3ConnectionOptions, createS3Client, isMissingKey, s3StatusOf, s3Unavailable } from './s3-client.ts';
 import { chunkReadFailure, decodeVerifiedChunk } from './verify-chunk.ts';
 
@@ -70,6 +70,11 @@ export class S3ChunkStore implements ChunkStore {
   /** Object key of one stored form; exposed for operators' tooling and tests that damage chunks on purpose. */
   keyOf(scope: ChunkScope, id: string, codec: ChunkCodec): string {
     return this.#key(chunkKeySegments(scope, id, codec).join('/'));
+  }
+
+  /** Every put is written on its own: the store is its own writer. */
+  openWriter(): ChunkWriter {
+    return this;
   }
 
   async stat(scope: ChunkScope, id: string, codec?: ChunkCodec): Promise<StoredChunkInfo | undefined> {

@@ -15,7 +15,7 @@
  */
 import type { ChunkCodec } from '../chunking/chunk-codec.ts';
 import type { ChunkScope } from './chunk-scope.ts';
-import type { ChunkPutResult, ChunkStore, StoredChunkInfo } from './chunk-store.ts';
+import type { ChunkPutResult, ChunkStore, ChunkWriter, StoredChunkInfo } from './chunk-store.ts';
 
 export interface VerifiedChunkCacheOptions {
   /** Upper bound of cached raw bytes (default 64 MiB). 0 disables the cache. */
@@ -44,6 +44,11 @@ export class VerifiedChunkCache implements ChunkStore {
   /** Hit and miss counters since construction (for metrics and benchmarks). */
   get counters(): { hits: number; misses: number; bytes: number; entries: number } {
     return { hits: this.#hits, misses: this.#misses, bytes: this.#bytes, entries: this.#entries.size };
+  }
+
+  /** Writes bypass the cache (it holds verified reads only). */
+  openWriter(): ChunkWriter {
+    return this.#inner.openWriter();
   }
 
   stat(scope: ChunkScope, id: string, codec?: ChunkCodec): Promise<StoredChunkInfo | undefined> {

@@ -64,6 +64,8 @@ const ENV_MAP: Array<[string, string[], (name: string, raw: string) => unknown]>
   ['SVC_CHUNK_BACKEND', ['storage', 'chunk_backend'], (_n, v) => v],
   ['SVC_SQLITE_SYNCHRONOUS', ['storage', 'sqlite_synchronous'], (_n, v) => v],
   ['SVC_CHUNK_DIR', ['storage', 'chunk_dir'], (_n, v) => v],
+  ['SVC_PACK_TARGET_BYTES', ['storage', 'pack_target_bytes'], intFromEnv],
+  ['SVC_CHUNK_LAYOUT', ['storage', 'chunk_layout'], (_n, v) => v],
   ['SVC_S3_BUCKET', ['storage', 's3', 'bucket'], (_n, v) => v],
   ['SVC_S3_PREFIX', ['storage', 's3', 'prefix'], (_n, v) => v],
   ['SVC_S3_REGION', ['storage', 's3', 'region'], (_n, v) => v],

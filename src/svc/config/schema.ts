@@ -69,6 +69,13 @@ export const StorageConfig = Type.Object(
     sqlite_synchronous: Type.Union([Type.Literal('full'), Type.Literal('normal')], { default: 'full' }),
     /** Where content-addressed chunks live with the filesystem backend (default: <state_dir>/chunks). */
     chunk_dir: Type.Optional(Type.String({ minLength: 1 })),
+    /**
+     * New chunks are written into pack files of about this size, one file + fsync (filesystem) or one PUT (S3) per pack
+     * instead of per chunk (docs/chunking.md#pack-files). Chunks stored before packs existed stay readable.
+     */
+    pack_target_bytes: Type.Integer({ minimum: 64 * 1024, maximum: 256 * 1024 * 1024, default: 8 * 1024 * 1024 }),
+    /** `packs` (default): the pack layout above. `files`: the old one file (or S3 object) per chunk, for a store shared with an older svc. */
+    chunk_layout: Type.Union([Type.Literal('packs'), Type.Literal('files')], { default: 'packs' }),
     /** The S3 backend's bucket and connection. */
     s3: Type.Optional(S3ChunkStorageConfig),
     /** `tenant` (default): dedupe only within a tenant. `global`: across tenants (leaks existence; see docs). */

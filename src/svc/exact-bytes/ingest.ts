@@ -7,8 +7,9 @@
  *    already holds;
  * 4. compresses new chunks with zstd where it pays (enforce) and stores them
  *    atomically;
- * 5. flushes the store, so that the chunks are durable before the caller
- *    writes a manifest that references them.
+ * 5. flushes its writer (ChunkStore.openWriter), so that every chunk the
+ *    object references — new, or found pending from a concurrent ingest — is
+ *    durable before the caller writes a manifest that references them.
  *
  * Steps 3–4 of up to `concurrency` chunks run at once — hashing on a worker
  * thread, compression and file writes on the libuv thread pool — while the
@@ -103,7 +104,8 @@ export async function ingest(source: AsyncIterable<Uint8Array>, options: IngestO
   const encode: EncodeOptions = { objectIsCompressed: false };
   if (options.zstdLevel !== undefined) encode.zstdLevel = options.zstdLevel;
   if (options.compression === false) encode.compression = false;
-  const ctx: StoreChunkContext = { store: options.store, scope: options.scope, mode: options.mode, encode };
+  const writer = options.store.openWriter();
+  const ctx: StoreChunkContext = { store: writer, scope: options.scope, mode: options.mode, encode };
 
   // The first occurrence of each chunk id in this object: later occurrences
   // wait for it instead of racing it into the store.
@@ -149,9 +151,12 @@ export async function ingest(source: AsyncIterable<Uint8Array>, options: IngestO
     // Let in-flight writes finish (their errors are secondary) before reporting,
     // and close the worker's stream so it does not linger.
     await Promise.allSettled([...inFlight.map((f) => f.outcome), objectHash.digest()]);
+    // Write what was buffered for this ingest instead of holding it in memory
+    // (a pack store keeps unflushed chunks in memory); unreferenced, it is garbage.
+    await writer.flush().catch(() => undefined);
     throw err;
   }
-  await options.store.flush();
+  await writer.flush();
 
   stats.duration_ms = performance.now() - started;
   if (options.mode === 'enforce') stats.would_store_bytes = bytesStored;

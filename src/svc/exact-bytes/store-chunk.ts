@@ -11,7 +11,7 @@
 import type { ChunkCodec, EncodeOptions, RawReason } from '../chunking/chunk-codec.ts';
 import { encodeChunk } from '../chunking/chunk-codec.ts';
 import type { ChunkScope } from '../chunk-store/chunk-scope.ts';
-import type { ChunkStore } from '../chunk-store/chunk-store.ts';
+import type { ChunkWriter } from '../chunk-store/chunk-store.ts';
 
 export type IngestMode = 'observe' | 'enforce';
 
@@ -29,7 +29,8 @@ export interface ChunkOutcome {
 }
 
 export interface StoreChunkContext {
-  store: ChunkStore;
+  /** The ingest's writer (ChunkStore.openWriter): its flush covers every chunk stored or reused here. */
+  store: ChunkWriter;
   scope: ChunkScope;
   mode: IngestMode;
   encode: EncodeOptions;

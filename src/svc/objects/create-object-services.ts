@@ -34,7 +34,8 @@ export interface ObjectServices {
   /** The configured backend, uncached (`storage.chunk_backend`): readiness probe, location, backend tooling. */
   chunkBackend: ChunkBackend;
   /**
-   * The filesystem store itself (operators' tooling, tests that damage chunks).
+   * The filesystem store's one-file-per-chunk layout and root (operators' tooling; chunks stored before packs).
+   * New chunks are in packs: `chunkBackend.store` (test/helpers/chunk-damage.ts damages either).
    * @throws TypeError when chunks live in S3 (use `chunkBackend`)
    */
   readonly fsChunks: FsChunkStore;
@@ -82,8 +83,8 @@ function partStoreFor(config: Readonly<SvcConfig>, chunkBackend: ChunkBackend, d
   if (chunkBackend.kind !== 's3') return new FsPartStore(path.join(deps.stateDir, 'uploads'));
   const s3 = config.storage.s3!;
   return new S3PartStore({
-    bucket: chunkBackend.store.bucket,
-    prefix: chunkBackend.store.prefix,
+    bucket: chunkBackend.objects.bucket,
+    prefix: chunkBackend.objects.prefix,
     region: s3.region,
     endpoint: s3.endpoint,
     forcePathStyle: s3.force_path_style,
@@ -93,7 +94,7 @@ function partStoreFor(config: Readonly<SvcConfig>, chunkBackend: ChunkBackend, d
 
 export async function createObjectServices(deps: ObjectServicesDeps): Promise<ObjectServices> {
   const { config, store } = deps;
-  const chunkBackend = await createChunkStore(config, deps.stateDir, deps.env ? { env: deps.env } : {});
+  const chunkBackend = await createChunkStore(config, deps.stateDir, { db: store.db, ...(deps.env ? { env: deps.env } : {}) });
   const chunks = new VerifiedChunkCache(chunkBackend.store);
   const parts = partStoreFor(config, chunkBackend, deps);
   const manifests = new ManifestService({
@@ -133,7 +134,7 @@ export async function createObjectServices(deps: ObjectServicesDeps): Promise<Ob
     chunkBackend,
     get fsChunks(): FsChunkStore {
       if (chunkBackend.kind !== 'filesystem') throw new TypeError(`chunks are stored in ${chunkBackend.location}, not on the filesystem`);
-      return chunkBackend.store;
+      return chunkBackend.files;
     },
     manifests,
     exporter: new ManifestExporter({ manifests: store.manifests, ledgerRepo: store.ledger, ledger: deps.ledger, chunks, tenants: deps.tenants }),

@@ -1,0 +1,206 @@
+/**
+ * Where pack bytes live: the one thing that differs between backends once
+ * chunks are packed. A pack is written whole and durably, read by ranges,
+ * and deleted whole by garbage collection; packs are never modified.
+ *
+ * Layout (both backends, relative to the store root or prefix):
+ * `<scope>/packs/<p0p1>/<pack-id>.pack`, beside the old one-file-per-chunk
+ * shards (`<scope>/<h0h1>/…`), which stay readable.
+ */
+import { randomBytes } from 'node:crypto';
+import { constants as fsConstants } from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { ChunkScope } from './chunk-scope.ts';
+import { CHUNK_SCOPE_PATTERN } from './chunk-scope.ts';
+
+export const PACK_ID_PATTERN = /^pk_[0-9a-f]{32}$/;
+
+export function newPackId(): string {
+  return `pk_${randomBytes(16).toString('hex')}`;
+}
+
+/** `[scope, 'packs', shard, file]` of one pack; checked so no name read from the database escapes the store. */
+export function packKeySegments(scope: ChunkScope | string, packId: string): [string, string, string, string] {
+  if (!CHUNK_SCOPE_PATTERN.test(scope)) throw new TypeError(`invalid chunk scope ${JSON.stringify(scope)}`);
+  if (!PACK_ID_PATTERN.test(packId)) throw new TypeError(`invalid pack id ${JSON.stringify(packId)}`);
+  return [scope, 'packs', packId.slice(3, 5), `${packId}.pack`];
+}
+
+export interface PackFiles {
+  /** Stores a whole pack; resolves once it is durable (file and directory entry fsynced; S3 acknowledged). */
+  write(scope: ChunkScope, packId: string, bytes: Uint8Array): Promise<void>;
+  /**
+   * `length` bytes at `offset`; undefined when the pack does not exist.
+   * Fewer bytes than asked come back when the pack is shorter (the caller's hash check reports it).
+   */
+  read(scope: ChunkScope, packId: string, offset: number, length: number): Promise<Uint8Array | undefined>;
+  /** Removes a pack; false when it did not exist. */
+  delete(scope: ChunkScope, packId: string): Promise<boolean>;
+  /** Every pack id present under `scope` with its size and age (garbage collection finds orphans this way). */
+  list(scope: ChunkScope): Promise<Array<{ packId: string; size: number; modified: Date }>>;
+  /** Every scope that has a packs directory. */
+  scopes(): Promise<ChunkScope[]>;
+}
+
+function isErrno(err: unknown, code: string): boolean {
+  return typeof err === 'object' && err !== null && (err as NodeJS.ErrnoException).code === code;
+}
+
+/** Temporary pack files start with this; the chunk store's startup sweep removes leftovers of a crash. */
+const TEMP_PREFIX = '.tmp-';
+
+export interface FsPackFilesOptions {
+  root: string;
+  /** fsync packs and their directories (default true; tests may turn it off for speed, production must not). */
+  fsync?: boolean;
+  /** Counts fsyncs and files written (the storage benchmark reports them per GiB). */
+  counters?: { files: number; fsyncs: number };
+}
+
+export class FsPackFiles implements PackFiles {
+  readonly root: string;
+  readonly #fsync: boolean;
+  readonly #knownDirs = new Set<string>();
+  readonly counters: { files: number; fsyncs: number };
+
+  constructor(options: FsPackFilesOptions) {
+    this.root = path.resolve(options.root);
+    this.#fsync = options.fsync ?? true;
+    this.counters = options.counters ?? { files: 0, fsyncs: 0 };
+  }
+
+  pathOf(scope: ChunkScope | string, packId: string): string {
+    return path.join(this.root, ...packKeySegments(scope, packId));
+  }
+
+  /**
+   * Write to a temporary name, fsync, rename into place, fsync the directory
+   * (and any directory created on the way): only then is the pack durable
+   * under its name, and only then may the index point at it.
+   */
+  async write(scope: ChunkScope, packId: string, bytes: Uint8Array): Promise<void> {
+    const finalPath = this.pathOf(scope, packId);
+    const dir = path.dirname(finalPath);
+    const newDirs = await this.#ensureDir(dir);
+    const tempPath = path.join(dir, `${TEMP_PREFIX}${packId}`);
+    const handle = await fs.open(tempPath, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL, 0o644);
+    try {
+      await handle.writeFile(bytes);
+      if (this.#fsync) {
+        await handle.sync();
+        this.counters.fsyncs++;
+      }
+    } catch (err) {
+      await handle.close().catch(() => undefined);
+      await fs.rm(tempPath, { force: true });
+      throw err;
+    }
+    await handle.close();
+    await fs.rename(tempPath, finalPath);
+    this.counters.files++;
+    if (this.#fsync) {
+      for (const d of [dir, ...newDirs]) {
+        await fsyncDir(d);
+        this.counters.fsyncs++;
+      }
+    }
+  }
+
+  async read(scope: ChunkScope, packId: string, offset: number, length: number): Promise<Uint8Array | undefined> {
+    let handle: fs.FileHandle;
+    try {
+      handle = await fs.open(this.pathOf(scope, packId), fsConstants.O_RDONLY);
+    } catch (err) {
+      if (isErrno(err, 'ENOENT')) return undefined;
+      throw err;
+    }
+    try {
+      const out = Buffer.allocUnsafe(length);
+      let got = 0;
+      while (got < length) {
+        const { bytesRead } = await handle.read(out, got, length - got, offset + got);
+        if (bytesRead === 0) break;
+        got += bytesRead;
+      }
+      return got === length ? out : out.subarray(0, got);
+    } finally {
+      await handle.close();
+    }
+  }
+
+  async delete(scope: ChunkScope, packId: string): Promise<boolean> {
+    try {
+      await fs.unlink(this.pathOf(scope, packId));
+      return true;
+    } catch (err) {
+      if (isErrno(err, 'ENOENT')) return false;
+      throw err;
+    }
+  }
+
+  async list(scope: ChunkScope): Promise<Array<{ packId: string; size: number; modified: Date }>> {
+    const base = path.join(this.root, scope, 'packs');
+    const out: Array<{ packId: string; size: number; modified: Date }> = [];
+    let shards: string[];
+    try {
+      shards = await fs.readdir(base);
+    } catch (err) {
+      if (isErrno(err, 'ENOENT')) return out;
+      throw err;
+    }
+    for (const shard of shards) {
+      let files: string[];
+      try {
+        files = await fs.readdir(path.join(base, shard));
+      } catch (err) {
+        if (isErrno(err, 'ENOENT') || isErrno(err, 'ENOTDIR')) continue;
+        throw err;
+      }
+      for (const file of files) {
+        if (!file.endsWith('.pack')) continue;
+        const packId = file.slice(0, -'.pack'.length);
+        if (!PACK_ID_PATTERN.test(packId)) continue;
+        try {
+          const st = await fs.stat(path.join(base, shard, file));
+          out.push({ packId, size: st.size, modified: st.mtime });
+        } catch (err) {
+          if (!isErrno(err, 'ENOENT')) throw err;
+        }
+      }
+    }
+    return out;
+  }
+
+  async scopes(): Promise<ChunkScope[]> {
+    let entries: string[];
+    try {
+      entries = await fs.readdir(this.root);
+    } catch (err) {
+      if (isErrno(err, 'ENOENT')) return [];
+      throw err;
+    }
+    return entries.filter((e) => CHUNK_SCOPE_PATTERN.test(e)) as ChunkScope[];
+  }
+
+  /** Creates `dir` if needed; returns the parents whose entries changed (they need an fsync too). */
+  async #ensureDir(dir: string): Promise<string[]> {
+    if (this.#knownDirs.has(dir)) return [];
+    const firstCreated = await fs.mkdir(dir, { recursive: true });
+    this.#knownDirs.add(dir);
+    const parents: string[] = [];
+    if (firstCreated !== undefined) {
+      for (let d = dir; d.length >= firstCreated.length && d !== this.root; d = path.dirname(d)) parents.push(path.dirname(d));
+    }
+    return parents;
+  }
+}
+
+async function fsyncDir(dir: string): Promise<void> {
+  const handle = await fs.open(dir, fsConstants.O_RDONLY);
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,0 +1,166 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import { corpusFile } from '../../../bench/corpus/corpus-files.ts';
+import { encodeChunk } from '../chunking/chunk-codec.ts';
+import type { Db } from '../store/db.ts';
+import { migrate } from '../store/migrate.ts';
+import { SqliteDb } from '../store/sqlite-db.ts';
+import { ChunkPackRepository } from '../store/repositories/chunk-packs.ts';
+import { chunkIdOf } from './chunk-id.ts';
+import { chunkScopeFor } from './chunk-scope.ts';
+import { FsChunkStore } from './fs-chunk-store.ts';
+import { parsePack } from './pack-format.ts';
+import { FsPackFiles, type PackFiles } from './pack-files.ts';
+import { PackedChunkStore } from './packed-chunk-store.ts';
+
+const acme = chunkScopeFor('tenant', 'acme');
+
+async function setUp(t: { after(fn: () => Promise<void> | void): void }): Promise<{ root: string; db: Db; index: ChunkPackRepository; files: FsPackFiles; make(packs?: PackFiles, target?: number): PackedChunkStore }> {
+  const root = mkdtempSync(path.join(os.tmpdir(), 'svc-packs-'));
+  const db = new SqliteDb(path.join(root, 'index.sqlite'), { synchronous: 'normal' });
+  await migrate(db);
+  t.after(async () => {
+    await db.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+  const index = new ChunkPackRepository(db);
+  const files = new FsPackFiles({ root: path.join(root, 'chunks') });
+  return {
+    root,
+    db,
+    index,
+    files,
+    make: (packs = files, target = 1024 * 1024) => new PackedChunkStore({ packs, index, legacy: new FsChunkStore({ root: path.join(root, 'chunks') }), packTargetBytes: target }),
+  };
+}
+
+function chunks(n: number, size: number, seed: string): Buffer[] {
+  return Array.from({ length: n }, (_, i) => corpusFile('random', size, `${seed}-${i}`));
+}
+
+test('one ingest writes its chunks as one pack: one file and one fsync (plus its directory) instead of one per chunk', async (t) => {
+  const { files, make, index } = await setUp(t);
+  const store = make();
+  const writer = store.openWriter();
+  const raws = chunks(40, 16 * 1024, 'group');
+  for (const raw of raws) assert.deepEqual(await writer.put(acme, chunkIdOf(raw), 'raw', raw), { created: true });
+  assert.equal(files.counters.files, 0, 'nothing is written before the flush or a full pack');
+  await writer.flush();
+  assert.equal(files.counters.files, 1);
+  // the pack file, its shard directory and the directories created above it
+  assert.ok(files.counters.fsyncs >= 2 && files.counters.fsyncs <= 5, String(files.counters.fsyncs));
+  const packs = await index.packUsage();
+  assert.equal(packs.length, 1);
+  assert.equal(packs[0]!.live_entries, 40);
+  const listed = await files.list(acme);
+  assert.equal(listed.length, 1);
+  const entries = parsePack(readFileSync(files.pathOf(acme, listed[0]!.packId)));
+  assert.deepEqual(entries.map((e) => e.id), raws.map((r) => chunkIdOf(r)));
+  for (const raw of raws) assert.deepEqual(Buffer.from(await make().get(acme, chunkIdOf(raw), 'raw')), raw);
+});
+
+test('a pack is written when it reaches the target size; a flush writes the rest', async (t) => {
+  const { files, make, index } = await setUp(t);
+  const store = make(undefined, 100 * 1024);
+  const writer = store.openWriter();
+  for (const raw of chunks(25, 10 * 1024, 'target')) await writer.put(acme, chunkIdOf(raw), 'raw', raw);
+  await writer.flush();
+  assert.equal(files.counters.files, 3); // 10 + 10 + 5 chunks
+  assert.deepEqual((await index.packUsage()).map((p) => p.live_entries).sort(), [10, 10, 5]);
+});
+
+test('the index names a chunk only once its pack is durable: a failed pack write fails the flush and indexes nothing', async (t) => {
+  const { files, make, index } = await setUp(t);
+  let fail = true;
+  const flaky: PackFiles = {
+    write: async (scope, id, bytes) => {
+      if (fail) throw new Error('ENOSPC (simulated)');
+      return files.write(scope, id, bytes);
+    },
+    read: (...a) => files.read(...a),
+    delete: (...a) => files.delete(...a),
+    list: (s) => files.list(s),
+    scopes: () => files.scopes(),
+  };
+  const store = make(flaky);
+  const writer = store.openWriter();
+  const [raw] = chunks(1, 5000, 'fail');
+  const id = chunkIdOf(raw!);
+  await writer.put(acme, id, 'raw', raw!);
+  await assert.rejects(writer.flush(), /ENOSPC/);
+  assert.equal(await index.locate(acme, id, 'raw'), undefined);
+  assert.equal(await store.stat(acme, id), undefined, 'a chunk whose pack failed is not reported as stored');
+  // A retry stores it.
+  fail = false;
+  const retry = store.openWriter();
+  assert.deepEqual(await retry.put(acme, id, 'raw', raw!), { created: true });
+  await retry.flush();
+  assert.ok(await index.locate(acme, id, 'raw'));
+});
+
+test("a writer that deduplicates against another ingest's pending chunk makes that chunk durable before its own flush returns", async (t) => {
+  const { make, index } = await setUp(t);
+  const store = make();
+  const first = store.openWriter();
+  const second = store.openWriter();
+  const [raw] = chunks(1, 8000, 'shared');
+  const id = chunkIdOf(raw!);
+  assert.deepEqual(await first.put(acme, id, 'raw', raw!), { created: true });
+  assert.deepEqual(await second.stat(acme, id), { codec: 'raw', storedLength: raw!.length });
+  assert.equal(await index.locate(acme, id, 'raw'), undefined);
+  await second.flush(); // the first writer has not flushed
+  assert.ok(await index.locate(acme, id, 'raw'), 'durable and indexed once the reusing writer flushed');
+  await first.flush();
+});
+
+test('two processes racing on one new chunk both succeed; one copy is indexed and the other is dead space', async (t) => {
+  const { make, index } = await setUp(t);
+  const a = make();
+  const b = make(); // another process: separate memory, same directory and database
+  const [raw] = chunks(1, 30_000, 'race');
+  const id = chunkIdOf(raw!);
+  const wa = a.openWriter();
+  const wb = b.openWriter();
+  assert.deepEqual(await wa.put(acme, id, 'raw', raw!), { created: true });
+  assert.deepEqual(await wb.put(acme, id, 'raw', raw!), { created: true });
+  await Promise.all([wa.flush(), wb.flush()]);
+  const usage = await index.packUsage();
+  assert.equal(usage.length, 2);
+  assert.deepEqual(usage.map((p) => p.live_entries).sort(), [0, 1]);
+  assert.deepEqual(Buffer.from(await a.get(acme, id, 'raw')), raw);
+  assert.deepEqual(Buffer.from(await b.get(acme, id, 'raw')), raw);
+});
+
+test('chunks stored one file each by an older svc stay readable and deduplicate new writes', async (t) => {
+  const { root, make, files } = await setUp(t);
+  const old = new FsChunkStore({ root: path.join(root, 'chunks') });
+  const raw = corpusFile('log-like', 40_000, 'legacy');
+  const id = chunkIdOf(raw);
+  const encoded = await encodeChunk(raw);
+  await old.put(acme, id, encoded.codec, encoded.data);
+  await old.flush();
+  const store = make();
+  assert.deepEqual(await store.stat(acme, id), { codec: 'zstd', storedLength: encoded.data.length });
+  assert.deepEqual(Buffer.from(await store.get(acme, id, 'zstd', raw.length)), raw);
+  const writer = store.openWriter();
+  assert.deepEqual(await writer.put(acme, id, 'zstd', encoded.data), { created: false });
+  await writer.flush();
+  assert.equal(files.counters.files, 0, 'nothing rewritten');
+});
+
+test('a pack cut short (a torn copy) is reported corrupt on read, never returned', async (t) => {
+  const { make, files, index } = await setUp(t);
+  const store = make();
+  const [raw] = chunks(1, 20_000, 'torn');
+  const id = chunkIdOf(raw!);
+  await store.put(acme, id, 'raw', raw!);
+  await store.flush();
+  const loc = (await index.locate(acme, id, 'raw'))!;
+  const file = files.pathOf(acme, loc.pack_id);
+  const { truncateSync } = await import('node:fs');
+  truncateSync(file, loc.pack_offset + 100);
+  await assert.rejects(make().get(acme, id, 'raw'), (err: Error & { details?: Record<string, unknown> }) => err.details?.['reason'] === 'corrupt');
+});

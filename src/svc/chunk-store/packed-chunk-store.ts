@@ -1,0 +1,311 @@
+/**
+ * The chunk store over pack files (docs/chunking.md#pack-files, decision 114).
+ *
+ * New chunks are appended to an in-memory pack per writer and scope; a pack
+ * is written whole (one file + one fsync, or one S3 PUT) when it reaches
+ * `packTargetBytes` or when its writer flushes. Only after the pack is
+ * durable are its entries inserted into the index (chunk_index), with
+ * insert-if-absent: the first writer of a chunk wins and a racing loser's
+ * copy is dead space for garbage collection. Until then the entry is served
+ * from memory to readers of this process.
+ *
+ * Durability order, the guarantee ingest relies on: a writer's `flush()`
+ * seals every pack holding a chunk the writer put *or found pending* (another
+ * ingest's chunk it deduplicated against) and resolves only when all of them
+ * are durable and indexed; it rejects if any of them failed. Ingest flushes
+ * its writer before the manifest is committed, so no manifest can name a
+ * chunk a crash could lose. Other processes see a chunk only through the
+ * index, i.e. only once it is durable.
+ *
+ * Reads: pending entry → index (one ranged read of the pack) → the old
+ * one-file-per-chunk layout (`legacy`), so existing chunk directories keep
+ * working without a migration. Every read is verified against the chunk's
+ * SHA-256 (verify-chunk.ts), whichever tier answered.
+ */
+import type { ChunkCodec } from '../chunking/chunk-codec.ts';
+import type { ChunkLocation, ChunkPackRepository } from '../store/repositories/chunk-packs.ts';
+import { chunkKeySegments } from './chunk-key.ts';
+import type { ChunkScope } from './chunk-scope.ts';
+import type { ChunkPutResult, ChunkStore, ChunkWriter, StoredChunkInfo } from './chunk-store.ts';
+import { buildPack } from './pack-format.ts';
+import { newPackId, type PackFiles } from './pack-files.ts';
+import { chunkReadFailure, decodeVerifiedChunk } from './verify-chunk.ts';
+
+export const DEFAULT_PACK_TARGET_BYTES = 8 * 1024 * 1024;
+
+/** Packs of one writer being written at once before its puts wait (bounds memory to a few packs per writer). */
+const MAX_SEALS_IN_FLIGHT_PER_WRITER = 2;
+
+export interface PackedChunkStoreOptions {
+  packs: PackFiles;
+  index: ChunkPackRepository;
+  /** The old one-file-per-chunk layout at the same location: read (and deleted from), never written. */
+  legacy?: ChunkStore;
+  /** A pack is written once its entries reach this many bytes (default 8 MiB). */
+  packTargetBytes?: number;
+}
+
+interface PendingPack {
+  scope: ChunkScope;
+  entries: PendingEntry[];
+  bytes: number;
+  owner: PackWriter | undefined;
+  /** Set once the pack is being written; resolves when it is durable and indexed. */
+  sealed?: Promise<void>;
+}
+
+interface PendingEntry {
+  key: string;
+  id: string;
+  codec: ChunkCodec;
+  data: Buffer;
+  pack: PendingPack;
+}
+
+const CODECS_PREFERRED: readonly ChunkCodec[] = ['zstd', 'raw'];
+
+function entryKey(scope: ChunkScope, id: string, codec: ChunkCodec): string {
+  chunkKeySegments(scope, id, codec); // validates scope and id (TypeError) before either is used
+  return `${scope}/${id}.${codec}`;
+}
+
+export class PackedChunkStore implements ChunkStore {
+  readonly packs: PackFiles;
+  readonly index: ChunkPackRepository;
+  readonly legacy: ChunkStore | undefined;
+  readonly packTargetBytes: number;
+  /** Entries written by this process and not yet indexed, by key. */
+  readonly #pending = new Map<string, PendingEntry>();
+  /** Puts deciding whether a key is new (a second put of the key waits for the first). */
+  readonly #claims = new Map<string, Promise<void>>();
+  /** Packs not yet sealed, of every writer. */
+  readonly #unsealed = new Set<PendingPack>();
+  /** Seals under way. */
+  readonly #sealing = new Set<Promise<void>>();
+  readonly #defaultWriter: PackWriter;
+
+  constructor(options: PackedChunkStoreOptions) {
+    this.packs = options.packs;
+    this.index = options.index;
+    this.legacy = options.legacy;
+    this.packTargetBytes = Math.max(1, options.packTargetBytes ?? DEFAULT_PACK_TARGET_BYTES);
+    this.#defaultWriter = new PackWriter(this);
+  }
+
+  openWriter(): ChunkWriter {
+    return new PackWriter(this);
+  }
+
+  stat(scope: ChunkScope, id: string, codec?: ChunkCodec): Promise<StoredChunkInfo | undefined> {
+    return this.#defaultWriter.stat(scope, id, codec);
+  }
+
+  put(scope: ChunkScope, id: string, codec: ChunkCodec, data: Uint8Array): Promise<ChunkPutResult> {
+    return this.#defaultWriter.put(scope, id, codec, data);
+  }
+
+  async get(scope: ChunkScope, id: string, codec: ChunkCodec, rawLengthHint?: number): Promise<Uint8Array> {
+    return decodeVerifiedChunk(id, codec, await this.readStored(scope, id, codec), rawLengthHint);
+  }
+
+  async readStored(scope: ChunkScope, id: string, codec: ChunkCodec): Promise<Uint8Array> {
+    const key = entryKey(scope, id, codec);
+    const pending = this.#pending.get(key);
+    if (pending) return pending.data;
+    const loc = await this.index.locate(scope, id, codec);
+    if (loc) {
+      const bytes = await this.packs.read(scope, loc.pack_id, loc.pack_offset, loc.stored_length);
+      if (bytes) return bytes;
+      // The pack went away under the index row: a repack moved the entry
+      // between our lookup and our read. Look once more.
+      const again = await this.index.locate(scope, id, codec);
+      if (again && again.pack_id !== loc.pack_id) {
+        const moved = await this.packs.read(scope, again.pack_id, again.pack_offset, again.stored_length);
+        if (moved) return moved;
+      }
+      throw chunkReadFailure(id, 'missing');
+    }
+    if (this.legacy) return this.legacy.readStored(scope, id, codec);
+    throw chunkReadFailure(id, 'missing');
+  }
+
+  /**
+   * Removes one stored form (garbage collection): the index row, so the pack
+   * bytes become dead space that a repack reclaims, and an old-layout file.
+   */
+  async delete(scope: ChunkScope, id: string, codec: ChunkCodec): Promise<boolean> {
+    const pending = this.#pending.get(entryKey(scope, id, codec));
+    if (pending) await this.seal(pending.pack); // written first, so that there is one place to delete it from
+    const indexed = await this.index.deleteEntry(scope, id, codec);
+    const old = this.legacy ? await this.legacy.delete(scope, id, codec) : false;
+    return indexed || old;
+  }
+
+  /** Seals every pending pack of every writer and waits for every seal under way. */
+  async flush(): Promise<void> {
+    for (const pack of [...this.#unsealed]) this.seal(pack);
+    const running = [...this.#sealing];
+    await Promise.all(running);
+    await this.legacy?.flush();
+  }
+
+  /** Where a stored form lives, for operators' tooling and tests that damage chunks on purpose. */
+  async locate(scope: ChunkScope, id: string, codec: ChunkCodec): Promise<(ChunkLocation & { scope: ChunkScope }) | undefined> {
+    await this.flush();
+    const loc = await this.index.locate(scope, id, codec);
+    return loc ? { ...loc, scope } : undefined;
+  }
+
+  /** Indexed or old-layout stored form (not pending ones). */
+  async statDurable(scope: ChunkScope, id: string, codec?: ChunkCodec): Promise<StoredChunkInfo | undefined> {
+    const forms = codec ? [await this.index.locate(scope, id, codec)].filter((f) => f !== undefined) : await this.index.locateForms(scope, id);
+    for (const candidate of codec ? [codec] : CODECS_PREFERRED) {
+      const f = forms.find((x) => x.codec === candidate);
+      if (f) return { codec: candidate, storedLength: f.stored_length };
+    }
+    return this.legacy?.stat(scope, id, codec);
+  }
+
+  /** @internal for PackWriter */
+  pendingEntry(scope: ChunkScope, id: string, codec: ChunkCodec): PendingEntry | undefined {
+    return this.#pending.get(entryKey(scope, id, codec));
+  }
+
+  /**
+   * Adds a new entry unless the key exists (pending, indexed or old layout).
+   * @internal for PackWriter
+   * @returns the entry when it was created here, or the pending entry that
+   *   already holds the key, or undefined when it is durable already
+   */
+  async addEntry(writer: PackWriter, scope: ChunkScope, id: string, codec: ChunkCodec, data: Uint8Array): Promise<{ created: boolean; entry?: PendingEntry }> {
+    const key = entryKey(scope, id, codec);
+    for (;;) {
+      const pending = this.#pending.get(key);
+      if (pending) return { created: false, entry: pending };
+      const claim = this.#claims.get(key);
+      if (!claim) break;
+      await claim;
+    }
+    let release!: () => void;
+    this.#claims.set(key, new Promise<void>((resolve) => (release = resolve)));
+    try {
+      if (await this.statDurable(scope, id, codec)) return { created: false };
+      const pack = writer.openPack(scope);
+      // A copy: ingest hands over views into windows it reuses.
+      const entry: PendingEntry = { key, id, codec, data: Buffer.from(data), pack };
+      pack.entries.push(entry);
+      pack.bytes += entry.data.byteLength;
+      this.#unsealed.add(pack);
+      this.#pending.set(key, entry);
+      return { created: true, entry };
+    } finally {
+      this.#claims.delete(key);
+      release();
+    }
+  }
+
+  /** @internal */
+  newPack(scope: ChunkScope, owner: PackWriter): PendingPack {
+    return { scope, entries: [], bytes: 0, owner };
+  }
+
+  /**
+   * Writes a pack durably, then indexes its entries; idempotent.
+   * @internal for PackWriter
+   */
+  seal(pack: PendingPack): Promise<void> {
+    if (pack.sealed) return pack.sealed;
+    this.#unsealed.delete(pack);
+    pack.owner?.forget(pack);
+    const sealed = this.#writePack(pack).finally(() => {
+      for (const e of pack.entries) if (this.#pending.get(e.key) === e) this.#pending.delete(e.key);
+      this.#sealing.delete(sealed);
+    });
+    pack.sealed = sealed;
+    this.#sealing.add(sealed);
+    sealed.catch(() => undefined); // reported to every writer that flushes it
+    return sealed;
+  }
+
+  async #writePack(pack: PendingPack): Promise<void> {
+    if (pack.entries.length === 0) return;
+    const packId = newPackId();
+    const built = buildPack(pack.entries);
+    await this.packs.write(pack.scope, packId, built.bytes);
+    await this.index.insertPack(
+      { pack_id: packId, scope: pack.scope, size_bytes: built.bytes.byteLength, entry_count: built.entries.length, created_at: new Date().toISOString() },
+      built.entries.map((e) => ({ chunk_id: e.id, codec: e.codec, pack_offset: e.offset, stored_length: e.length })),
+    );
+  }
+}
+
+/**
+ * One ingest's view of the store: what it put or found pending is what its
+ * `flush()` makes durable, and only a failure among those fails it.
+ */
+class PackWriter implements ChunkWriter {
+  readonly #store: PackedChunkStore;
+  readonly #open = new Map<ChunkScope, PendingPack>();
+  /** Packs holding entries this writer relies on, until its next flush. */
+  #deps = new Set<PendingPack>();
+  /** Seals this writer started because a pack filled up, until they settle. */
+  readonly #writing = new Set<Promise<void>>();
+
+  constructor(store: PackedChunkStore) {
+    this.#store = store;
+  }
+
+  async stat(scope: ChunkScope, id: string, codec?: ChunkCodec): Promise<StoredChunkInfo | undefined> {
+    for (const candidate of codec ? [codec] : CODECS_PREFERRED) {
+      const pending = this.#store.pendingEntry(scope, id, candidate);
+      if (pending) {
+        this.#deps.add(pending.pack);
+        return { codec: candidate, storedLength: pending.data.byteLength };
+      }
+      const durable = await this.#store.statDurable(scope, id, candidate);
+      if (durable) return durable;
+    }
+    return undefined;
+  }
+
+  async put(scope: ChunkScope, id: string, codec: ChunkCodec, data: Uint8Array): Promise<ChunkPutResult> {
+    const { created, entry } = await this.#store.addEntry(this, scope, id, codec, data);
+    if (entry) this.#deps.add(entry.pack);
+    if (created && entry && entry.pack.bytes >= this.#store.packTargetBytes) {
+      const settled = this.#store.seal(entry.pack).then(
+        () => undefined,
+        () => undefined,
+      );
+      this.#writing.add(settled);
+      void settled.then(() => this.#writing.delete(settled));
+      await this.#throttle();
+    }
+    return { created };
+  }
+
+  async flush(): Promise<void> {
+    const deps = [...this.#deps];
+    this.#deps = new Set();
+    await Promise.all(deps.map((pack) => this.#store.seal(pack)));
+  }
+
+  /** @internal the pack new entries of `scope` go to */
+  openPack(scope: ChunkScope): PendingPack {
+    let pack = this.#open.get(scope);
+    if (!pack) {
+      pack = this.#store.newPack(scope, this);
+      this.#open.set(scope, pack);
+    }
+    return pack;
+  }
+
+  /** @internal a pack of this writer is being sealed: new entries go to a new one */
+  forget(pack: PendingPack): void {
+    if (this.#open.get(pack.scope) === pack) this.#open.delete(pack.scope);
+  }
+
+  /** Waits while more than a few of this writer's packs are being written (their outcome is still checked at flush). */
+  async #throttle(): Promise<void> {
+    while (this.#writing.size > MAX_SEALS_IN_FLIGHT_PER_WRITER) await Promise.race(this.#writing);
+  }
+}

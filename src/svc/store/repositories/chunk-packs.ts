@@ -1,0 +1,174 @@
+/**
+ * The pack index (migration 117, docs/chunking.md#pack-files): which pack
+ * holds each stored form of a chunk, and the packs themselves. Written only
+ * after the pack bytes are durable; insert-if-absent, so two writers racing
+ * on one chunk both succeed and the loser's copy becomes dead space that
+ * garbage collection reclaims.
+ */
+import type { Db } from '../db.ts';
+
+export interface ChunkLocation {
+  pack_id: string;
+  pack_offset: number;
+  stored_length: number;
+  codec: 'raw' | 'zstd';
+}
+
+export interface PackEntryRow {
+  chunk_id: string;
+  codec: 'raw' | 'zstd';
+  pack_offset: number;
+  stored_length: number;
+}
+
+export interface PackRow {
+  pack_id: string;
+  scope: string;
+  size_bytes: number;
+  entry_count: number;
+  created_at: string;
+}
+
+/** A pack with the bytes its live (indexed) entries occupy, for garbage collection. */
+export interface PackUsageRow extends PackRow {
+  live_entries: number;
+  live_bytes: number;
+}
+
+function location(row: Record<string, unknown>): ChunkLocation {
+  return { pack_id: String(row['pack_id']), pack_offset: Number(row['pack_offset']), stored_length: Number(row['stored_length']), codec: row['codec'] as 'raw' | 'zstd' };
+}
+
+export class ChunkPackRepository {
+  readonly #db: Db;
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  /**
+   * Records a durable pack and indexes its entries, in one transaction.
+   * Entries whose (scope, chunk, codec) is already indexed keep their old
+   * row (the first writer wins).
+   * @returns the entries that became the indexed copy
+   */
+  async insertPack(pack: PackRow, entries: readonly PackEntryRow[]): Promise<Set<string>> {
+    return this.#db.transaction(async (tx) => {
+      await tx.run('INSERT INTO chunk_packs (pack_id, scope, size_bytes, entry_count, created_at) VALUES ($1, $2, $3, $4, $5)', [
+        pack.pack_id,
+        pack.scope,
+        pack.size_bytes,
+        pack.entry_count,
+        pack.created_at,
+      ]);
+      const won = new Set<string>();
+      for (const e of entries) {
+        const { changes } = await tx.run(
+          `INSERT INTO chunk_index (scope, chunk_id, codec, pack_id, pack_offset, stored_length, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
+           ON CONFLICT (scope, chunk_id, codec) DO NOTHING`,
+          [pack.scope, e.chunk_id, e.codec, pack.pack_id, e.pack_offset, e.stored_length, pack.created_at],
+        );
+        if (changes > 0) won.add(`${e.chunk_id}.${e.codec}`);
+      }
+      return won;
+    });
+  }
+
+  /** Where one stored form lives, or undefined. */
+  async locate(scope: string, chunkId: string, codec: 'raw' | 'zstd'): Promise<ChunkLocation | undefined> {
+    const row = await this.#db.get('SELECT pack_id, pack_offset, stored_length, codec FROM chunk_index WHERE scope = $1 AND chunk_id = $2 AND codec = $3', [scope, chunkId, codec]);
+    return row ? location(row) : undefined;
+  }
+
+  /** Every indexed form of a chunk (zero, one or two rows). */
+  async locateForms(scope: string, chunkId: string): Promise<ChunkLocation[]> {
+    const rows = await this.#db.all('SELECT pack_id, pack_offset, stored_length, codec FROM chunk_index WHERE scope = $1 AND chunk_id = $2', [scope, chunkId]);
+    return rows.map(location);
+  }
+
+  /** Drops one index row; true when it existed. The pack bytes become dead space. */
+  async deleteEntry(scope: string, chunkId: string, codec: 'raw' | 'zstd'): Promise<boolean> {
+    const { changes } = await this.#db.run('DELETE FROM chunk_index WHERE scope = $1 AND chunk_id = $2 AND codec = $3', [scope, chunkId, codec]);
+    return changes > 0;
+  }
+
+  /**
+   * Points an entry at a copy in another pack (repacking), only if it still
+   * points at `fromPack`; false when it moved or was deleted meanwhile.
+   */
+  async relocate(scope: string, chunkId: string, codec: 'raw' | 'zstd', fromPack: string, to: { pack_id: string; pack_offset: number; stored_length: number }): Promise<boolean> {
+    const { changes } = await this.#db.run(
+      'UPDATE chunk_index SET pack_id = $5, pack_offset = $6, stored_length = $7 WHERE scope = $1 AND chunk_id = $2 AND codec = $3 AND pack_id = $4',
+      [scope, chunkId, codec, fromPack, to.pack_id, to.pack_offset, to.stored_length],
+    );
+    return changes > 0;
+  }
+
+  getPack(packId: string): Promise<PackRow | undefined> {
+    return this.#db.get<PackRow>('SELECT * FROM chunk_packs WHERE pack_id = $1', [packId]).then((r) => (r ? { ...r, size_bytes: Number(r.size_bytes), entry_count: Number(r.entry_count) } : undefined));
+  }
+
+  /** Every pack with its live entries and bytes (garbage collection). */
+  async packUsage(): Promise<PackUsageRow[]> {
+    const rows = await this.#db.all<Record<string, unknown>>(
+      `SELECT p.pack_id, p.scope, p.size_bytes, p.entry_count, p.created_at, COUNT(i.chunk_id) AS live_entries, COALESCE(SUM(i.stored_length), 0) AS live_bytes
+       FROM chunk_packs p LEFT JOIN chunk_index i ON i.pack_id = p.pack_id
+       GROUP BY p.pack_id, p.scope, p.size_bytes, p.entry_count, p.created_at ORDER BY p.created_at, p.pack_id`,
+    );
+    return rows.map((r) => ({
+      pack_id: String(r['pack_id']),
+      scope: String(r['scope']),
+      size_bytes: Number(r['size_bytes']),
+      entry_count: Number(r['entry_count']),
+      created_at: String(r['created_at']),
+      live_entries: Number(r['live_entries']),
+      live_bytes: Number(r['live_bytes']),
+    }));
+  }
+
+  /** The live entries of one pack. */
+  async entriesOf(packId: string): Promise<Array<PackEntryRow & { scope: string; created_at: string }>> {
+    const rows = await this.#db.all<Record<string, unknown>>('SELECT scope, chunk_id, codec, pack_offset, stored_length, created_at FROM chunk_index WHERE pack_id = $1 ORDER BY pack_offset', [packId]);
+    return rows.map((r) => ({
+      scope: String(r['scope']),
+      chunk_id: String(r['chunk_id']),
+      codec: r['codec'] as 'raw' | 'zstd',
+      pack_offset: Number(r['pack_offset']),
+      stored_length: Number(r['stored_length']),
+      created_at: String(r['created_at']),
+    }));
+  }
+
+  /**
+   * Every indexed form in pages ordered by key (garbage collection's sweep),
+   * after `after` (exclusive).
+   */
+  async listEntries(after: { scope: string; chunk_id: string; codec: string } | undefined, limit: number): Promise<Array<PackEntryRow & { scope: string; pack_id: string; created_at: string }>> {
+    const rows = after
+      ? await this.#db.all<Record<string, unknown>>(
+          `SELECT scope, chunk_id, codec, pack_id, pack_offset, stored_length, created_at FROM chunk_index
+           WHERE (scope > $1) OR (scope = $1 AND chunk_id > $2) OR (scope = $1 AND chunk_id = $2 AND codec > $3)
+           ORDER BY scope, chunk_id, codec LIMIT $4`,
+          [after.scope, after.chunk_id, after.codec, limit],
+        )
+      : await this.#db.all<Record<string, unknown>>('SELECT scope, chunk_id, codec, pack_id, pack_offset, stored_length, created_at FROM chunk_index ORDER BY scope, chunk_id, codec LIMIT $1', [limit]);
+    return rows.map((r) => ({
+      scope: String(r['scope']),
+      chunk_id: String(r['chunk_id']),
+      codec: r['codec'] as 'raw' | 'zstd',
+      pack_id: String(r['pack_id']),
+      pack_offset: Number(r['pack_offset']),
+      stored_length: Number(r['stored_length']),
+      created_at: String(r['created_at']),
+    }));
+  }
+
+  /** Forgets a pack that no index row points at any more; false when one still does (a racing relocation). */
+  async deletePackIfEmpty(packId: string): Promise<boolean> {
+    return this.#db.transaction(async (tx) => {
+      const live = await tx.get<{ n: number }>('SELECT COUNT(*) AS n FROM chunk_index WHERE pack_id = $1', [packId]);
+      if (Number(live?.n ?? 0) > 0) return false;
+      const { changes } = await tx.run('DELETE FROM chunk_packs WHERE pack_id = $1', [packId]);
+      return changes > 0;
+    });
+  }
+}
