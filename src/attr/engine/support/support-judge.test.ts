@@ -83,3 +83,17 @@ test('a first word capitalised only by its position is not a name when the corpu
   // A capitalised word inside the claim stays a name whatever the corpus does with it.
   assert.ok(judgeSupport(readClaim('The team plays at Instead Arena.'), ones, window(texts, '', [], ['instead'])).flags.includes('entity_missing'));
 });
+
+test('an inclusive date relation holds for an event dated in that year, an exclusive one or a different tie does not', () => {
+  assert.deepEqual(judge('Watson has been the head coach since 2019.', ['On May 20, 2019 the team hired Watson as head coach.']).flags, []);
+  assert.deepEqual(judge('By 2018 he regretted his vote.', ['In 2018 he said he regretted his vote.']).flags, []);
+  assert.ok(judge('Watson has been the head coach since 2019.', ['Watson was the head coach until 2019.']).flags.includes('date_relation_mismatch'));
+  assert.ok(judge('The ice sheet lost mass after 2019.', ['In 2019 the ice sheet lost mass.']).flags.includes('date_relation_mismatch'));
+});
+
+test('a phrase moved past its neighbour is not an argument swap; exchanged arguments are', () => {
+  const evidence = ['The Riverside Military Academy cadets earned their seventh consecutive President Trophy at the annual Atlanta Veterans Day Parade in 2016.'];
+  assert.ok(!judge('Riverside Military Academy cadets earned their seventh consecutive Atlanta Veterans Day President Trophy in 2016.', evidence).flags.includes('role_order'));
+  assert.ok(judge('Johannes Gutenberg developed a printing press in Mainz around 1450.', ['Mainz developed a printing press in Johannes Gutenberg around 1450.']).flags.includes('role_order'));
+  assert.ok(judge('Dark roofs absorb sunlight and release the heat at night.', ['Sunlight absorbs dark roofs and releases the heat at night.']).flags.includes('role_order'));
+});

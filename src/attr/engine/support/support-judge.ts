@@ -15,12 +15,14 @@
  *   not dead and can recover");
  * - `role_order`: the clause's words stand in the evidence in a clearly
  *   different order (arguments swapped: "Their hive forages … of western
- *   honeybees"), unless exactly one side is passive, where order flips;
+ *   honeybees"), unless exactly one side is passive, where order flips; a
+ *   phrase moved past its neighbour is a paraphrase, not a swap;
  * - `comparison_missing`: what the claim compares with ("than coffee") is
  *   not in the window;
  * - `date_relation_mismatch`: a year tied to "after", "since", "before"…
  *   is not tied the same way in the window ("after 2019" against "between
- *   2000 and 2019");
+ *   2000 and 2019"); "since", "by", "until"… also hold for an event the
+ *   window dates in that year;
  * - `word_substituted`: a claim word the window lacks stands where the
  *   sentence has another word between the same neighbours ("brewed green
  *   tea" against "brewed black tea", "500 billion neurons" against "500
@@ -53,6 +55,8 @@ export const NEGATION_MIN_COVERAGE = 0.6;
 export const SUBSTITUTION_MIN_COVERAGE = 0.6;
 /** Pairs of neighbouring claim words that must be broken apart in the sentence for an argument swap. */
 export const ROLE_MIN_BROKEN = 2;
+/** …and, with them, this many of its words must stand in the sentence in exactly the reverse order (see reversedRun). */
+export const ROLE_MIN_REVERSED = 3;
 /** Content tokens within which two claim neighbours must follow each other in the sentence. */
 export const NEIGHBOUR_REACH = 3;
 /** At most this many other words may stand between the neighbours of a substituted word. */
@@ -145,7 +149,7 @@ export function judgeSupport(claim: ClaimReading, weight: (term: string) => numb
 
   if (claim.compared.some((t) => !has.has(t))) flags.push('comparison_missing');
   for (const r of claim.yearRelations) {
-    if (!window.sentences.some((s) => yearTied(s.lower, r.relation, r.year))) {
+    if (!window.sentences.some((s) => relationHolds(s.lower, r.relation, r.year))) {
       flags.push('date_relation_mismatch');
       break;
     }
@@ -170,7 +174,7 @@ export function judgeSupport(claim: ClaimReading, weight: (term: string) => numb
     const about = best.matched / f.terms.length;
     const sentence = best.sentence;
     if (about >= NEGATION_MIN_COVERAGE && !sameNegation(f.negatedTerms, sentence.negatedTerms, f.terms)) flag('negation_mismatch');
-    if (about >= ROLE_MIN_COVERAGE && claim.passive === sentence.passive && (swapped(f.terms, sentence.spans) || brokenNeighbours(f.spans, sentence.spans))) {
+    if (about >= ROLE_MIN_COVERAGE && claim.passive === sentence.passive && (swapped(f.terms, sentence.spans) || (brokenNeighbours(f.spans, sentence.spans) && reversedRun(f.terms, sentence.spans) >= ROLE_MIN_REVERSED))) {
       flag('role_order');
     }
     if (about >= SUBSTITUTION_MIN_COVERAGE && substituted(claim.text, f.spans, sentence.spans, has, new Set(claim.terms))) flag('word_substituted');
@@ -240,6 +244,32 @@ function swapped(terms: readonly string[], spans: readonly TokenSpan[]): boolean
   let inverted = 0;
   for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) if (positions[i]! > positions[j]!) inverted++;
   return inverted / ((n * (n - 1)) / 2) > ROLE_CROSSING_MAX;
+}
+
+/**
+ * The longest run of the clause's words (first occurrences) that the
+ * sentence has in exactly the reverse order. Exchanging two arguments
+ * around what stays in place ("Mainz developed … in Johannes Gutenberg"
+ * against "Johannes Gutenberg developed … in Mainz") reverses three blocks:
+ * a run of three. Moving one phrase past its neighbour ("won its seventh
+ * consecutive Atlanta Veterans Day, Presidents' Trophy" against "earned its
+ * seventh consecutive President's Trophy for … the Atlanta Veterans' Day
+ * Parade") reverses two: a run of two.
+ */
+function reversedRun(terms: readonly string[], spans: readonly TokenSpan[]): number {
+  const at: number[] = [];
+  for (const t of terms) {
+    const p = spans.findIndex((s) => s.term === t);
+    if (p >= 0) at.push(p);
+  }
+  // Longest strictly decreasing subsequence, O(n²) on a clause's handful of words.
+  const best = at.map(() => 1);
+  let longest = at.length > 0 ? 1 : 0;
+  for (let i = 1; i < at.length; i++) {
+    for (let j = 0; j < i; j++) if (at[j]! > at[i]! && best[j]! + 1 > best[i]!) best[i] = best[j]! + 1;
+    longest = Math.max(longest, best[i]!);
+  }
+  return longest;
 }
 
 /** The clause and the sentence negate the same claim words. */
@@ -315,8 +345,30 @@ function substituted(claimText: string, claim: readonly TokenSpan[], sentence: r
   return false;
 }
 
-/** The sentence ties `year` with the same relation word ("after 2019"), at most two words apart. */
-function yearTied(lower: string, relation: string, year: string): boolean {
-  for (const m of lower.matchAll(YEAR_RELATION)) if (m[1] === relation && m[2] === year) return true;
+/**
+ * Relations whose year is part of the span they name: "since 2019", "from
+ * 2019", "by 2018", "until 2007", "around 1450" all hold for an event dated
+ * in that year. "before" and "after" exclude it.
+ */
+const INCLUSIVE_RELATIONS: ReadonlySet<string> = new Set(['since', 'from', 'by', 'until', 'till', 'through', 'circa', 'around']);
+const YEAR_MENTION = /\b((?:1[5-9]|20)\d\d)\b/g;
+
+/**
+ * The sentence agrees with "<relation> <year>": it ties the year with the
+ * same relation word (at most two words apart), or, for an inclusive
+ * relation, dates something in that year without tying it to another
+ * relation ("hired on May 20, 2019" agrees with "head coach since 2019";
+ * "between 2000 and 2019" does not agree with "after 2019", nor "until
+ * 2019" with "since 2019").
+ */
+function relationHolds(lower: string, relation: string, year: string): boolean {
+  let tiedOtherwise = false;
+  for (const m of lower.matchAll(YEAR_RELATION)) {
+    if (m[2] !== year) continue;
+    if (m[1] === relation) return true;
+    tiedOtherwise = true;
+  }
+  if (!INCLUSIVE_RELATIONS.has(relation) || tiedOtherwise) return false;
+  for (const m of lower.matchAll(YEAR_MENTION)) if (m[1] === year) return true;
   return false;
 }
