@@ -63,4 +63,9 @@ export class SvcClient {
   async json<T = unknown>(method: string, route: string, body?: unknown): Promise<T> {
     return (await this.request(method, route, body)).body as T;
   }
+
+  /** Where and as whom raw byte transfers connect (byte-transfer.ts). */
+  get endpoint(): { baseUrl: string; apiKey: string | undefined } {
+    return { baseUrl: this.baseUrl, apiKey: this.#apiKey };
+  }
 }

@@ -1,6 +1,7 @@
 /** `svc manifest get|rehydrate|list|explore|export|import`. */
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import { downloadTo } from '../byte-transfer.ts';
 import { progress } from '../progress.ts';
 import { parseRangeOption } from '../range-option.ts';
 import { clientFor, run } from '../runtime.ts';
@@ -26,14 +27,9 @@ export function register(program: Command): void {
     .action((id: string, o, cmd: Command) =>
       run(cmd, async (g) => {
         const body = o.range ? { range: parseRangeOption(o.range) } : {};
-        const res = await clientFor(g).request('POST', `/v1/manifests/${encodeURIComponent(id)}/rehydrate`, body);
-        const bytes = res.raw ?? new Uint8Array();
-        if (o.out) {
-          writeFileSync(o.out, bytes);
-          return { manifest_id: id, bytes: bytes.length, out: o.out, content_range: res.headers.get('content-range') };
-        }
-        process.stdout.write(bytes);
-        return undefined;
+        // Streamed to the file (or stdout) as it arrives: never held in memory, written asynchronously.
+        const got = await downloadTo(clientFor(g).endpoint, 'POST', `/v1/manifests/${encodeURIComponent(id)}/rehydrate`, body, o.out ?? process.stdout);
+        return o.out ? { manifest_id: id, bytes: got.bytes, out: o.out, content_range: got.contentRange } : undefined;
       }),
     );
 
