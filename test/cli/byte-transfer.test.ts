@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { corpusFile } from '../../bench/corpus/corpus-files.ts';
-import type { ChunkScope } from '../../src/svc/chunk-store/chunk-scope.ts';
+import { flipStoredByte } from '../helpers/chunk-damage.ts';
 import { runSvc } from '../helpers/cli.ts';
 import { ADMIN_KEY, KEYS, type TestServer, startTestServer } from '../helpers/server.ts';
 
@@ -107,10 +107,7 @@ describe('svc moves bytes over the raw byte path', () => {
     assert.ok(manifest.chunks.length > 2);
     // The last chunk: the first ones are already on the wire when it fails.
     const victim = manifest.chunks[manifest.chunks.length - 1];
-    const chunkFile = s.app.objects.fsChunks.pathOf(manifest.chunk_scope as ChunkScope, victim.id, victim.codec);
-    const bytes = readFileSync(chunkFile);
-    bytes[10] = bytes[10]! ^ 0xff;
-    writeFileSync(chunkFile, bytes);
+    await flipStoredByte(s.app.objects.chunkBackend, { chunk_scope: manifest.chunk_scope, id: victim.id, codec: victim.codec }, 10);
     const out = path.join(dir, 'never.bin');
     const r = await runSvc(['manifest', 'rehydrate', result.manifest_id, '--out', out], env(ADMIN_KEY));
     assert.equal(r.status, 1, r.stderr);
