@@ -21,6 +21,8 @@ import { openStore } from '../../src/svc/store/store.ts';
 import { type BenchReport, round, summarize } from '../report.ts';
 
 const BATCH = 1000;
+/** Interleaved runs of the SHA-256 floor and both verifications; the best of each is reported. */
+const VERIFY_REPS = 3;
 
 function eventInput(i: number) {
   return { type: 'bench.append', tenant: `t${i % 16}`, actor: 'bench', work_unit_id: `wu_${i}`, trace_id: 'trace', payload: { i, bytes_in: i * 7, note: 'ledger benchmark' } };
@@ -68,22 +70,39 @@ export default async function run(args: string[]): Promise<BenchReport> {
     const concurrentSeconds = (performance.now() - t) / 1000;
     await store.close();
 
-    // 3. Verify a chain of `totalEvents`.
+    // 3. Verify a chain of `totalEvents`, in one thread and with the calling thread plus worker threads, against the
+    //    SHA-256 floor: one thread hashing exactly the bytes verification hashes (each event's prev_hash + "\n" +
+    //    canonical body, built here in JS from the stored rows, every event once, as flat buffers already in memory,
+    //    hex digests as the verifier compares them). The three are measured VERIFY_REPS times, interleaved, so a busy
+    //    moment of the shared machine hits all of them alike; the best run of each is compared.
     const big = await openStore({ stateDir: path.join(dir, 'b') });
     for (let i = 0; i < totalEvents; i += 5000) await big.ledger.appendBatch(Array.from({ length: Math.min(5000, totalEvents - i) }, (_, k) => eventInput(i + k)));
-    t = performance.now();
-    const sequential = await verifyLedger(big.ledger);
-    const sequentialSeconds = (performance.now() - t) / 1000;
-    t = performance.now();
-    const report = await verifyLedger(big.ledger, { target: { stateDir: path.join(dir, 'b') } });
-    const verifySeconds = (performance.now() - t) / 1000;
-    if (!report.ok || !sequential.ok || report.checked !== sequential.checked) throw new Error('ledger verification disagreed or failed');
-    // Baseline in the same run: SHA-256 alone over the same canonical bodies (the floor of any verification).
-    const sample = (await big.ledger.scan(0, 20_000)).map((r) => `${r.prev_hash}\n${canonicalEventBody({ ...r, seq: Number(r.seq) })}`);
-    t = performance.now();
-    for (let i = 0; i < totalEvents; i++) hash('sha256', sample[i % sample.length]!, 'hex');
-    const hashFloorSeconds = (performance.now() - t) / 1000;
+    const records: Buffer[] = [];
+    for (let after = 0; ; ) {
+      const rows = await big.ledger.scan(after, 50_000);
+      if (rows.length === 0) break;
+      for (const r of rows) records.push(Buffer.from(`${r.prev_hash}\n${canonicalEventBody({ ...r, seq: Number(r.seq) })}`));
+      after = Number(rows[rows.length - 1]!.seq);
+    }
+    const samples = { floor: [] as number[], sequential: [] as number[], parallel: [] as number[] };
+    let report: Awaited<ReturnType<typeof verifyLedger>> | undefined;
+    for (let rep = 0; rep < VERIFY_REPS; rep++) {
+      t = performance.now();
+      for (const record of records) hash('sha256', record, 'hex');
+      samples.floor.push((performance.now() - t) / 1000);
+      t = performance.now();
+      const sequential = await verifyLedger(big.ledger);
+      samples.sequential.push((performance.now() - t) / 1000);
+      t = performance.now();
+      report = await verifyLedger(big.ledger, { target: { stateDir: path.join(dir, 'b') } });
+      samples.parallel.push((performance.now() - t) / 1000);
+      if (!report.ok || !sequential.ok || report.checked !== records.length || sequential.checked !== records.length || report.headHash !== sequential.headHash) throw new Error('ledger verification disagreed or failed');
+    }
+    records.length = 0;
     await big.close();
+    const hashFloorSeconds = Math.min(...samples.floor);
+    const sequentialSeconds = Math.min(...samples.sequential);
+    const verifySeconds = Math.min(...samples.parallel);
 
     // 4. Planning latency (in-process domain call: rollout, policy, plan, one commit with plan.created),
     //    with SQLite synchronous=FULL (the default) and NORMAL measured in the same run.
@@ -116,10 +135,11 @@ export default async function run(args: string[]): Promise<BenchReport> {
       append_baseline_same_rows_insert_events_per_s: Math.round(n / sameRowsSeconds),
       append_batched_vs_same_rows_insert_ratio: round(batchedRate / (n / sameRowsSeconds)),
       append_concurrent_10k_events_per_s: Math.round(10_000 / concurrentSeconds),
-      verify_events: report.checked,
-      verify_ok: report.ok,
+      verify_events: report!.checked,
+      verify_ok: report!.ok,
       verify_seconds: round(verifySeconds),
-      verify_workers: report.workers,
+      verify_workers: report!.workers,
+      verify_runs_seconds: { sha256_floor: samples.floor.map(round), sequential: samples.sequential.map(round), parallel: samples.parallel.map(round) },
       verify_sequential_seconds: round(sequentialSeconds),
       verify_sha256_floor_seconds: round(hashFloorSeconds),
       verify_vs_sha256_floor_ratio: round(verifySeconds / hashFloorSeconds),
@@ -146,16 +166,16 @@ export default async function run(args: string[]): Promise<BenchReport> {
           ['baseline: the same rows inserted without the chain (same schema and indexes, events/s)', results.append_baseline_same_rows_insert_events_per_s, '—'],
           ['batched chain / same-rows insert', results.append_batched_vs_same_rows_insert_ratio, '≥ 0.5'],
           ['10,000 concurrent appends (events/s)', results.append_concurrent_10k_events_per_s, '—'],
-          [`verify ${report.checked.toLocaleString('en')} events, ${report.workers} worker threads (s)`, results.verify_seconds, '≤ 2× SHA floor'],
-          [`verify ${report.checked.toLocaleString('en')} events, one thread (s)`, results.verify_sequential_seconds, '—'],
-          [`baseline: SHA-256 alone over ${report.checked.toLocaleString('en')} event bodies, one thread (s)`, results.verify_sha256_floor_seconds, '—'],
-          ['verify / SHA floor (parallel, one thread)', `${results.verify_vs_sha256_floor_ratio} / ${results.verify_sequential_vs_sha256_floor_ratio}`, '≤ 2'],
+          [`verify ${report!.checked.toLocaleString('en')} events, ${report!.workers} threads (calling thread + workers, s)`, results.verify_seconds, '≤ 2× SHA floor'],
+          [`verify ${report!.checked.toLocaleString('en')} events, one thread (s)`, results.verify_sequential_seconds, '—'],
+          [`baseline: SHA-256 alone over the ${report!.checked.toLocaleString('en')} hashed records, one thread (s)`, results.verify_sha256_floor_seconds, '—'],
+          ['verify / SHA floor (parallel; one thread)', `${results.verify_vs_sha256_floor_ratio}; ${results.verify_sequential_vs_sha256_floor_ratio}`, '≤ 2'],
           ['plan latency p50 / p95 / p99, synchronous=FULL (ms)', `${results.plan_ms_sqlite_full.p50} / ${results.plan_ms_sqlite_full.p95} / ${results.plan_ms_sqlite_full.p99}`, '—'],
           ['plan latency p50 / p95 / p99, synchronous=NORMAL (ms)', `${results.plan_ms_sqlite_normal.p50} / ${results.plan_ms_sqlite_normal.p95} / ${results.plan_ms_sqlite_normal.p99}`, '—'],
           ['plans/s, 1,000 concurrent (FULL / NORMAL)', `${results.plan_per_s_1000_concurrent.full} / ${results.plan_per_s_1000_concurrent.normal}`, '—'],
         ],
       },
-      notes: ['Shared 2-core machine; medians of one run. Plan latency is the in-process domain call (rollout, policy, plan, one commit holding the work unit, the plan and its ledger events); FULL pays one fsync per sequential request, concurrent requests share commits.'],
+      notes: [`Verification and its SHA-256 floor: best of ${VERIFY_REPS} interleaved runs each (all runs in the JSON); the floor hashes every record verification hashes, once, from memory, in one thread.`, 'Shared 2-core machine; medians of one run. Plan latency is the in-process domain call (rollout, policy, plan, one commit holding the work unit, the plan and its ledger events); FULL pays one fsync per sequential request, concurrent requests share commits.'],
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });

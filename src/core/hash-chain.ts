@@ -71,18 +71,6 @@ export class ChainVerifier {
     return true;
   }
 
-  /**
-   * Re-checks the link that just failed with `entry_hash_mismatch`, given another rendering of the same row's body
-   * (the ledger verifier's JS fallback for a database-built body). Any other state: false, nothing changes.
-   */
-  retry(link: ChainLink): boolean {
-    const b = this.#firstBreak;
-    if (!b || b.kind !== 'entry_hash_mismatch' || b.position !== link.position) return false;
-    this.#firstBreak = undefined;
-    this.#checked--;
-    return this.push(link);
-  }
-
   report(): ChainReport {
     const report: ChainReport = { ok: !this.#firstBreak, checked: this.#checked, headHash: this.#expectedPrev };
     if (this.#firstBreak) report.firstBreak = this.#firstBreak;

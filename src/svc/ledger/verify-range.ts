@@ -5,12 +5,25 @@
  * prev_hash); the caller stitches ranges together: range k's first row must
  * follow range k−1's last row in seq and hash. Runs in the main thread or in
  * a verify worker.
+ *
+ * Two paths, one verdict. The fast path reads `[seq, record, hash]` per row
+ * (`LedgerRepository.scanRecords`: the database renders the exact text the hash
+ * covers) and accepts a row only when its seq is the next one, its record
+ * starts with the previous row's hash (the record is '' unless the stored
+ * prev_hash is 64 bytes, so this is equality), and SHA-256 of the record is
+ * the stored hash. Anything else sends that one row to the exact path, which
+ * reads its columns, rebuilds the body in JS (`canonicalEventBody`, the
+ * definition the appender hashes) and names the break — or, when the
+ * database's rendering only differed in escaping, accepts the row and the
+ * fast path goes on.
  */
-import { ChainVerifier, type ChainBreak } from '../../core/hash-chain.ts';
+import { hash as digest } from 'node:crypto';
+import { type ChainBreak, chainHash } from '../../core/hash-chain.ts';
 import type { LedgerRepository } from '../store/repositories/ledger.ts';
 import { canonicalEventBody } from './event.ts';
 
-const PAGE = 20_000;
+/** Rows per read: large enough that statement overhead vanishes, small enough to bound memory. */
+const PAGE = 10000;
 
 export interface RangeResult {
   fromSeq: number;
@@ -30,58 +43,73 @@ export interface RangeResult {
 }
 
 export async function verifyRange(repo: LedgerRepository, fromSeq: number, toSeq: number): Promise<RangeResult> {
-  let verifier: ChainVerifier | undefined;
-  let firstPrevHash: string | null = null;
-  let firstEventId: string | null = null;
-  let firstSeq: number | null = null;
-  let lastSeq: number | null = null;
-  let lastHash: string | null = null;
-  let badId: string | undefined;
-  let after = fromSeq - 1;
-  while (after < toSeq && badId === undefined) {
-    // [seq, id, prev_hash, hash, canonical body built by the database] (LedgerRepository.scanBodies).
-    const rows = await repo.scanBodies(after, toSeq, PAGE);
+  const result: RangeResult = { fromSeq, toSeq, checked: 0, firstPrevHash: null, lastHash: null, firstEventId: null, firstSeq: null, lastSeq: null };
+  // The range's first row, whole: its seq, id and prev_hash start the walk.
+  const head = (await repo.scanValues(fromSeq - 1, 1, toSeq))[0];
+  if (!head) return result;
+  result.firstSeq = Number(head[0]);
+  result.firstEventId = head[1] as string;
+  result.firstPrevHash = head[11] as string;
+  let expectedSeq = result.firstSeq;
+  let expectedPrev = result.firstPrevHash;
+  let checked = 0;
+  let after = expectedSeq - 1;
+  while (after < toSeq) {
+    const rows = await repo.scanRecords(after, toSeq, PAGE);
     if (rows.length === 0) break;
-    for (const r of rows) {
-      const seq = Number(r[0]);
-      const prevHash = r[2] as string;
-      const hash = r[3] as string;
-      if (verifier === undefined) {
-        firstPrevHash = prevHash;
-        firstEventId = r[1] as string;
-        firstSeq = seq;
-        verifier = new ChainVerifier(firstPrevHash, seq);
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i]!;
+      const record = row[1] as string;
+      const stored = row[2] as string;
+      checked++;
+      // Fast path: the next seq, linked to the previous hash, hashing to the stored hash.
+      if (row[0] === expectedSeq && record.startsWith(expectedPrev) && digest('sha256', record, 'hex') === stored) {
+        expectedPrev = stored;
+        expectedSeq++;
+        continue;
       }
-      let ok = verifier.push({ position: seq, prevHash, hash, canonicalBody: r[4] as string });
-      // Before calling a row broken, rebuild its body in JS from the columns: only a real change breaks the chain.
-      if (!ok && verifier.report().firstBreak?.kind === 'entry_hash_mismatch') ok = await recheckInJs(repo, seq, verifier);
-      if (!ok && badId === undefined) {
-        badId = r[1] as string;
-        break;
+      const verdict = await exactRow(repo, Number(row[0]), expectedSeq, expectedPrev);
+      if (verdict !== undefined) {
+        result.checked = checked;
+        result.firstBreak = verdict.firstBreak;
+        result.firstBadEventId = verdict.id;
+        if (expectedSeq > result.firstSeq) {
+          result.lastHash = expectedPrev;
+          result.lastSeq = expectedSeq - 1;
+        }
+        return result;
       }
-      lastHash = hash;
-      lastSeq = seq;
+      expectedPrev = stored;
+      expectedSeq++;
     }
     after = Number(rows[rows.length - 1]![0]);
+    // SQLite answers synchronously: let the event loop run between pages (requests, and chunk hand-outs to workers).
+    await new Promise<void>((resolve) => setImmediate(resolve));
   }
-  const report = verifier?.report();
-  const result: RangeResult = { fromSeq, toSeq, checked: report?.checked ?? 0, firstPrevHash, lastHash, firstEventId, firstSeq, lastSeq };
-  if (report?.firstBreak) result.firstBreak = report.firstBreak;
-  if (badId !== undefined) result.firstBadEventId = badId;
+  result.checked = checked;
+  if (expectedSeq > result.firstSeq) {
+    result.lastHash = expectedPrev;
+    result.lastSeq = expectedSeq - 1;
+  }
   return result;
 }
 
 /**
- * The row's hash did not match the database-built body: recompute it from the stored columns with
- * `canonicalEventBody`. When that matches, the difference was only in escaping and the verifier is rebuilt past
- * the row; when it does not, the row really changed.
+ * The exact check of one row, from its stored columns: seq continuity, prev_hash, and the hash recomputed over the
+ * body as `canonicalEventBody` builds it. Returns the break and the row's id, or undefined when the row holds.
  */
-async function recheckInJs(repo: LedgerRepository, seq: number, verifier: ChainVerifier): Promise<boolean> {
+async function exactRow(repo: LedgerRepository, seq: number, expectedSeq: number, expectedPrev: string): Promise<{ firstBreak: ChainBreak; id: string } | undefined> {
   const r = (await repo.scanValues(seq - 1, 1))[0];
-  if (!r || Number(r[0]) !== seq) return false;
+  if (!r || Number(r[0]) !== seq) throw new Error(`ledger row ${seq} disappeared while verifying`);
+  const id = r[1] as string;
+  if (seq !== expectedSeq) return { firstBreak: { kind: 'sequence_gap', position: seq, expected: expectedSeq, found: seq }, id };
+  const prevHash = r[11] as string;
+  if (prevHash !== expectedPrev) return { firstBreak: { kind: 'prev_hash_mismatch', position: seq, expected: expectedPrev, found: prevHash }, id };
   const body = canonicalEventBody({
-    seq, id: r[1] as string, ts: r[2] as string, type: r[3] as string, tenant: r[4] as string | null, actor: r[5] as string,
+    seq, id, ts: r[2] as string, type: r[3] as string, tenant: r[4] as string | null, actor: r[5] as string,
     work_unit_id: r[6] as string | null, manifest_id: r[7] as string | null, policy_bundle_id: r[8] as string | null, trace_id: r[9] as string | null, payload: r[10] as string,
   });
-  return verifier.retry({ position: seq, prevHash: r[11] as string, hash: r[12] as string, canonicalBody: body });
+  const recomputed = chainHash(prevHash, body);
+  if (recomputed !== r[12]) return { firstBreak: { kind: 'entry_hash_mismatch', position: seq, expected: recomputed, found: r[12] as string }, id };
+  return undefined;
 }

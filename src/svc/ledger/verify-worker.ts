@@ -1,19 +1,32 @@
 /**
  * Worker thread for parallel ledger verification: opens its own connection
  * to the same database (SQLite in WAL mode and PostgreSQL both serve
- * concurrent readers), verifies one range, posts the result, exits.
+ * concurrent readers), says it is ready, then verifies the chunks it is
+ * handed one at a time (src/svc/ledger/verify.ts) until told to close.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { openDb, type DbTarget } from '../store/open-db.ts';
 import { LedgerRepository } from '../store/repositories/ledger.ts';
-import { verifyRange } from './verify-range.ts';
+import { type RangeResult, verifyRange } from './verify-range.ts';
 
-const { target, fromSeq, toSeq } = workerData as { target: DbTarget; fromSeq: number; toSeq: number };
-const db = openDb(target);
-try {
-  parentPort!.postMessage({ ok: true, result: await verifyRange(new LedgerRepository(db), fromSeq, toSeq) });
-} catch (err) {
-  parentPort!.postMessage({ ok: false, message: (err as Error).message });
-} finally {
-  await db.close();
+export type WorkerRequest = { kind: 'verify'; fromSeq: number; toSeq: number } | { kind: 'close' };
+export type WorkerReply = { kind: 'ready' } | { kind: 'result'; result: RangeResult } | { kind: 'error'; message: string };
+
+if (parentPort) {
+  const port = parentPort;
+  const post = (m: WorkerReply) => port.postMessage(m);
+  const db = openDb((workerData as { target: DbTarget }).target);
+  const repo = new LedgerRepository(db);
+  port.on('message', (m: WorkerRequest) => {
+    if (m.kind === 'close') {
+      port.close();
+      void db.close();
+      return;
+    }
+    verifyRange(repo, m.fromSeq, m.toSeq).then(
+      (result) => post({ kind: 'result', result }),
+      (err: unknown) => post({ kind: 'error', message: (err as Error).message }),
+    );
+  });
+  post({ kind: 'ready' });
 }

@@ -3,12 +3,14 @@
  * each prev_hash, each recomputed hash. Reports the first broken link.
  *
  * Large ledgers are verified in parallel: the chain up to the head read at
- * the start is split into one contiguous range per worker thread, each
- * worker reads and checks its range over its own connection, and the ranges
- * are stitched (range k's first prev_hash must equal range k−1's last hash;
- * the first range must start at the genesis hash). The first break reported
- * is the earliest one in chain order, exactly as the sequential walk would
- * report it. Events appended while verifying are not part of the run.
+ * the start is cut into chunks of contiguous seqs, handed out one at a time
+ * to the calling thread and to worker threads (each over its own
+ * connection), so a thread that starts late or runs on a busy core simply
+ * takes fewer chunks. The chunks are stitched in chain order (chunk k's first
+ * prev_hash must equal chunk k−1's last hash; the first must start at the
+ * genesis hash). The first break reported is the earliest one in chain order,
+ * exactly as the sequential walk would report it. Events appended while
+ * verifying are not part of the run.
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
@@ -16,37 +18,32 @@ import { type ChainBreak, type ChainReport, GENESIS_HASH } from '../../core/hash
 import type { DbTarget } from '../store/open-db.ts';
 import type { LedgerRepository } from '../store/repositories/ledger.ts';
 import { type RangeResult, verifyRange } from './verify-range.ts';
+import type { WorkerReply, WorkerRequest } from './verify-worker.ts';
 
 /** Below this many events a single pass is faster than starting workers. */
 export const PARALLEL_MIN_EVENTS = 100_000;
 const MAX_WORKERS = 8;
+/** Events per chunk: enough to dwarf a message round trip, few enough that threads finish together. */
+const CHUNK_EVENTS = 50_000;
 
 export interface LedgerVerifyReport extends ChainReport {
   duration_ms: number;
   first_bad_event_id?: string;
-  /** How many ranges (worker threads) verified the chain; 1 = sequential. */
+  /** How many threads verified the chain (the calling thread and its worker threads); 1 = sequential. */
   workers: number;
 }
 
 export interface VerifyOptions {
   /** Where the ledger lives, so workers can open their own connections; absent: sequential. */
   target?: DbTarget;
-  /** Worker threads (default: available cores, at most 8). */
+  /** Threads, the calling one included (default: available cores, at most 8). */
   workers?: number;
   /** Ledgers shorter than this are verified in one pass (default PARALLEL_MIN_EVENTS). */
   parallelMinEvents?: number;
-}
-
-function runWorker(target: DbTarget, fromSeq: number, toSeq: number): Promise<RangeResult> {
-  return new Promise((resolve, reject) => {
-    // Only the connection fields cross the thread boundary (callers may pass richer objects).
-    const { databaseUrl, stateDir, pgSchema, sqliteSynchronous } = target;
-    const workerData = { target: { databaseUrl, stateDir, pgSchema, sqliteSynchronous }, fromSeq, toSeq };
-    const worker = new Worker(new URL('./verify-worker.ts', import.meta.url), { workerData });
-    worker.once('message', (m: { ok: true; result: RangeResult } | { ok: false; message: string }) => (m.ok ? resolve(m.result) : reject(new Error(`ledger verify worker: ${m.message}`))));
-    worker.once('error', reject);
-    worker.once('exit', (code) => (code === 0 ? undefined : reject(new Error(`ledger verify worker exited with code ${code}`))));
-  });
+  /** Events per chunk handed to a thread (default 50,000; tests use small chunks to put boundaries where they want). */
+  chunkEvents?: number;
+  /** Whether the calling thread verifies chunks too (default true); false: worker threads only. */
+  callerThread?: boolean;
 }
 
 /** A worker cannot reach an in-memory SQLite database. */
@@ -58,17 +55,106 @@ export async function verifyLedger(repo: LedgerRepository, options: VerifyOption
   const started = performance.now();
   const head = await repo.head();
   const headSeq = head?.seq ?? 0;
-  const workers = Math.max(1, Math.min(options.workers ?? availableParallelism(), MAX_WORKERS));
-  const parallel = parallelisable(options.target) && workers > 1 && headSeq >= (options.parallelMinEvents ?? PARALLEL_MIN_EVENTS);
-  let ranges: RangeResult[];
-  if (parallel) {
-    const size = Math.ceil(headSeq / workers);
-    const bounds = Array.from({ length: workers }, (_, k) => [k * size + 1, Math.min(headSeq, (k + 1) * size)] as const).filter(([a, b]) => a <= b);
-    ranges = await Promise.all(bounds.map(([a, b]) => runWorker(options.target!, a, b)));
-  } else {
-    ranges = [await verifyRange(repo, 1, Number.MAX_SAFE_INTEGER)];
+  const threads = Math.max(1, Math.min(options.workers ?? availableParallelism(), MAX_WORKERS));
+  const parallel = parallelisable(options.target) && threads > 1 && headSeq >= (options.parallelMinEvents ?? PARALLEL_MIN_EVENTS);
+  if (!parallel) {
+    const range = await verifyRange(repo, 1, Number.MAX_SAFE_INTEGER);
+    return { ...stitch([range]), duration_ms: Math.round(performance.now() - started), workers: 1 };
   }
-  return { ...stitch(ranges), duration_ms: Math.round(performance.now() - started), workers: parallel ? ranges.length : 1 };
+  const size = Math.max(1, options.chunkEvents ?? CHUNK_EVENTS);
+  const chunks = Array.from({ length: Math.ceil(headSeq / size) }, (_, k) => [k * size + 1, Math.min(headSeq, (k + 1) * size)] as const);
+  const { ranges, threadsUsed } = await verifyChunks(repo, options.target!, chunks, threads, options.callerThread ?? true);
+  return { ...stitch(ranges), duration_ms: Math.round(performance.now() - started), workers: threadsUsed };
+}
+
+/**
+ * Verifies the chunks with the calling thread and `threads − 1` workers pulling from one queue. Once a chunk holds a
+ * break, later chunks are not started (the earliest break is all the report names) and the result ends there.
+ */
+async function verifyChunks(repo: LedgerRepository, target: DbTarget, chunks: ReadonlyArray<readonly [number, number]>, threads: number, callerThread: boolean): Promise<{ ranges: RangeResult[]; threadsUsed: number }> {
+  const ranges: RangeResult[] = [];
+  let next = 0;
+  let inFlight = 0;
+  let stopAfter = Number.POSITIVE_INFINITY;
+  let threadsUsed = callerThread ? 1 : 0;
+  let finish!: () => void;
+  let fail!: (err: unknown) => void;
+  const finished = new Promise<void>((resolve, reject) => {
+    finish = resolve;
+    fail = reject;
+  });
+  const exhausted = () => next >= chunks.length || next > stopAfter;
+  const take = (): number | undefined => {
+    if (exhausted()) return undefined;
+    inFlight++;
+    return next++;
+  };
+  const settle = (k: number, r: RangeResult) => {
+    ranges[k] = r;
+    if (r.firstBreak) stopAfter = Math.min(stopAfter, k);
+    inFlight--;
+    if (inFlight === 0 && exhausted()) finish();
+  };
+  const workers = Array.from({ length: callerThread ? Math.min(threads - 1, chunks.length - 1) : Math.min(threads, chunks.length) }, () => new VerifyWorker(target));
+  for (const w of workers) {
+    const feed = () => {
+      const k = take();
+      if (k === undefined) return;
+      if (!w.served) {
+        w.served = true;
+        threadsUsed++;
+      }
+      w.chunk = k;
+      w.worker.postMessage({ kind: 'verify', fromSeq: chunks[k]![0], toSeq: chunks[k]![1] } satisfies WorkerRequest);
+    };
+    w.worker.on('message', (m: WorkerReply) => {
+      if (m.kind === 'ready') {
+        w.ready = true;
+        return feed();
+      }
+      if (m.kind === 'error') return fail(new Error(`ledger verify worker: ${m.message}`));
+      const k = w.chunk!;
+      w.chunk = undefined;
+      settle(k, m.result);
+      feed();
+    });
+    w.worker.once('error', fail);
+    w.worker.once('exit', (code) => w.chunk !== undefined && fail(new Error(`ledger verify worker exited with code ${code}`)));
+  }
+  // The calling thread takes chunks too: it needs no start-up, and between its pages it hands chunks to workers.
+  if (callerThread) {
+    void (async () => {
+      for (let k = take(); k !== undefined; k = take()) settle(k, await verifyRange(repo, chunks[k]![0], chunks[k]![1]));
+    })().catch(fail);
+  }
+  try {
+    if (chunks.length > 0) await finished;
+  } finally {
+    // Workers still starting are stopped; the others close their connections and exit.
+    await Promise.all(workers.map((w) => w.stop()));
+  }
+  return { ranges: ranges.slice(0, Math.min(chunks.length, stopAfter + 1)), threadsUsed };
+}
+
+/** A verify worker thread (src/svc/ledger/verify-worker.ts) and where it is in the queue. */
+class VerifyWorker {
+  readonly worker: Worker;
+  ready = false;
+  served = false;
+  chunk: number | undefined;
+
+  constructor(target: DbTarget) {
+    // Only the connection fields cross the thread boundary (callers may pass richer objects).
+    const { databaseUrl, stateDir, pgSchema, sqliteSynchronous } = target;
+    this.worker = new Worker(new URL('./verify-worker.ts', import.meta.url), { workerData: { target: { databaseUrl, stateDir, pgSchema, sqliteSynchronous } } });
+  }
+
+  async stop(): Promise<void> {
+    const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
+    if (this.ready && this.chunk === undefined) this.worker.postMessage({ kind: 'close' } satisfies WorkerRequest);
+    else await this.worker.terminate();
+    await exited;
+  }
 }
 
 /** Joins range results in chain order into one report with the earliest break (as one sequential walk from seq 1 reports it). */
@@ -77,11 +163,12 @@ export function stitch(ranges: readonly RangeResult[]): Omit<LedgerVerifyReport,
   let expectedSeq = 1;
   let checked = 0;
   for (const r of ranges) {
-    checked += r.checked;
     if (r.firstSeq === null) continue; // no rows in this range
     let link: ChainBreak | undefined;
     if (r.firstSeq !== expectedSeq) link = { kind: 'sequence_gap', position: r.firstSeq, expected: expectedSeq, found: r.firstSeq };
     else if (r.firstPrevHash !== expectedPrev) link = { kind: 'prev_hash_mismatch', position: r.firstSeq, expected: expectedPrev, found: r.firstPrevHash ?? '' };
+    // A walk that breaks on a range's first row has checked that row and no further.
+    checked += link ? 1 : r.checked;
     const firstBreak = link ?? r.firstBreak;
     if (firstBreak) {
       // headHash: the last hash that verified before the break, as a sequential walk reports it.

@@ -14,6 +14,21 @@ export const LEDGER_COLUMNS = ['seq', 'id', 'ts', 'type', 'tenant', 'actor', 'wo
 const COLUMNS = LEDGER_COLUMNS;
 const INSERT_BATCH = 200;
 
+/**
+ * `prev_hash + "\n" + canonicalEventBody(row)` as SQL, keys in canonical order. SQLite: one `concat` call (a chain
+ * of `||` copies the growing string once per operand); `json_quote(NULL)` is `null`. PostgreSQL: `to_json` quoting.
+ */
+function recordSql(quote: (column: string) => string, join: (parts: string[]) => string): string {
+  const parts = [
+    'prev_hash', "'\n{\"actor\":'", quote('actor'), "',\"id\":'", quote('id'), "',\"manifest_id\":'", quote('manifest_id'), "',\"payload\":'", 'payload',
+    "',\"policy_bundle_id\":'", quote('policy_bundle_id'), "',\"seq\":'", 'CAST(seq AS TEXT)', "',\"tenant\":'", quote('tenant'), "',\"trace_id\":'", quote('trace_id'),
+    "',\"ts\":'", quote('ts'), "',\"type\":'", quote('type'), "',\"work_unit_id\":'", quote('work_unit_id'), "'}'",
+  ];
+  return `CASE WHEN octet_length(prev_hash) = 64 THEN ${join(parts)} ELSE '' END`;
+}
+const SQLITE_RECORD = recordSql((c) => `json_quote(${c})`, (parts) => `concat(${parts.join(', ')})`);
+const POSTGRES_RECORD = recordSql((c) => `COALESCE(to_json(${c})::text, 'null')`, (parts) => `COALESCE(${parts.join(' || ')}, '')`);
+
 export interface LedgerQuery {
   tenant?: string | undefined;
   from?: string | undefined;
@@ -111,24 +126,21 @@ export class LedgerRepository {
     return this.db.all<LedgerRow>(`SELECT ${COLUMNS.join(', ')} FROM ledger_events WHERE seq > $1 ORDER BY seq LIMIT $2`, [afterSeq, limit]);
   }
 
-  /** Like `scan`, as arrays in `LEDGER_COLUMNS` order (fast path for verification). */
-  scanValues(afterSeq: number, limit: number): Promise<unknown[][]> {
-    return this.db.values(`SELECT ${COLUMNS.join(', ')} FROM ledger_events WHERE seq > $1 ORDER BY seq LIMIT $2`, [afterSeq, limit]);
+  /** Like `scan`, as arrays in `LEDGER_COLUMNS` order, up to `toSeq` (the exact check of one row in verification). */
+  scanValues(afterSeq: number, limit: number, toSeq = Number.MAX_SAFE_INTEGER): Promise<unknown[][]> {
+    return this.db.values(`SELECT ${COLUMNS.join(', ')} FROM ledger_events WHERE seq > $1 AND seq <= $2 ORDER BY seq LIMIT $3`, [afterSeq, toSeq, limit]);
   }
 
   /**
-   * Rows in chain order as `[seq, id, prev_hash, hash, canonical body]`, the body built by the database with the
-   * same key order and JSON string escaping as `canonicalEventBody` (SQLite `json_quote`, PostgreSQL `to_json`):
-   * verification then decodes five values per row instead of thirteen and builds no strings. The verifier
-   * re-derives a row's body in JS before reporting it broken, so an escaping difference can never be a false break.
+   * Rows in chain order as `[seq, record, hash]`, where `record` is exactly the text the row's hash covers,
+   * `prev_hash + "\n" + canonical body`, built by the database with the same key order and JSON string escaping
+   * as `canonicalEventBody` (SQLite `json_quote`, PostgreSQL `to_json`). Verification then decodes three values per
+   * row and hashes `record` as it arrives. `record` is '' when the stored prev_hash is not 64 bytes long, so that a
+   * record starting with the expected 64-character prev_hash proves the column equals it. The verifier re-derives a
+   * row in JS from its columns before reporting it broken, so an escaping difference can never be a false break.
    */
-  scanBodies(afterSeq: number, toSeq: number, limit: number): Promise<unknown[][]> {
-    const q = this.db.dialect === 'sqlite' ? (c: string) => `json_quote(${c})` : (c: string) => `COALESCE(to_json(${c})::text, 'null')`;
-    const body =
-      `'{"actor":' || ${q('actor')} || ',"id":' || ${q('id')} || ',"manifest_id":' || ${q('manifest_id')} || ',"payload":' || payload` +
-      ` || ',"policy_bundle_id":' || ${q('policy_bundle_id')} || ',"seq":' || CAST(seq AS TEXT) || ',"tenant":' || ${q('tenant')}` +
-      ` || ',"trace_id":' || ${q('trace_id')} || ',"ts":' || ${q('ts')} || ',"type":' || ${q('type')} || ',"work_unit_id":' || ${q('work_unit_id')} || '}'`;
-    return this.db.values(`SELECT seq, id, prev_hash, hash, ${body} FROM ledger_events WHERE seq > $1 AND seq <= $2 ORDER BY seq LIMIT $3`, [afterSeq, toSeq, limit]);
+  scanRecords(afterSeq: number, toSeq: number, limit: number): Promise<unknown[][]> {
+    return this.db.values(`SELECT seq, ${this.db.dialect === 'sqlite' ? SQLITE_RECORD : POSTGRES_RECORD}, hash FROM ledger_events WHERE seq > $1 AND seq <= $2 ORDER BY seq LIMIT $3`, [afterSeq, toSeq, limit]);
   }
 
   /** The newest row of each of `types` (one indexed lookup per type; ledger_events_type_idx), in chain order. */
