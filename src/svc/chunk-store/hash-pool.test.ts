@@ -2,11 +2,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { corpusFile } from '../../../bench/corpus/corpus-files.ts';
-import { HashPool } from './hash-pool.ts';
+import { HashPool, INLINE_HASH_BYTES } from './hash-pool.ts';
+import { MAX_IDLE_BYTES } from './transfer-buffers.ts';
 
 const sha256 = (data: Uint8Array) => createHash('sha256').update(data).digest('hex');
 
-test('chunk digests match SHA-256 for shared and ordinary buffers', async () => {
+test('chunk digests match SHA-256 for shared and ordinary buffers, inline and on the worker', async () => {
   const data = corpusFile('random', 300_000, 'pool');
   const shared = new Uint8Array(new SharedArrayBuffer(data.length));
   shared.set(data);
@@ -14,23 +15,45 @@ test('chunk digests match SHA-256 for shared and ordinary buffers', async () => 
   assert.equal(await pool.digest(shared.subarray(1000, 70_000)), sha256(data.subarray(1000, 70_000)));
   assert.equal(await pool.digest(data.subarray(5, 6)), sha256(data.subarray(5, 6)));
   assert.equal(await pool.digest(new Uint8Array(0)), sha256(new Uint8Array(0)));
+  for (const n of [INLINE_HASH_BYTES - 1, INLINE_HASH_BYTES, INLINE_HASH_BYTES + 1, 2 << 20]) {
+    const bytes = corpusFile('log-like', n, `pool-${n}`);
+    assert.equal(await pool.digest(bytes.subarray(0, n)), sha256(bytes.subarray(0, n)), `${n} bytes`);
+  }
 });
 
-test('a stream hashes its updates in order, coalesced or not', async () => {
-  const data = corpusFile('log-like', 3 << 20, 'pool-stream');
-  const shared = new Uint8Array(new SharedArrayBuffer(data.length));
-  shared.set(data);
-  const stream = HashPool.shared().openStream();
-  // Contiguous shared views (coalesced), then an ordinary buffer, then shared again after a gap in order.
-  let offset = 0;
-  for (const size of [70_000, 65_536, 1 << 20, 12_345]) {
-    stream.update(shared.subarray(offset, offset + size));
-    offset += size;
-  }
-  stream.update(Buffer.from(data.subarray(offset, offset + 100_000)));
-  offset += 100_000;
-  stream.update(shared.subarray(offset));
+test('the caller may reuse a buffer as soon as digest or update returns', async () => {
+  const pool = HashPool.shared();
+  const data = corpusFile('random', 200_000, 'reuse');
+  const scratch = Buffer.from(data);
+  const chunk = pool.digest(scratch.subarray(0, 100_000));
+  const stream = pool.openStream();
+  stream.update(scratch);
+  scratch.fill(0);
+  assert.equal(await chunk, sha256(data.subarray(0, 100_000)));
   assert.equal(await stream.digest(), sha256(data));
+});
+
+test('a stream hashes its updates in order, small, growing past the inline size, or large', async () => {
+  const data = corpusFile('log-like', 3 << 20, 'pool-stream');
+  const cases: number[][] = [
+    [],
+    [100],
+    [INLINE_HASH_BYTES],
+    [INLINE_HASH_BYTES, 1],
+    [3000, 5000, 9000, 20_000, 1],
+    [70_000, 65_536, 1 << 20, 12_345, 100_000],
+    [1 << 20, 1 << 20, 5],
+    [(3 << 20) - 7],
+  ];
+  for (const sizes of cases) {
+    const stream = HashPool.shared().openStream();
+    let offset = 0;
+    for (const size of sizes) {
+      stream.update(data.subarray(offset, offset + size));
+      offset += size;
+    }
+    assert.equal(await stream.digest(), sha256(data.subarray(0, offset)), sizes.join(','));
+  }
 });
 
 test('concurrent streams do not mix', async () => {
@@ -44,4 +67,19 @@ test('concurrent streams do not mix', async () => {
     sb.update(b.subarray(o, o + 50_000));
   }
   assert.deepEqual(await Promise.all([sa.digest(), sb.digest()]), [sha256(a), sha256(b)]);
+});
+
+test('buffers sent to the workers come back and are reused, within the idle cap', async () => {
+  const pool = HashPool.shared();
+  const data = corpusFile('random', 4 << 20, 'pool-return');
+  for (let round = 0; round < 3; round++) {
+    await Promise.all(Array.from({ length: 64 }, (_, k) => pool.digest(data.subarray(k * 65_536, (k + 1) * 65_536))));
+    const s = pool.openStream();
+    s.update(data);
+    await s.digest();
+  }
+  // Update buffers return asynchronously after the digest; give them a moment.
+  await new Promise((r) => setTimeout(r, 50));
+  assert.ok(pool.idleBufferBytes > 0, 'buffers came back');
+  assert.ok(pool.idleBufferBytes <= MAX_IDLE_BYTES, `idle ${pool.idleBufferBytes} within the cap`);
 });

@@ -6,34 +6,29 @@
  * digests, while the main thread only chunks and orchestrates. Measured ~1.7×
  * ingest hashing throughput on the 2-core reference machine.
  *
- * Workers read the bytes in place from SharedArrayBuffers (the stream
- * chunker's windows are shared); other views are copied into one first.
+ * Bytes travel to a worker in a pooled ArrayBuffer that is transferred there
+ * and back with the answer (transfer-buffers.ts): one memcpy per byte, and
+ * memory that one isolate owns at a time. Inputs below
+ * {@link INLINE_HASH_BYTES} are hashed on the calling thread instead: a
+ * worker round trip (~100 µs measured) costs more than hashing them, and
+ * small objects then never touch a worker at all.
+ *
  * Workers are unreferenced while idle, so they never keep a process alive.
  */
+import { createHash } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 import type { HashReply, HashRequest } from './hash-worker.ts';
+import { MAX_CLASS_BYTES, TransferBuffers } from './transfer-buffers.ts';
 
-/** Largest range sent in one stream update. */
-const COALESCE_BYTES = 1024 * 1024;
+/** Inputs up to this size are hashed on the calling thread (16 KiB: ~40 µs, below a worker round trip). */
+export const INLINE_HASH_BYTES = 16 * 1024;
 
-/**
- * `view` itself when it lies in shared memory, else a copy that does. Readers
- * that hash the same bytes more than once (rehydration: chunk id, then the
- * whole object) copy once with this and pass the result on.
- */
-export function toSharedBytes(view: Uint8Array): Uint8Array {
-  if (view.buffer instanceof SharedArrayBuffer) return view;
-  const copy = new Uint8Array(new SharedArrayBuffer(view.byteLength));
-  copy.set(view);
-  return copy;
-}
+/** Bytes a stream collects before sending them to its worker in one message. */
+const COALESCE_BYTES = MAX_CLASS_BYTES;
 
-function shared(view: Uint8Array): { sab: SharedArrayBuffer; offset: number; length: number } {
-  const bytes = toSharedBytes(view);
-  return { sab: bytes.buffer as SharedArrayBuffer, offset: bytes.byteOffset, length: bytes.byteLength };
-}
+const sha256Hex = (view: Uint8Array): string => createHash('sha256').update(view).digest('hex');
 
-/** Accumulates the SHA-256 of a byte stream on a worker; `update` in order, then `digest` once. */
+/** Accumulates the SHA-256 of a byte stream; `update` in order, then `digest` once. Views may be reused by the caller after `update` returns. */
 export interface StreamHasher {
   update(view: Uint8Array): void;
   digest(): Promise<string>;
@@ -48,69 +43,110 @@ export class HashPool {
     return HashPool.#shared;
   }
 
-  readonly #streamWorker: Worker;
-  readonly #chunkWorker: Worker;
+  #workers: { stream: Worker; chunk: Worker } | undefined;
+  readonly #buffers = new TransferBuffers();
   readonly #pending = new Map<number, { resolve: (d: string) => void; reject: (e: Error) => void }>();
   #nextId = 0;
   #nextStream = 0;
   #broken: Error | undefined;
 
-  constructor() {
+  /**
+   * Started on first use: a process that only hashes small inputs never
+   * starts them (and an unreferenced worker that was never sent a message
+   * would keep the process alive).
+   */
+  #started(): { stream: Worker; chunk: Worker } {
+    if (this.#workers) return this.#workers;
     const url = new URL('./hash-worker.ts', import.meta.url);
-    this.#streamWorker = new Worker(url);
-    this.#chunkWorker = new Worker(url);
-    for (const w of [this.#streamWorker, this.#chunkWorker]) {
+    this.#workers = { stream: new Worker(url), chunk: new Worker(url) };
+    for (const w of [this.#workers.stream, this.#workers.chunk]) {
       w.unref();
       w.on('message', (reply: HashReply) => this.#settle(reply));
       w.on('error', (err) => this.#fail(err));
       w.on('exit', (code) => this.#fail(new Error(`hash worker exited with code ${code}`)));
     }
+    return this.#workers;
+  }
+
+  /** Idle transfer-buffer bytes (tests). */
+  get idleBufferBytes(): number {
+    return this.#buffers.idleBytes;
   }
 
   /** `ch_`-less hex SHA-256 of one chunk. */
   digest(view: Uint8Array): Promise<string> {
-    const { sab, offset, length } = shared(view);
-    return this.#call(this.#chunkWorker, (id) => ({ op: 'chunk', id, sab, offset, length }));
+    if (view.byteLength <= INLINE_HASH_BYTES) return Promise.resolve(sha256Hex(view));
+    const buffer = this.#buffers.acquire(view.byteLength);
+    new Uint8Array(buffer).set(view);
+    return this.#call(this.#started().chunk, (id) => ({ op: 'chunk', id, buffer, length: view.byteLength }), buffer);
   }
 
   openStream(): StreamHasher {
     const stream = ++this.#nextStream;
-    const worker = this.#streamWorker;
-    // Consecutive views of one shared buffer (successive chunks of a window)
-    // are sent as one range: one message per ~MiB instead of one per chunk.
-    let pending: { sab: SharedArrayBuffer; offset: number; length: number } | undefined;
+    // Bytes are staged in one buffer: a small object's fit in ≤ INLINE_HASH_BYTES
+    // and are hashed here at digest time; a large one's are sent one ~MiB
+    // buffer per message instead of one message per chunk.
+    let staging: Uint8Array | undefined;
+    let staged = 0;
+    let sent = false;
     const send = () => {
-      if (pending) worker.postMessage({ op: 'update', stream, ...pending } satisfies HashRequest);
-      pending = undefined;
+      if (!staging || staged === 0) return;
+      const buffer = staging.buffer as ArrayBuffer;
+      this.#started().stream.postMessage({ op: 'update', stream, buffer, length: staged } satisfies HashRequest, [buffer]);
+      sent = true;
+      staging = undefined;
+      staged = 0;
     };
     return {
       update: (view) => {
-        const next = shared(view);
-        if (pending && pending.sab === next.sab && pending.offset + pending.length === next.offset && pending.length < COALESCE_BYTES) {
-          pending.length += next.length;
-          return;
+        let from = 0;
+        while (from < view.byteLength) {
+          if (!staging || staged === staging.byteLength) {
+            send();
+            // A stream that is still small stays small; past that, full-size buffers.
+            const small = !sent && view.byteLength - from <= INLINE_HASH_BYTES;
+            staging = new Uint8Array(this.#buffers.acquire(small ? INLINE_HASH_BYTES : COALESCE_BYTES));
+          } else if (!sent && staging.byteLength < COALESCE_BYTES && staged + (view.byteLength - from) > staging.byteLength) {
+            // Outgrew the small buffer: move the staged bytes to a full-size one.
+            const bigger = new Uint8Array(this.#buffers.acquire(COALESCE_BYTES));
+            bigger.set(staging.subarray(0, staged));
+            this.#buffers.release(staging.buffer as ArrayBuffer);
+            staging = bigger;
+          }
+          const take = Math.min(view.byteLength - from, staging.byteLength - staged);
+          staging.set(view.subarray(from, from + take), staged);
+          staged += take;
+          from += take;
         }
-        send();
-        pending = next;
       },
       digest: () => {
+        if (!sent && staged <= INLINE_HASH_BYTES) {
+          const digest = sha256Hex(staging ? staging.subarray(0, staged) : new Uint8Array(0));
+          if (staging) this.#buffers.release(staging.buffer as ArrayBuffer);
+          staging = undefined;
+          staged = 0;
+          return Promise.resolve(digest);
+        }
         send();
-        return this.#call(worker, (id) => ({ op: 'digest', id, stream }));
+        return this.#call(this.#started().stream, (id) => ({ op: 'digest', id, stream }));
       },
     };
   }
 
-  #call(worker: Worker, request: (id: number) => HashRequest): Promise<string> {
+  #call(worker: Worker, request: (id: number) => HashRequest, transfer?: ArrayBuffer): Promise<string> {
     if (this.#broken) return Promise.reject(this.#broken);
     const id = ++this.#nextId;
     return new Promise<string>((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
       if (this.#pending.size === 1) this.#ref(true);
-      worker.postMessage(request(id));
+      worker.postMessage(request(id), transfer ? [transfer] : []);
     });
   }
 
   #settle(reply: HashReply): void {
+    // Every buffer comes back with its answer (or alone, after a stream update).
+    if (reply.buffer) this.#buffers.release(reply.buffer);
+    if (!('id' in reply)) return;
     const waiter = this.#pending.get(reply.id);
     if (!waiter) return;
     this.#pending.delete(reply.id);
@@ -128,7 +164,8 @@ export class HashPool {
 
   /** Keeps the process alive only while answers are awaited. */
   #ref(on: boolean): void {
-    for (const w of [this.#streamWorker, this.#chunkWorker]) {
+    if (!this.#workers) return;
+    for (const w of [this.#workers.stream, this.#workers.chunk]) {
       if (on) w.ref();
       else w.unref();
     }

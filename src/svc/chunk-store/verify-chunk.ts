@@ -9,7 +9,6 @@ import type { ChunkCodec } from '../chunking/chunk-codec.ts';
 import { decodeChunk } from '../chunking/chunk-codec.ts';
 import { chunkIdOfAsync } from './chunk-id.ts';
 import type { ChunkReadFailure } from './chunk-store.ts';
-import { toSharedBytes } from './hash-pool.ts';
 
 /** The `rehydration_failed` error for one chunk, naming it and the reason. */
 export function chunkReadFailure(id: string, reason: ChunkReadFailure, cause?: unknown): SvcError {
@@ -29,9 +28,6 @@ export async function decodeVerifiedChunk(id: string, codec: ChunkCodec, stored:
   } catch (err) {
     throw chunkReadFailure(id, 'undecodable', err);
   }
-  // Shared memory once: the hash workers read it in place, here and in the
-  // caller's whole-object hash.
-  const raw = toSharedBytes(decoded);
-  if ((await chunkIdOfAsync(raw)) !== id) throw chunkReadFailure(id, 'corrupt');
-  return raw;
+  if ((await chunkIdOfAsync(decoded)) !== id) throw chunkReadFailure(id, 'corrupt');
+  return decoded;
 }

@@ -3,12 +3,17 @@
  * of any sizes into chunks cut by FastCDC, holding at most a few `maxSize`
  * windows in memory whatever the object size.
  *
- * Chunks are yielded as views (no copy) into an internal window backed by a
- * SharedArrayBuffer, so hashing workers can read them in place. A window is
+ * Chunks are yielded as views (no copy) into an internal window. A window is
  * never written again below the read position and is replaced, not reused,
  * when it fills up, so a yielded view stays valid after the next iteration;
  * consumers may keep chunks while later ones are being produced (the ingest
  * pipeline overlaps hashing, compression and writes).
+ *
+ * The window grows with the input, doubling up to four `maxSize` chunks: a
+ * 3 KiB object gets a 3 KiB window, not 1 MiB. Windows are ordinary
+ * ArrayBuffers owned by this thread (hash workers get copies), so each is
+ * freed by this isolate's own collector as soon as its chunks are dropped
+ * (docs/chunking.md "Memory").
  */
 import type { ChunkingParams } from './chunking-params.ts';
 import { validateChunkingParams } from './chunking-params.ts';
@@ -48,10 +53,10 @@ export async function* chunkStream(source: AsyncIterable<Uint8Array>, params?: P
     if (nextBoundary === boundaries.length) return writePos;
     return Math.min(writePos, readPos + (boundaries[nextBoundary]! - absRead));
   };
-  // Four max-size chunks per window: a compaction (a copy of < maxSize bytes)
-  // happens at most once per three chunks' worth of input.
-  const windowSize = Math.max(4 * maxSize, 1024 * 1024);
-  let window = new Uint8Array(new SharedArrayBuffer(windowSize));
+  // At full size, four max-size chunks per window: a compaction (a copy of
+  // < maxSize bytes) happens at most once per three chunks' worth of input.
+  const fullWindow = Math.max(4 * maxSize, 1024 * 1024);
+  let window = new Uint8Array(0);
   let readPos = 0;
   let writePos = 0;
 
@@ -59,9 +64,11 @@ export async function* chunkStream(source: AsyncIterable<Uint8Array>, params?: P
     let consumed = 0;
     while (consumed < piece.length) {
       if (writePos === window.length) {
-        // Move the unread tail into a fresh window; the old one still backs
-        // chunks already handed out.
-        const fresh = new Uint8Array(new SharedArrayBuffer(windowSize));
+        // Move the unread tail into a fresh window (the old one still backs
+        // chunks already handed out), sized for what is known to come: the
+        // tail plus the rest of this piece, at least double the last window.
+        const unread = writePos - readPos;
+        const fresh = new Uint8Array(Math.min(fullWindow, Math.max(unread + piece.length - consumed, 2 * window.length)));
         fresh.set(window.subarray(readPos, writePos));
         writePos -= readPos;
         readPos = 0;
