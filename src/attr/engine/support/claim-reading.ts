@@ -81,6 +81,13 @@ export interface ClaimReading {
 const CLAUSE_BREAK =
   /;|:(?!\d)|\s[–—-]\s|,?\s+(?:and|but|yet|while|whereas|although|though)\s+(?=(?:he|she|it|they|we|i|you|its|their|his|her|this|these|those|there|then|also|later|now|so)\b)|,\s+(?:and|but|yet|while|whereas|although|though|which|who|whom|whose|where|when)\b|,\s+(?=(?:he|she|it|they|this|these)\s)/giu;
 
+/** Double-quoted stretches (straight or curly quotes): a title or a quotation, never cut into clauses. */
+const QUOTED = /"[^"]*"|“[^”]*”/g;
+
+function quotedRanges(text: string): Array<[number, number]> {
+  return [...text.matchAll(QUOTED)].map((m) => [m.index, m.index + m[0].length]);
+}
+
 const COMPARISON = /\b(?:than|versus|vs\.?|compared (?:to|with)|relative to|unlike)\s/giu;
 /** A relation word before a year, at most two words apart ("after 2019", "before the 1998", "since early 2004"). */
 export const YEAR_RELATION = /\b(before|after|since|until|till|by|from|through|circa|around)\s+(?:\S+\s+){0,2}?((?:1[5-9]|20)\d\d)\b/g;
@@ -99,7 +106,8 @@ export function readClaim(raw: string): ClaimReading {
     if (pieceTerms.length > 0) fragments.push({ terms: pieceTerms, spans: pieceSpans, negatedTerms: negatedTerms(text.slice(from, to), pieceSpans.map((s) => ({ ...s, start: s.start - from, end: s.end - from }))) });
     from = to;
   };
-  for (const m of text.matchAll(CLAUSE_BREAK)) cut(m.index);
+  const quoted = quotedRanges(text);
+  for (const m of text.matchAll(CLAUSE_BREAK)) if (!quoted.some(([a, z]) => m.index > a && m.index < z)) cut(m.index);
   cut(text.length);
   // A leading one-word fragment ("For the latter, she …", "By 2018, he …") is an adverbial of the next clause.
   while (fragments.length > 1 && fragments[0]!.terms.length < 2) {

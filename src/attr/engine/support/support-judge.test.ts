@@ -97,3 +97,9 @@ test('a phrase moved past its neighbour is not an argument swap; exchanged argum
   assert.ok(judge('Johannes Gutenberg developed a printing press in Mainz around 1450.', ['Mainz developed a printing press in Johannes Gutenberg around 1450.']).flags.includes('role_order'));
   assert.ok(judge('Dark roofs absorb sunlight and release the heat at night.', ['Sunlight absorbs dark roofs and releases the heat at night.']).flags.includes('role_order'));
 });
+
+test('a quoted title is not cut into clauses', () => {
+  const c = readClaim('It was published as "Booth memorials: Passages, incidents, and anecdotes" in 1865; it sold well.');
+  assert.equal(c.fragments.length, 2);
+  assert.ok(c.fragments[0]!.terms.includes('passag'));
+});
