@@ -103,3 +103,8 @@ test('a quoted title is not cut into clauses', () => {
   assert.equal(c.fragments.length, 2);
   assert.ok(c.fragments[0]!.terms.includes('passag'));
 });
+
+test('a name spelt with or without a doubled letter is the same name', () => {
+  assert.ok(!judge('Paterson died at 78.', ['Patterson dies at 78.']).flags.includes('entity_missing'));
+  assert.ok(judge('Peterson died at 78.', ['Patterson dies at 78.']).flags.includes('entity_missing'));
+});

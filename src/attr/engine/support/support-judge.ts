@@ -218,7 +218,10 @@ function bestSentence(sentences: readonly WindowSentence[], terms: readonly stri
  */
 function hasVariant(terms: ReadonlySet<string>, entity: string): boolean {
   if (entity.length < ENTITY_PREFIX) return false;
+  const single = singleLetters(entity);
   for (const t of terms) {
+    // The same name spelt with a doubled letter or without ("Paterson" / "Patterson").
+    if (Math.abs(t.length - entity.length) === 1 && t.charCodeAt(0) === entity.charCodeAt(0) && singleLetters(t) === single) return true;
     if (t.length < ENTITY_PREFIX - 1 || t.charCodeAt(0) !== entity.charCodeAt(0)) continue;
     const shorter = Math.min(t.length, entity.length);
     let common = 0;
@@ -226,6 +229,11 @@ function hasVariant(terms: ReadonlySet<string>, entity: string): boolean {
     if (common >= ENTITY_PREFIX && common >= shorter - 1) return true;
   }
   return false;
+}
+
+/** A word with every run of one letter written once ("patterson" → "paterson"). */
+function singleLetters(word: string): string {
+  return word.replace(/(\p{L})\1+/gu, '$1');
 }
 
 /**

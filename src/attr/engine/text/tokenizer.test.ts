@@ -33,3 +33,13 @@ test('eachContentToken reports capitals and the sentence-initial token', () => {
   eachContentToken('"Instead of Paris, they chose rome."', (t, c, f) => seen.push([t, c, f]));
   assert.deepEqual(seen, [['instead', true, true], ['pari', true, false], ['chose', false, false], ['rome', false, false]]);
 });
+
+test('accents on Latin letters are dropped, marks of other scripts are kept', () => {
+  assert.deepEqual(contentTokens('Québec, Étaples, Bündchen'), contentTokens('Quebec, Etaples, Bundchen'));
+  assert.deepEqual(contentTokens('Αθήνα'), ['αθήνα']);
+});
+
+test('an abbreviated month next to a figure is the month', () => {
+  assert.deepEqual(contentTokens('Nov 10, 2018 and 4 Sept. 2013'), contentTokens('November 10, 2018 and 4 September 2013'));
+  assert.deepEqual(contentTokens('The dec and the mar'), ['dec', 'mar']);
+});

@@ -29,6 +29,16 @@ export const NUMBER_WORDS: ReadonlyMap<string, string> = new Map(
     .concat('thirty forty fifty sixty seventy eighty ninety'.split(' ').map((w, i) => [w, String((i + 3) * 10)] as [string, string])),
 );
 
+/** Abbreviated months, as the stem of the full name. */
+const MONTH_ABBREVIATIONS: ReadonlyMap<string, string> = new Map(
+  'jan:january feb:february mar:march apr:april jun:june jul:july aug:august sep:september sept:september oct:october nov:november dec:december'
+    .split(' ')
+    .map((p) => p.split(':') as [string, string])
+    .map(([a, full]) => [a, stemmer(full)] as [string, string]),
+);
+const DIGIT_AFTER = /^\.?\s\d/;
+const DIGIT_BEFORE = /\d\s$/;
+
 const TOKEN = /[\p{L}\p{N}]+(?:[.,'’][\p{L}\p{N}]+)*/gu;
 
 const isAsciiDigit = (code: number): boolean => code >= 48 && code <= 57;
@@ -38,6 +48,8 @@ const RIGHT_QUOTE = 0x2019;
 const JOINERS = /['’.,]/g;
 const HAS_JOINER = /['’.,]/;
 const NON_ASCII = /[^\x00-\x7F]/;
+const COMBINING_MARKS = /\p{M}/gu;
+const LATIN_WITH_MARKS = /^[\p{Script=Latin}\p{M}\p{N}]+$/u;
 
 const stems = new Map<string, string>();
 const STEM_CACHE_LIMIT = 200_000;
@@ -93,9 +105,21 @@ function eachToken(raw: string, visit: (term: string, start: number, end: number
       continue;
     }
     if (HAS_JOINER.test(t)) t = t.replace(JOINERS, '');
+    // Accents do not make another Latin-script word: "Québec" is "Quebec", "Étaples" is "Etaples".
+    // (Other scripts keep their marks: a Devanagari vowel sign is part of the word.)
+    if (NON_ASCII.test(t)) {
+      const parts = t.normalize('NFD');
+      if (LATIN_WITH_MARKS.test(parts)) t = parts.replace(COMBINING_MARKS, '');
+    }
     const digits = NUMBER_WORDS.get(t);
     if (digits !== undefined) {
       visit(digits, m.index, m.index + original.length, original, true);
+      continue;
+    }
+    // "Nov 10" is "November 10": an abbreviated month next to a figure is the month.
+    const month = MONTH_ABBREVIATIONS.get(t);
+    if (month !== undefined && (DIGIT_AFTER.test(text.slice(m.index + original.length, m.index + original.length + 3)) || DIGIT_BEFORE.test(text.slice(Math.max(0, m.index - 3), m.index)))) {
+      visit(month, m.index, m.index + original.length, original, false);
       continue;
     }
     if (t.length < 2 || STOP_WORDS.has(t)) continue;
