@@ -131,5 +131,26 @@ for (const engine of engines()) {
       const body = (await res.json()) as { error: { code: string; details: { chunk_id: string; reason: string } } };
       assert.deepEqual([body.error.code, body.error.details.chunk_id, body.error.details.reason], ['rehydration_failed', victim.id, 'missing']);
     });
+
+    test('raw bodies (decision 112): a raw put, and a raw part staged in the bucket only once it matched its digest', async () => {
+      const raw = (method: string, route: string, bytes: Uint8Array, digest: string) =>
+        fetch(`${s.url}${route}`, { method, headers: { 'x-api-key': KEYS.acmeWriter, 'content-type': 'application/octet-stream', 'x-svc-content-sha256': digest }, body: bytes });
+      const data = corpusFile('log-like', 600_000, 's3svc-raw');
+      const put = await raw('PUT', '/v1/s3/objects?bucket=media&key=raw.log', data, sha256(data));
+      assert.equal(put.status, 201, await put.clone().text());
+      assert.equal(((await put.json()) as { output: { sha256: string } }).output.sha256, sha256(data));
+
+      const created = (await (await s.call('POST', '/v1/s3/multipart/create', { ...writer, body: { bucket: 'media', key: 'raw-mp.log' } })).json()) as { upload_id: string };
+      const partRoute = `/v1/s3/multipart/part?upload_id=${created.upload_id}&part_number=1`;
+      const first = await raw('PUT', partRoute, data, sha256(data));
+      assert.equal(first.status, 200, await first.clone().text());
+      const wrong = await raw('PUT', partRoute, corpusFile('random', 600_000, 's3svc-raw-wrong'), sha256(data));
+      assert.equal(wrong.status, 400);
+      assert.equal(((await wrong.json()) as { error: { details: { reason: string } } }).error.details.reason, 'digest_mismatch');
+      const done = await s.call('POST', '/v1/s3/multipart/complete', { ...writer, body: { upload_id: created.upload_id, parts: [{ part_number: 1, sha256: sha256(data) }] } });
+      assert.equal(done.status, 200, 'the refused re-upload did not replace the staged part');
+      const got = await s.call('POST', '/v1/s3/objects/get', { ...writer, body: { bucket: 'media', key: 'raw-mp.log' } });
+      assert.ok(Buffer.from(await got.arrayBuffer()).equals(data));
+    });
   });
 }
