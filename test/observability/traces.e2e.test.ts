@@ -44,6 +44,10 @@ before(async () => {
   await call('execute', 'POST', '/v1/work-units/execute', { kind: 'byte_object', logical_ref: `s3://bucket/${KEY_MARKER}`, payload: { _svc_encoding: 'base64', data: b64(`${PAYLOAD_MARKER} `.repeat(400)) } }, { traceparent: `00-${INCOMING_TRACE}-${INCOMING_SPAN}-01` });
   await call('put', 'POST', '/v1/s3/objects', { bucket: 'bucket', key: KEY_MARKER, body_text: `${PAYLOAD_MARKER} object body` });
   await call('get', 'POST', '/v1/s3/objects/get', { bucket: 'bucket', key: KEY_MARKER });
+  // The raw byte routes carry the key, logical ref and metadata in the query string and the bytes as the body.
+  const octets = { 'content-type': 'application/octet-stream' };
+  await call('raw_put', 'PUT', `/v1/s3/objects?bucket=bucket&key=${KEY_MARKER}-raw`, `${PAYLOAD_MARKER} raw body`, octets);
+  await call('raw_execute', 'POST', `/v1/work-units/execute/raw?logical_ref=${encodeURIComponent(`s3://bucket/${KEY_MARKER}-raw`)}&metadata=${encodeURIComponent(JSON.stringify({ note: PAYLOAD_MARKER }))}`, `${PAYLOAD_MARKER} raw execute`, octets);
   const chat = { model: 'm-small', messages: [{ role: 'system', content: 'Answer briefly.' }, { role: 'user', content: `${PROMPT_MARKER} what is a ledger?` }], svc: { contract: 'semantic', allow_semantic_cache: true, cache_domain: 'faq', source_fingerprints: ['doc:1@v1'] } };
   await call('chat', 'POST', '/v1/chat/completions', chat);
   await call('embeddings', 'POST', '/v1/embeddings', { model: 'emb-1', input: [`${PROMPT_MARKER} embed me`] });
