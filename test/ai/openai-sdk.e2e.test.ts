@@ -142,12 +142,15 @@ for (const engine of engines()) {
       assert.deepEqual(stillOwn.value, value);
     });
 
-    test('semantic lookup over HTTP: paraphrase hits, negation misses, another tenant sees nothing', async () => {
+    test('semantic lookup over HTTP: paraphrase hits, near-topic and negation miss, another tenant sees nothing', async () => {
       const entry = { domain: 'faq', query: 'How do I rotate my API key?', source_fingerprints: ['doc:keys@v1'], policy_id: 'pb_x', value: { text: 'Use svc keys rotate.' }, verification: { type: 'non_empty_text' } };
       assert.equal((await svc.call('POST', '/v1/cache/semantic/store', { key: KEYS.acmeWriter, body: entry })).status, 200);
       const q = (query: string, key: string) => svc.call('POST', '/v1/cache/semantic/lookup', { key, body: { domain: 'faq', query, source_fingerprints: ['doc:keys@v1'], policy_id: 'pb_x', freshness: { max_age_seconds: 600 } } }).then((r) => r.json() as Promise<Record<string, any>>);
       assert.equal((await q('how do I rotate my API key', KEYS.acmeWriter)).hit, true);
-      assert.equal((await q('How can I rotate my API key?', KEYS.acmeWriter)).hit, false, 'the safe default does not accept a reworded question (docs/semantic-cache.md)');
+      const reworded = await q('How can I rotate my API key?', KEYS.acmeWriter);
+      assert.equal(reworded.hit, true, 'a function word swapped (docs/semantic-cache.md)');
+      assert.equal(reworded.operating_point.source, 'default');
+      assert.equal((await q('How do I rotate my SSH key?', KEYS.acmeWriter)).hit, false, 'another entity');
       assert.equal((await q('How do I not rotate my API key?', KEYS.acmeWriter)).hit, false);
       assert.equal((await q('how do I rotate my API key', KEYS.globexWriter)).hit, false);
     });

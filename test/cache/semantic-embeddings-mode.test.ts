@@ -2,7 +2,7 @@
  * Embeddings mode (docs/semantic-cache.md): with `semantic_cache_embedding_model`
  * on a provider, the semantic cache's vectors come from that provider's
  * /embeddings route (the mock OpenAI-compatible upstream here), for the
- * normalised query, cached in process; the meaning guard still runs; entries
+ * normalised query, cached in process; the alignment's refusals still run; entries
  * are partitioned by embedder; an upstream that fails makes a miss, not a
  * failed request.
  */
@@ -40,14 +40,16 @@ describe('semantic cache in embeddings mode', () => {
     assert.equal(stored[0]!.body.input, 'what is the refund window', 'the normalised query is embedded');
     const hit = await lookup("what's the refund window");
     assert.equal(hit.hit, true);
-    assert.deepEqual(hit.operating_point, { source: 'default', threshold: 0.92 });
+    assert.deepEqual(hit.operating_point, { source: 'default', embedder: 'provider:mock/emb-1', threshold: 0.92 });
     assert.equal(embeddingCalls().length, before + 1, 'the same normalised text is embedded once (cached)');
     const entries = ((await (await s.call('POST', '/v1/ledger/query', { body: { event_types: ['ai.semantic_cache.accepted'], limit: 10 } })).json()) as Json).events as Json[];
     assert.equal(entries.at(-1)!.payload.embedder, 'provider:mock/emb-1');
   });
 
-  it('the meaning guard still refuses what the vectors might accept, and an upstream failure is a miss', async () => {
-    assert.equal((await lookup('What is the refund window not?')).hit, false);
+  it('the alignment still refuses what the vectors might accept, and an upstream failure is a miss', async () => {
+    const negated = await lookup('What is not the refund window?');
+    assert.equal(negated.hit, false);
+    assert.equal((await lookup('What is the refund window for digital goods?')).hit, false, 'an added content word');
     mock.setBehavior('emb-1', 'status:500');
     try {
       const r = await lookup('A question never embedded before');

@@ -9,8 +9,8 @@ const future = new Date(Date.now() + 3_600_000).toISOString();
 const entry = (key: string, tenant: string, value: unknown): ExactCacheEntry => ({
   key, tenant, value, verification: { type: 'non_empty_text' }, verifier: 'non_empty_text@1', origin: 'client', created_at: new Date().toISOString(), expires_at: future,
 });
-const semantic = (id: string, tenant: string, domain: string, created: string): SemanticCacheEntry => ({
-  id, tenant, domain, embedder: 'lexical-ngram@1/512', normalised_query: 'q', embedding: [0.25, -0.5, 1e-9], source_fingerprints: ['a', 'b'], policy_id: 'pb_1',
+const semantic = (id: string, tenant: string, domain: string, created: string, lookupKey: string | null = null): SemanticCacheEntry => ({
+  id, tenant, domain, embedder: 'lexical-ngram@1/512', normalised_query: 'q', lookup_key: lookupKey, embedding: [0.25, -0.5, 1e-9], source_fingerprints: ['a', 'b'], policy_id: 'pb_1',
   value: { text: 'v' }, verification: { type: 'non_empty_text' }, verifier: 'non_empty_text@1', created_at: created, expires_at: future,
 });
 
@@ -61,6 +61,21 @@ for (const engine of engines()) {
       assert.deepEqual(got.map((e) => e.id), ['ck_s2', 'ck_s1']);
       assert.deepEqual(got[0]!.embedding, [0.25, -0.5, 1e-9]);
       assert.deepEqual(got[0]!.source_fingerprints, ['a', 'b']);
+    });
+
+    test('semantic candidates by lookup key: every unexpired entry of the partition with that key, however old, newest first', async () => {
+      const partition = { tenant: 'acme', domain: 'keys', embedder: 'lexical-ngram@1/512' };
+      await store.semanticCache.put(semantic('ck_k1', 'acme', 'keys', '2025-01-01T00:00:00.000Z', 'key-a'));
+      await store.semanticCache.put(semantic('ck_k2', 'acme', 'keys', '2025-01-02T00:00:00.000Z', 'key-a'));
+      await store.semanticCache.put({ ...semantic('ck_k3', 'acme', 'keys', '2025-01-03T00:00:00.000Z', 'key-a'), expires_at: '2000-01-01T00:00:00.000Z' });
+      await store.semanticCache.put(semantic('ck_k4', 'acme', 'keys', '2025-01-04T00:00:00.000Z', 'key-b'));
+      await store.semanticCache.put(semantic('ck_k5', 'globex', 'keys', '2025-01-05T00:00:00.000Z', 'key-a'));
+      const got = await store.semanticCache.candidatesByKey(partition, 'key-a', new Date().toISOString(), 10);
+      assert.deepEqual(got.map((e) => [e.id, e.lookup_key]), [['ck_k2', 'key-a'], ['ck_k1', 'key-a']]);
+      assert.deepEqual((await store.semanticCache.candidatesByKey(partition, 'key-a', new Date().toISOString(), 1)).map((e) => e.id), ['ck_k2']);
+      assert.deepEqual((await store.semanticCache.candidatesByKey({ ...partition, tenant: 'globex' }, 'key-a', new Date().toISOString(), 10)).map((e) => e.id), ['ck_k5']);
+      assert.equal(await store.semanticCache.clear('acme', 'keys'), 4);
+      assert.equal(await store.semanticCache.clear('globex', 'keys'), 1);
     });
 
     test('clearing the semantic cache removes one tenant (optionally one domain)', async () => {

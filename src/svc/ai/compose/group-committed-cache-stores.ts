@@ -47,6 +47,10 @@ export class GroupCommittedSemanticCacheStore implements SemanticCacheStore {
     return this.#repo.candidates(partition, nowIso, limit);
   }
 
+  candidatesByKey(partition: SemanticPartition, lookupKey: string, nowIso: string, limit: number): Promise<SemanticCacheEntry[]> {
+    return this.#repo.candidatesByKey(partition, lookupKey, nowIso, limit);
+  }
+
   async put(entry: SemanticCacheEntry): Promise<void> {
     await this.#ledger.commit({ write: (tx) => new SemanticCacheRepository(tx).put(entry), events: [] });
   }

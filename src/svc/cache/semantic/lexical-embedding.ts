@@ -1,13 +1,10 @@
 /**
- * The built-in embedding: deterministic, dependency-free, no weights.
- * Features are hashed character trigrams of each word (with boundary marks)
- * plus whole words, signed-hashed into a fixed number of dimensions
- * ("feature hashing") and L2-normalised, so cosine similarity is a dot
- * product. It captures lexical paraphrase (reordering, inflection, small
- * rewording), not synonyms; docs/caches.md says when to configure a
- * provider embedding instead.
+ * Cosine similarity (the judgement of provider and caller vectors), and the
+ * hashed n-gram embedding the built-in cache used before the word alignment
+ * (issue 11): hashed character trigrams of each word plus whole words,
+ * signed-hashed into 512 dimensions and L2-normalised. It is kept for the
+ * benchmark, whose curve shows what a bare cosine threshold on it accepts.
  */
-import { createHash } from 'node:crypto';
 
 export const LEXICAL_DIMENSIONS = 512;
 
@@ -57,12 +54,4 @@ export function cosineSimilarity(a: readonly number[], b: readonly number[]): nu
     nb += y * y;
   }
   return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
-}
-
-/** Stable identifier of this embedding function; vectors of different embedders are never compared. */
-export const LEXICAL_EMBEDDER_ID = `lexical-ngram@1/${LEXICAL_DIMENSIONS}`;
-
-/** Short digest of a vector, for ledger payloads (never the vector itself). */
-export function embeddingDigest(vector: readonly number[]): string {
-  return createHash('sha256').update(Float64Array.from(vector)).digest('hex').slice(0, 16);
 }

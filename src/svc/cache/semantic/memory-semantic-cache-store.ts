@@ -7,6 +7,8 @@ function partitionKey(p: SemanticPartition): string {
 
 export class MemorySemanticCacheStore implements SemanticCacheStore {
   readonly #partitions = new Map<string, SemanticCacheEntry[]>();
+  /** partition → lookup key → entries, oldest first (the same objects as in #partitions). */
+  readonly #byKey = new Map<string, Map<string, SemanticCacheEntry[]>>();
   readonly #maxPerPartition: number;
 
   constructor(maxPerPartition = 10_000) {
@@ -33,18 +35,43 @@ export class MemorySemanticCacheStore implements SemanticCacheStore {
     return out;
   }
 
+  async candidatesByKey(partition: SemanticPartition, lookupKey: string, nowIso: string, limit: number): Promise<SemanticCacheEntry[]> {
+    const entries = this.#byKey.get(partitionKey(partition))?.get(lookupKey) ?? [];
+    const out: SemanticCacheEntry[] = [];
+    for (let i = entries.length - 1; i >= 0 && out.length < limit; i--) {
+      const e = entries[i]!;
+      if (e.expires_at > nowIso) out.push(e);
+    }
+    return out;
+  }
+
   async put(entry: SemanticCacheEntry): Promise<void> {
     const key = partitionKey(entry);
     const list = this.#partitions.get(key) ?? [];
-    list.push(structuredClone(entry));
-    if (list.length > this.#maxPerPartition) list.splice(0, list.length - this.#maxPerPartition);
+    const stored = structuredClone(entry);
+    list.push(stored);
+    if (list.length > this.#maxPerPartition) for (const evicted of list.splice(0, list.length - this.#maxPerPartition)) this.#unindex(key, evicted);
     this.#partitions.set(key, list);
+    if (stored.lookup_key !== null) {
+      const index = this.#byKey.get(key) ?? new Map<string, SemanticCacheEntry[]>();
+      index.set(stored.lookup_key, [...(index.get(stored.lookup_key) ?? []), stored]);
+      this.#byKey.set(key, index);
+    }
+  }
+
+  #unindex(partition: string, entry: SemanticCacheEntry): void {
+    if (entry.lookup_key === null) return;
+    const index = this.#byKey.get(partition);
+    const left = (index?.get(entry.lookup_key) ?? []).filter((e) => e !== entry);
+    if (left.length > 0) index!.set(entry.lookup_key, left);
+    else index?.delete(entry.lookup_key);
   }
 
   async clearAll(): Promise<number> {
     let removed = 0;
     for (const list of this.#partitions.values()) removed += list.length;
     this.#partitions.clear();
+    this.#byKey.clear();
     return removed;
   }
 
@@ -55,6 +82,7 @@ export class MemorySemanticCacheStore implements SemanticCacheStore {
       if (t === tenant && (domain === undefined || d === domain)) {
         removed += list.length;
         this.#partitions.delete(key);
+        this.#byKey.delete(key);
       }
     }
     return removed;

@@ -20,6 +20,7 @@ export interface EmbeddingsClient {
 export class ProviderEmbedder implements Embedder {
   readonly id: string;
   readonly similarityThreshold: number;
+  readonly similarity = 'cosine' as const;
   readonly #client: EmbeddingsClient;
   readonly #model: string;
   readonly #cache = new Map<string, number[]>();

@@ -12,8 +12,10 @@ export interface SemanticCacheEntry {
   domain: string;
   /** Id of the embedder that produced `embedding`. */
   embedder: string;
-  /** Normalised query text, when the entry was stored from text (the meaning guard needs it). */
+  /** Normalised query text, when the entry was stored from text (the alignment needs it). */
   normalised_query: string | null;
+  /** Digest of the query's content-word stems, numbers and symbols (query-tokens.ts lookupKeyOf); null without text. */
+  lookup_key: string | null;
   embedding: number[];
   /** Sorted, de-duplicated. */
   source_fingerprints: string[];
@@ -54,6 +56,8 @@ export interface SemanticCacheStore {
   putCalibration(calibration: SemanticCalibration): Promise<void>;
   /** Unexpired entries of one partition, newest first, at most `limit`. */
   candidates(partition: SemanticPartition, nowIso: string, limit: number): Promise<SemanticCacheEntry[]>;
+  /** Unexpired entries of one partition with this lookup key, however old, newest first, at most `limit`. */
+  candidatesByKey(partition: SemanticPartition, lookupKey: string, nowIso: string, limit: number): Promise<SemanticCacheEntry[]>;
   put(entry: SemanticCacheEntry): Promise<void>;
   /** Deletes the tenant's entries (all domains when `domain` is absent); returns how many. */
   clear(tenant: string, domain?: string): Promise<number>;

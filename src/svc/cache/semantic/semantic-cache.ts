@@ -1,10 +1,12 @@
 /**
  * The semantic cache service. A lookup hits only when ALL of these hold
- * (docs/caches.md): same tenant and domain (the partition), similarity at or
- * above the embedder's threshold, no negation or number difference between
- * the queries, identical source fingerprints and policy id, the entry young
- * enough for the caller's freshness, and the entry's verifier (plus the
- * caller's, when given) passing now. A candidate rejected only for source,
+ * (docs/caches.md, docs/semantic-cache.md): same tenant and domain (the
+ * partition), the word alignment of the two questions accepts them (no
+ * other content word, number, negation, symbol, question word or word order;
+ * no reference outside the text), the similarity at or above the operating
+ * point's threshold, identical source fingerprints and policy id, the entry
+ * young enough for the caller's freshness, and the entry's verifier (plus
+ * the caller's, when given) passing now. A candidate rejected only for source,
  * policy or age is counted as stale. Each accepted hit is written to the
  * ledger as `ai.semantic_cache.accepted`.
  *
@@ -18,10 +20,11 @@ import { authorizeCacheTenant, bindCacheTenant, tenantHash } from '../cache-acce
 import { CACHE_EVENTS, type CacheLedgerSink, type CacheLookupObserver, type CacheRequestContext } from '../cache-context.ts';
 import { DEFAULT_TTL_SECONDS, type SemanticCalibrateRequest, type SemanticLookupRequest, type SemanticStoreRequest } from '../cache-schemas.ts';
 import { runVerifier } from '../verifiers/run-verifier.ts';
+import { createHash } from 'node:crypto';
 import { type Embedder, lexicalEmbedder } from './embedder.ts';
-import { cosineSimilarity } from './lexical-embedding.ts';
-import { compareMeaningMarkers } from './meaning-guard.ts';
+import { type JudgedQuery, judgeCandidate, meetsThreshold } from './pair-judge.ts';
 import { normaliseQuery } from './query-normaliser.ts';
+import { type QueryToken, lookupKeyOf, queryTokens } from './query-tokens.ts';
 import type { SemanticCacheEntry, SemanticCacheStore, SemanticCalibration } from './semantic-cache-store.ts';
 import { type CurvePoint, calibrateThreshold } from './calibration.ts';
 import { inSpan, tenantHash as spanTenantHash } from '../../observability/tracing.ts';
@@ -35,8 +38,13 @@ export type SemanticLookupResult =
   | { hit: true; entry_id: string; value: unknown; similarity: number; verifier: string; age_seconds: number; operating_point: OperatingPoint }
   | { hit: false; reason: SemanticMissReason; stale: boolean; best_similarity: number };
 
-/** The threshold a hit was accepted under: the embedder's default, or the domain's calibration (docs/semantic-cache.md). */
-export type OperatingPoint = { source: 'default'; threshold: number } | { source: 'calibration'; threshold: number; calibration_id: string; max_false_accept: number };
+/**
+ * The threshold a hit was accepted under: the embedder's default, or the domain's calibration (docs/semantic-cache.md),
+ * with the embedder whose similarity it applies to.
+ */
+export type OperatingPoint =
+  | { source: 'default'; embedder: string; threshold: number }
+  | { source: 'calibration'; embedder: string; threshold: number; calibration_id: string; max_false_accept: number };
 
 export type SemanticQuery = Omit<SemanticLookupRequest, 'tenant'>;
 export type SemanticEntryInput = Omit<SemanticStoreRequest, 'tenant'>;
@@ -46,8 +54,13 @@ export interface SemanticCacheOptions {
   ledger: CacheLedgerSink;
   embedder?: Embedder;
   now?: () => number;
-  /** How many of the partition's newest entries are scored per lookup. */
+  /** How many of the partition's newest entries are scored per lookup of a caller-supplied vector (no text). */
   maxCandidates?: number;
+  /**
+   * How many of the partition's newest entries are scored per text lookup besides those with the query's lookup key
+   * (which are all candidates, however old): they catch a typo in a content word, which changes the key.
+   */
+  recentCandidates?: number;
   /** Called with the number of candidates of another tenant a broken store returned (refused; critical alert). */
   onCrossTenantHit?: (count: number) => void;
   onLookup?: CacheLookupObserver;
@@ -59,8 +72,19 @@ const MISS_RANK: Record<SemanticMissReason, number> = { no_candidate: 0, embedde
 interface PreparedQuery {
   embedder: string;
   threshold: number;
+  similarity: Embedder['similarity'];
   normalised: string | null;
+  tokens: QueryToken[] | null;
+  lookupKey: string | null;
   vector: number[];
+}
+
+/** How many entries with the query's lookup key are scored (the newest first). */
+const KEY_CANDIDATES = 64;
+
+/** Digest of a lookup key: fixed size in the index, and no query words in it. */
+function keyDigest(key: string): string {
+  return createHash('sha256').update(key).digest('base64url').slice(0, 22);
 }
 
 function sortedUnique(values: readonly string[]): string[] {
@@ -77,6 +101,9 @@ export class SemanticCache {
   readonly #embedder: Embedder;
   readonly #now: () => number;
   readonly #maxCandidates: number;
+  readonly #recentCandidates: number;
+  /** Tokens of stored queries, by normalised text (bounded; an entry's text never changes). */
+  readonly #tokens = new Map<string, QueryToken[]>();
   readonly #onCrossTenantHit: (count: number) => void;
   readonly #onLookup: CacheLookupObserver;
 
@@ -87,6 +114,7 @@ export class SemanticCache {
     this.#embedder = options.embedder ?? lexicalEmbedder;
     this.#now = options.now ?? Date.now;
     this.#maxCandidates = options.maxCandidates ?? 2000;
+    this.#recentCandidates = options.recentCandidates ?? 200;
     this.#onCrossTenantHit = options.onCrossTenantHit ?? (() => {});
   }
 
@@ -137,33 +165,38 @@ export class SemanticCache {
     // A domain calibrated on the tenant's own labelled pairs uses its measured threshold (text queries only: the guard runs).
     const calibration = prepared.normalised !== null && query.embedding === undefined ? await this.#store.calibration({ tenant, domain: query.domain, embedder: prepared.embedder }) : undefined;
     const operatingPoint: OperatingPoint = calibration
-      ? { source: 'calibration', threshold: calibration.threshold, calibration_id: calibration.id, max_false_accept: calibration.max_false_accept }
-      : { source: 'default', threshold: prepared.threshold };
+      ? { source: 'calibration', embedder: prepared.embedder, threshold: calibration.threshold, calibration_id: calibration.id, max_false_accept: calibration.max_false_accept }
+      : { source: 'default', embedder: prepared.embedder, threshold: prepared.threshold };
     const now = this.#now();
-    const fetched = await this.#store.candidates({ tenant, domain: query.domain, embedder: prepared.embedder }, new Date(now).toISOString(), this.#maxCandidates);
+    const fetched = await this.#candidates({ tenant, domain: query.domain, embedder: prepared.embedder }, prepared, new Date(now).toISOString());
     // The store partitions by tenant; another tenant's entry here means storage is broken: never score it.
     const candidates = fetched.filter((e) => e.tenant === tenant);
     if (candidates.length < fetched.length) this.#onCrossTenantHit(fetched.length - candidates.length);
-    const scored = candidates
-      .map((entry) => ({ entry, similarity: cosineSimilarity(prepared.vector, entry.embedding) }))
-      .filter((c) => c.similarity >= operatingPoint.threshold)
-      .sort((a, b) => b.similarity - a.similarity);
+    const asked: JudgedQuery = { tokens: prepared.tokens, vector: prepared.vector };
+    let refusedForMeaning = false;
+    const scored: Array<{ entry: SemanticCacheEntry; similarity: number }> = [];
+    for (const entry of candidates) {
+      const judged = judgeCandidate(prepared.similarity, asked, { tokens: this.#tokensOf(entry.normalised_query), vector: entry.embedding }, operatingPoint.threshold);
+      if (judged.refused) {
+        if (judged.lookedAlike) refusedForMeaning = true;
+        continue;
+      }
+      // Without text on both sides nothing can be refused for meaning, so such vectors need the stricter threshold.
+      if (!judged.guarded && judged.similarity < CLIENT_EMBEDDING_THRESHOLD) {
+        if (meetsThreshold(judged.similarity, operatingPoint.threshold)) refusedForMeaning = true;
+        continue;
+      }
+      if (meetsThreshold(judged.similarity, operatingPoint.threshold)) scored.push({ entry, similarity: judged.similarity });
+    }
+    scored.sort((a, b) => b.similarity - a.similarity);
     const best = scored[0]?.similarity ?? 0;
     const fingerprints = sortedUnique(query.source_fingerprints);
     let reason = 'no_candidate' as SemanticMissReason;
     const note = (r: SemanticMissReason): void => {
       reason = MISS_RANK[r] > MISS_RANK[reason] ? r : reason;
     };
+    if (refusedForMeaning) note('meaning_differs');
     for (const { entry, similarity } of scored) {
-      if (prepared.normalised !== null && entry.normalised_query !== null) {
-        if (!compareMeaningMarkers(prepared.normalised, entry.normalised_query).same) {
-          note('meaning_differs');
-          continue;
-        }
-      } else if (similarity < CLIENT_EMBEDDING_THRESHOLD) {
-        note('meaning_differs');
-        continue;
-      }
       if (!sameList(entry.source_fingerprints, fingerprints)) {
         note('stale');
         continue;
@@ -218,6 +251,7 @@ export class SemanticCache {
       domain: input.domain,
       embedder: prepared.embedder,
       normalised_query: prepared.normalised,
+      lookup_key: prepared.lookupKey,
       embedding: prepared.vector,
       source_fingerprints: sortedUnique(input.source_fingerprints),
       policy_id: input.policy_id,
@@ -303,10 +337,46 @@ export class SemanticCache {
 
   async #prepare(query: string | undefined, embedding: number[] | undefined): Promise<PreparedQuery> {
     const normalised = query === undefined ? null : normaliseQuery(query);
+    const tokens = normalised === null || normalised.length === 0 ? null : queryTokens(normalised);
+    const lookupKey = tokens === null ? null : keyDigest(lookupKeyOf(tokens));
     if (embedding !== undefined) {
-      return { embedder: `client/${embedding.length}`, threshold: CLIENT_EMBEDDING_THRESHOLD, normalised, vector: embedding };
+      return { embedder: `client/${embedding.length}`, threshold: CLIENT_EMBEDDING_THRESHOLD, similarity: 'cosine', normalised, tokens, lookupKey, vector: embedding };
     }
     if (normalised === null || normalised.length === 0) throw new SvcError('invalid_request', 'a semantic cache request needs a non-empty query or an embedding');
-    return { embedder: this.#embedder.id, threshold: this.#embedder.similarityThreshold, normalised, vector: await this.#embedder.embed(normalised) };
+    return {
+      embedder: this.#embedder.id,
+      threshold: this.#embedder.similarityThreshold,
+      similarity: this.#embedder.similarity,
+      normalised,
+      tokens,
+      lookupKey,
+      vector: await this.#embedder.embed(normalised),
+    };
+  }
+
+  /**
+   * Text queries: every entry with the query's lookup key (the alignment only accepts the same content words, so no
+   * other entry can match except through a typo), plus the newest few for typos. Vectors alone: the newest entries.
+   */
+  async #candidates(partition: { tenant: string; domain: string; embedder: string }, prepared: PreparedQuery, nowIso: string): Promise<SemanticCacheEntry[]> {
+    if (prepared.lookupKey === null) return this.#store.candidates(partition, nowIso, this.#maxCandidates);
+    const [byKey, recent] = await Promise.all([
+      this.#store.candidatesByKey(partition, prepared.lookupKey, nowIso, KEY_CANDIDATES),
+      // Caller-supplied vectors may have been stored without text (no key): they keep the wide scan.
+      this.#store.candidates(partition, nowIso, partition.embedder.startsWith('client/') ? this.#maxCandidates : this.#recentCandidates),
+    ]);
+    const seen = new Set(byKey.map((e) => e.id));
+    return [...byKey, ...recent.filter((e) => !seen.has(e.id))];
+  }
+
+  #tokensOf(normalised: string | null): QueryToken[] | null {
+    if (normalised === null || normalised.length === 0) return null;
+    let tokens = this.#tokens.get(normalised);
+    if (tokens === undefined) {
+      tokens = queryTokens(normalised);
+      if (this.#tokens.size >= 50_000) this.#tokens.clear();
+      this.#tokens.set(normalised, tokens);
+    }
+    return tokens;
   }
 }

@@ -12,6 +12,7 @@ interface Row {
   domain: string;
   embedder: string;
   normalised_query: string | null;
+  lookup_key: string | null;
   embedding: Uint8Array;
   source_fingerprints: string;
   policy_id: string;
@@ -29,6 +30,25 @@ function encodeVector(v: readonly number[]): Uint8Array {
 function decodeVector(bytes: Uint8Array): number[] {
   const copy = new Uint8Array(bytes); // aligned copy
   return Array.from(new Float64Array(copy.buffer, 0, copy.byteLength / 8));
+}
+
+function entryOf(r: Row): SemanticCacheEntry {
+  return {
+    id: r.id,
+    tenant: r.tenant,
+    domain: r.domain,
+    embedder: r.embedder,
+    normalised_query: r.normalised_query,
+    lookup_key: r.lookup_key ?? null,
+    embedding: decodeVector(r.embedding),
+    source_fingerprints: JSON.parse(r.source_fingerprints) as string[],
+    policy_id: r.policy_id,
+    value: JSON.parse(r.value) as unknown,
+    verification: JSON.parse(r.verification) as SemanticCacheEntry['verification'],
+    verifier: r.verifier,
+    created_at: r.created_at,
+    expires_at: r.expires_at,
+  };
 }
 
 export class SemanticCacheRepository implements SemanticCacheStore {
@@ -61,28 +81,23 @@ export class SemanticCacheRepository implements SemanticCacheStore {
       `SELECT * FROM semantic_cache_entries WHERE tenant = $1 AND domain = $2 AND embedder = $3 AND expires_at > $4 ORDER BY created_at DESC, id DESC LIMIT $5`,
       [p.tenant, p.domain, p.embedder, nowIso, limit],
     );
-    return rows.map((r) => ({
-      id: r.id,
-      tenant: r.tenant,
-      domain: r.domain,
-      embedder: r.embedder,
-      normalised_query: r.normalised_query,
-      embedding: decodeVector(r.embedding),
-      source_fingerprints: JSON.parse(r.source_fingerprints) as string[],
-      policy_id: r.policy_id,
-      value: JSON.parse(r.value) as unknown,
-      verification: JSON.parse(r.verification) as SemanticCacheEntry['verification'],
-      verifier: r.verifier,
-      created_at: r.created_at,
-      expires_at: r.expires_at,
-    }));
+    return rows.map(entryOf);
   }
+
+  async candidatesByKey(p: SemanticPartition, lookupKey: string, nowIso: string, limit: number): Promise<SemanticCacheEntry[]> {
+    const rows = await this.#db.all<Row>(
+      `SELECT * FROM semantic_cache_entries WHERE tenant = $1 AND domain = $2 AND embedder = $3 AND lookup_key = $4 AND expires_at > $5 ORDER BY created_at DESC, id DESC LIMIT $6`,
+      [p.tenant, p.domain, p.embedder, lookupKey, nowIso, limit],
+    );
+    return rows.map(entryOf);
+  }
+
 
   async put(e: SemanticCacheEntry): Promise<void> {
     await this.#db.run(
-      `INSERT INTO semantic_cache_entries (id, tenant, domain, embedder, normalised_query, embedding, source_fingerprints, policy_id, value, verification, verifier, created_at, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
-      [e.id, e.tenant, e.domain, e.embedder, e.normalised_query, encodeVector(e.embedding), JSON.stringify(e.source_fingerprints), e.policy_id, JSON.stringify(e.value), JSON.stringify(e.verification), e.verifier, e.created_at, e.expires_at],
+      `INSERT INTO semantic_cache_entries (id, tenant, domain, embedder, normalised_query, lookup_key, embedding, source_fingerprints, policy_id, value, verification, verifier, created_at, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+      [e.id, e.tenant, e.domain, e.embedder, e.normalised_query, e.lookup_key, encodeVector(e.embedding), JSON.stringify(e.source_fingerprints), e.policy_id, JSON.stringify(e.value), JSON.stringify(e.verification), e.verifier, e.created_at, e.expires_at],
     );
   }
 

@@ -1,0 +1,167 @@
+/**
+ * Tokens of a normalised query for the semantic cache's alignment
+ * (query-alignment.ts, docs/semantic-cache.md): every word gets a class —
+ * a function word of a small closed class (articles, auxiliaries,
+ * pronouns by person, prepositions, question words, ...), a negation, a
+ * number, a meaningful symbol, or a content word — and content words get
+ * the forms they may match by: the word itself, its inflection base
+ * (plural / singular), its verb base (-ing / -ed) and its Porter stem
+ * (derivation: engineer / engineering), after folding British and American
+ * spelling. The lists are general English grammar, not fitted to any data.
+ */
+import { stemmer } from 'stemmer';
+
+export const WORD_CLASSES = [
+  'article', 'light', 'preposition', 'do', 'be', 'have', 'modal', 'past', 'first', 'second', 'generic', 'third', 'quantifier', 'conjunction',
+  'question', 'deixis', 'negation', 'number', 'symbol', 'content',
+] as const;
+
+export type WordClass =
+  | 'article' // a, an, the: dropped or swapped freely
+  | 'light' // intensifiers and hedges ("really", "exactly"): dropped at a small cost
+  | 'preposition'
+  | 'do' // the dummy auxiliary do / does
+  | 'be' // is / are / am / be / been
+  | 'have'
+  | 'modal' // can / could / should / would / will / ...
+  | 'past' // did / was / were / had: tense
+  | 'first' // i / me / my / we / our ...
+  | 'second' // you / your ...
+  | 'generic' // one / someone / people ...
+  | 'third' // he / she / they / it ...: a different referent
+  | 'quantifier' // some / any / all / every / many / most
+  | 'conjunction'
+  | 'question' // what / which / who / how / when / where / why
+  | 'deixis' // this / these / those / following / above / below / attached: points outside the text
+  | 'negation'
+  | 'number'
+  | 'symbol'
+  | 'content';
+
+export const CLASS_INDEX: ReadonlyMap<WordClass, number> = new Map(WORD_CLASSES.map((c, i) => [c, i]));
+
+const CLASS_WORDS: ReadonlyArray<[WordClass, string]> = [
+  ['article', 'a an the'],
+  ['light', 'really actually exactly ever just very please basically truly simply generally currently likely'],
+  // Not over / under, before / after: swapping those changes the question (they are content words here).
+  ['preposition', 'of for in on at to about from with by into onto as through during within upon towards toward via per across'],
+  ['do', 'do does'],
+  ['be', 'is are am be been being'],
+  ['have', 'have has having'],
+  ['modal', 'can could should would will shall may might must'],
+  ['past', 'did was were had'],
+  ['first', 'i me my mine myself we us our ours ourselves'],
+  ['second', 'you your yours yourself yourselves'],
+  ['generic', 'one someone somebody anyone anybody everyone everybody people person'],
+  ['third', 'he him his she her hers they them their theirs it its himself herself themselves itself'],
+  ['quantifier', 'some any all every each many most much more few several'],
+  ['conjunction', 'and or but if so than then because while also'],
+  ['question', 'what which who whom whose how when where why'],
+  ['deixis', 'this these those following above below attached here'],
+  ['negation', 'not no never none nobody nothing neither nor without nowhere cannot'],
+];
+
+const CLASS_OF: ReadonlyMap<string, WordClass> = new Map(CLASS_WORDS.flatMap(([c, words]) => words.split(' ').map((w) => [w, c] as [string, WordClass])));
+
+/** True for the closed-class words of this module (articles, pronouns, auxiliaries, ...), not content words. */
+export function isFunctionWord(word: string): boolean {
+  return CLASS_OF.has(word);
+}
+
+/** Number words compare as the digits they stand for ("five" meets "5"). */
+const NUMBER_WORDS: ReadonlyMap<string, string> = new Map<string, string>(
+  ([
+    ...'zero _ two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty'
+      .split(' ')
+      .map((w, i) => [w, String(i)] as [string, string]),
+    ...'thirty forty fifty sixty seventy eighty ninety'.split(' ').map((w, i) => [w, String((i + 3) * 10)] as [string, string]),
+    ['hundred', '100'], ['thousand', '1000'], ['million', '1000000'], ['billion', '1000000000'],
+    ['first', '1st'], ['second', '2nd'], ['third', '3rd'], ['half', '1/2'], ['double', 'x2'], ['twice', 'x2'],
+  ] as Array<[string, string]>).filter(([w]) => w !== '_'),
+);
+
+const SYMBOL = /^[^\p{L}\p{N}]+$/u;
+
+/** Folds British spellings to American ones so the two match ("favourite", "summarise", "centre", "travelled"). */
+function foldSpelling(w: string): string {
+  return w
+    .replace(/our(s|ed|ing|ite|ites|able)?$/, 'or$1')
+    .replace(/is(e|es|ed|ing|ation|ations)$/, 'iz$1')
+    .replace(/ys(e|es|ed|ing)$/, 'yz$1')
+    .replace(/([^aeiou])re(s?)$/, '$1er$2')
+    .replace(/([aeiou])ll(ed|ing|er|ers)$/, '$1l$2');
+}
+
+/** Singular of a plural noun or third-person verb ("policies" → "policy", "boxes" → "box"); derivation is left alone. */
+function inflectionBase(w: string): string {
+  if (w.length <= 3 || /(ss|us|is|ous)$/.test(w)) return w;
+  if (w.endsWith('ies') && w.length > 4) return `${w.slice(0, -3)}y`;
+  if (/(ches|shes|xes|zes|sses)$/.test(w)) return w.slice(0, -2);
+  return w.endsWith('s') ? w.slice(0, -1) : w;
+}
+
+/** Verb base: -ing and -ed removed on top of the inflection base ("making" / "made" aside, "used" → "us", "using" → "us"). */
+function verbBase(base: string): string {
+  let w = base;
+  if (w.endsWith('ing') && w.length > 5) w = w.slice(0, -3);
+  else if (w.endsWith('ied') && w.length > 4) return `${w.slice(0, -3)}y`;
+  else if (w.endsWith('ed') && w.length > 4) w = w.slice(0, -2);
+  if (/([bdfgklmnprtz])\1$/.test(w)) w = w.slice(0, -1);
+  return w.replace(/e$/, '');
+}
+
+export interface QueryToken {
+  /** The word as normalised. */
+  word: string;
+  cls: WordClass;
+  /** Index of `cls` in WORD_CLASSES. */
+  index: number;
+  /** Content words: the word in American spelling; others: the word. */
+  folded: string;
+  /** Content words: inflection base; numbers: their digits; others: the word. */
+  base: string;
+  /** Content words: verb base. */
+  verb: string;
+  /** Content words: Porter stem of the spelling-folded word (what the lookup key is made of). */
+  stem: string;
+}
+
+const tokenCache = new Map<string, QueryToken>();
+
+function tokenOf(word: string): QueryToken {
+  let t = tokenCache.get(word);
+  if (t !== undefined) return t;
+  const number = /\d/.test(word) ? word.replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, '') : NUMBER_WORDS.get(word);
+  const cls: WordClass = number !== undefined ? 'number' : SYMBOL.test(word) ? 'symbol' : (CLASS_OF.get(word) ?? 'content');
+  if (cls === 'content') {
+    const folded = foldSpelling(word);
+    const base = inflectionBase(folded);
+    t = { word, cls, index: CLASS_INDEX.get(cls)!, folded, base, verb: verbBase(base), stem: stemmer(folded) };
+  } else {
+    const fixed = number ?? word;
+    t = { word, cls, index: CLASS_INDEX.get(cls)!, folded: word, base: fixed, verb: fixed, stem: fixed };
+  }
+  if (tokenCache.size >= 100_000) tokenCache.clear();
+  tokenCache.set(word, t);
+  return t;
+}
+
+/** Tokens of a normalised query (query-normaliser.ts); hyphenated words count as their parts. */
+export function queryTokens(normalised: string): QueryToken[] {
+  const out: QueryToken[] = [];
+  for (const part of normalised.split(/[\s-]+/)) if (part.length > 0) out.push(tokenOf(part));
+  return out;
+}
+
+/**
+ * The words a matching query must share: the Porter stems of the content words, numbers and symbols, sorted. Two
+ * queries the alignment can accept without a typo have the same key, so the key indexes the cache (every entry with
+ * the query's key is a candidate, however old).
+ */
+export function lookupKeyOf(tokens: readonly QueryToken[]): string {
+  return tokens
+    .filter((t) => t.cls === 'content' || t.cls === 'number' || t.cls === 'symbol')
+    .map((t) => t.stem)
+    .sort()
+    .join(' ');
+}
