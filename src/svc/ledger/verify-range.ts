@@ -45,53 +45,63 @@ export interface RangeResult {
 export async function verifyRange(repo: LedgerRepository, fromSeq: number, toSeq: number): Promise<RangeResult> {
   const result: RangeResult = { fromSeq, toSeq, checked: 0, firstPrevHash: null, lastHash: null, firstEventId: null, firstSeq: null, lastSeq: null };
   // The range's first row, whole: its seq, id and prev_hash start the walk.
-  const head = (await repo.scanValues(fromSeq - 1, 1, toSeq))[0];
-  if (!head) return result;
+  const head = (await repo.scanValues(fromSeq - 1, 1))[0];
+  if (!head || Number(head[0]) > toSeq) return result;
   result.firstSeq = Number(head[0]);
   result.firstEventId = head[1] as string;
   result.firstPrevHash = head[11] as string;
   let expectedSeq = result.firstSeq;
   let expectedPrev = result.firstPrevHash;
   let checked = 0;
-  let after = expectedSeq - 1;
-  while (after < toSeq) {
-    const rows = await repo.scanRecords(after, toSeq, PAGE);
-    if (rows.length === 0) break;
-    for (let i = 0; i < rows.length; i++) {
-      const row = rows[i]!;
-      const record = row[1] as string;
-      const stored = row[2] as string;
-      checked++;
-      // Fast path: the next seq, linked to the previous hash, hashing to the stored hash.
-      if (row[0] === expectedSeq && record.startsWith(expectedPrev) && digest('sha256', record, 'hex') === stored) {
+  const finish = (): RangeResult => {
+    result.checked = checked;
+    if (expectedSeq > result.firstSeq!) {
+      result.lastHash = expectedPrev;
+      result.lastSeq = expectedSeq - 1;
+    }
+    return result;
+  };
+  // Pages are read one ahead: on PostgreSQL the server renders the next page while this one is hashed.
+  const read = (after: number) => {
+    const limit = Math.min(PAGE, toSeq - after);
+    return { limit, rows: repo.scanRecords(after, limit) };
+  };
+  let page: ReturnType<typeof read> | undefined = read(expectedSeq - 1);
+  try {
+    while (page) {
+      const rows: unknown[][] = await page.rows;
+      const last = rows.length > 0 ? Number(rows[rows.length - 1]![0]) : toSeq;
+      page = rows.length === page.limit && last < toSeq ? read(last) : undefined;
+      for (let i = 0; i < rows.length; i++) {
+        const row = rows[i]!;
+        if ((row[0] as number) > toSeq) return finish(); // past a gap, into the next range
+        const record = row[1] as string;
+        const stored = row[2] as string;
+        checked++;
+        // Fast path: the next seq, linked to the previous hash, hashing to the stored hash.
+        if (row[0] === expectedSeq && record.startsWith(expectedPrev) && digest('sha256', record, 'hex') === stored) {
+          expectedPrev = stored;
+          expectedSeq++;
+          continue;
+        }
+        const verdict = await exactRow(repo, Number(row[0]), expectedSeq, expectedPrev);
+        if (verdict !== undefined) {
+          finish();
+          result.firstBreak = verdict.firstBreak;
+          result.firstBadEventId = verdict.id;
+          return result;
+        }
         expectedPrev = stored;
         expectedSeq++;
-        continue;
       }
-      const verdict = await exactRow(repo, Number(row[0]), expectedSeq, expectedPrev);
-      if (verdict !== undefined) {
-        result.checked = checked;
-        result.firstBreak = verdict.firstBreak;
-        result.firstBadEventId = verdict.id;
-        if (expectedSeq > result.firstSeq) {
-          result.lastHash = expectedPrev;
-          result.lastSeq = expectedSeq - 1;
-        }
-        return result;
-      }
-      expectedPrev = stored;
-      expectedSeq++;
+      // SQLite answers synchronously: let the event loop run between pages (requests, and chunk hand-outs to workers).
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
-    after = Number(rows[rows.length - 1]![0]);
-    // SQLite answers synchronously: let the event loop run between pages (requests, and chunk hand-outs to workers).
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    return finish();
+  } finally {
+    // A page read ahead and no longer needed must not become an unhandled rejection.
+    page?.rows.catch(() => undefined);
   }
-  result.checked = checked;
-  if (expectedSeq > result.firstSeq) {
-    result.lastHash = expectedPrev;
-    result.lastSeq = expectedSeq - 1;
-  }
-  return result;
 }
 
 /**

@@ -25,6 +25,7 @@ export const PARALLEL_MIN_EVENTS = 100_000;
 const MAX_WORKERS = 8;
 /** Events per chunk: enough to dwarf a message round trip, few enough that threads finish together. */
 const CHUNK_EVENTS = 50_000;
+const MIN_CHUNK_EVENTS = 5_000;
 
 export interface LedgerVerifyReport extends ChainReport {
   duration_ms: number;
@@ -40,7 +41,7 @@ export interface VerifyOptions {
   workers?: number;
   /** Ledgers shorter than this are verified in one pass (default PARALLEL_MIN_EVENTS). */
   parallelMinEvents?: number;
-  /** Events per chunk handed to a thread (default 50,000; tests use small chunks to put boundaries where they want). */
+  /** Events per chunk handed to a thread (default: 50,000, shrinking to 5,000 near the end; tests fix it to put boundaries where they want). */
   chunkEvents?: number;
   /** Whether the calling thread verifies chunks too (default true); false: worker threads only. */
   callerThread?: boolean;
@@ -61,10 +62,28 @@ export async function verifyLedger(repo: LedgerRepository, options: VerifyOption
     const range = await verifyRange(repo, 1, Number.MAX_SAFE_INTEGER);
     return { ...stitch([range]), duration_ms: Math.round(performance.now() - started), workers: 1 };
   }
-  const size = Math.max(1, options.chunkEvents ?? CHUNK_EVENTS);
-  const chunks = Array.from({ length: Math.ceil(headSeq / size) }, (_, k) => [k * size + 1, Math.min(headSeq, (k + 1) * size)] as const);
+  const chunks = options.chunkEvents === undefined ? guidedChunks(headSeq, threads) : fixedChunks(headSeq, Math.max(1, options.chunkEvents));
   const { ranges, threadsUsed } = await verifyChunks(repo, options.target!, chunks, threads, options.callerThread ?? true);
   return { ...stitch(ranges), duration_ms: Math.round(performance.now() - started), workers: threadsUsed };
+}
+
+function fixedChunks(headSeq: number, size: number): Array<readonly [number, number]> {
+  return Array.from({ length: Math.ceil(headSeq / size) }, (_, k) => [k * size + 1, Math.min(headSeq, (k + 1) * size)] as const);
+}
+
+/**
+ * Chunks of CHUNK_EVENTS that shrink towards the end (a share of what is left, at least MIN_CHUNK_EVENTS), so the
+ * threads run out of work at nearly the same moment instead of one finishing a whole chunk alone.
+ */
+export function guidedChunks(headSeq: number, threads: number): Array<readonly [number, number]> {
+  const chunks: Array<readonly [number, number]> = [];
+  for (let from = 1; from <= headSeq; ) {
+    const size = Math.max(MIN_CHUNK_EVENTS, Math.min(CHUNK_EVENTS, Math.ceil((headSeq - from + 1) / (2 * threads))));
+    const to = Math.min(headSeq, from + size - 1);
+    chunks.push([from, to]);
+    from = to + 1;
+  }
+  return chunks;
 }
 
 /**

@@ -126,9 +126,9 @@ export class LedgerRepository {
     return this.db.all<LedgerRow>(`SELECT ${COLUMNS.join(', ')} FROM ledger_events WHERE seq > $1 ORDER BY seq LIMIT $2`, [afterSeq, limit]);
   }
 
-  /** Like `scan`, as arrays in `LEDGER_COLUMNS` order, up to `toSeq` (the exact check of one row in verification). */
-  scanValues(afterSeq: number, limit: number, toSeq = Number.MAX_SAFE_INTEGER): Promise<unknown[][]> {
-    return this.db.values(`SELECT ${COLUMNS.join(', ')} FROM ledger_events WHERE seq > $1 AND seq <= $2 ORDER BY seq LIMIT $3`, [afterSeq, toSeq, limit]);
+  /** Like `scan`, as arrays in `LEDGER_COLUMNS` order (the exact check of one row in verification). */
+  scanValues(afterSeq: number, limit: number): Promise<unknown[][]> {
+    return this.db.values(`SELECT ${COLUMNS.join(', ')} FROM ledger_events WHERE seq > $1 ORDER BY seq LIMIT $2`, [afterSeq, limit]);
   }
 
   /**
@@ -138,9 +138,12 @@ export class LedgerRepository {
    * row and hashes `record` as it arrives. `record` is '' when the stored prev_hash is not 64 bytes long, so that a
    * record starting with the expected 64-character prev_hash proves the column equals it. The verifier re-derives a
    * row in JS from its columns before reporting it broken, so an escaping difference can never be a false break.
+   * Only a lower bound (the caller stops at its range's end): with `seq > $1 ORDER BY seq LIMIT $2` PostgreSQL walks
+   * the primary key even before the table has statistics, where a two-sided range is planned as a bitmap scan of
+   * the whole range and a sort, for every page.
    */
-  scanRecords(afterSeq: number, toSeq: number, limit: number): Promise<unknown[][]> {
-    return this.db.values(`SELECT seq, ${this.db.dialect === 'sqlite' ? SQLITE_RECORD : POSTGRES_RECORD}, hash FROM ledger_events WHERE seq > $1 AND seq <= $2 ORDER BY seq LIMIT $3`, [afterSeq, toSeq, limit]);
+  scanRecords(afterSeq: number, limit: number): Promise<unknown[][]> {
+    return this.db.values(`SELECT seq, ${this.db.dialect === 'sqlite' ? SQLITE_RECORD : POSTGRES_RECORD}, hash FROM ledger_events WHERE seq > $1 ORDER BY seq LIMIT $2`, [afterSeq, limit]);
   }
 
   /** The newest row of each of `types` (one indexed lookup per type; ledger_events_type_idx), in chain order. */
