@@ -203,6 +203,11 @@ describe('AI gateway (domain, mock upstream)', () => {
     assert.equal(exactOnly.meta.cache, 'miss');
     const hit = await h.gateway.chat(h.ctx('acme'), chat('how do I reset my password', { svc }), { wantsMetadata: true });
     assert.equal(hit.meta.cache, 'semantic_hit');
+    // The hit names the operating point it was accepted under, in the metadata and the svc object.
+    const point = { source: 'default', embedder: 'lexical-align@2', threshold: 0.93 };
+    assert.deepEqual(hit.meta.semantic_operating_point, point);
+    assert.deepEqual(hit.kind === 'json' && (hit.body as { svc?: Record<string, unknown> }).svc?.semantic_operating_point, point);
+    assert.equal(exactOnly.meta.semantic_operating_point, null);
     assert.equal(h.ledger.ofType('ai.semantic_cache.accepted').filter((e) => e.work_unit_id === hit.meta.work_unit_id).length, 1);
     const negated = await h.gateway.chat(h.ctx('acme'), chat('How can I not reset my password?', { svc }), { wantsMetadata: false });
     assert.equal(negated.meta.cache, 'miss');

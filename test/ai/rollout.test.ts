@@ -52,6 +52,8 @@ function ragMessages(question: string): Array<{ role: string; content: string }>
 
 interface Answer {
   status: number;
+  /** X-SVC-Semantic-Operating-Point */
+  operatingPoint: string | null;
   workUnit: string;
   contract: string | null;
   mode: string | null;
@@ -73,7 +75,7 @@ for (const engine of engines()) {
       assert.equal(r.status, 200, await r.clone().text());
       await r.json();
       const h = (name: string) => r.headers.get(name);
-      return { status: r.status, workUnit: h('x-svc-work-unit-id')!, contract: h('x-svc-contract'), mode: h('x-svc-mode'), cache: h('x-svc-cache'), route: h('x-svc-route') };
+      return { status: r.status, workUnit: h('x-svc-work-unit-id')!, contract: h('x-svc-contract'), mode: h('x-svc-mode'), cache: h('x-svc-cache'), route: h('x-svc-route'), operatingPoint: h('x-svc-semantic-operating-point') };
     };
     const chat = (body: Record<string, unknown>) => post('/v1/chat/completions', body);
     const planOf = async (workUnit: string): Promise<Plan> => {
@@ -175,7 +177,9 @@ for (const engine of engines()) {
       const ext = { contract: 'semantic', allow_semantic_cache: true };
       const ask = (content: string) => chat({ model: 'mock-small', messages: [{ role: 'user', content }], svc: ext });
       await ask('How do I rotate the signing key of the console?');
-      assert.equal((await ask('how do i rotate the signing key of the console')).cache, 'semantic_hit');
+      const hit = await ask('how do i rotate the signing key of the console');
+      assert.equal(hit.cache, 'semantic_hit');
+      assert.equal(hit.operatingPoint, 'default:0.93:lexical-align@2', 'a semantic hit names its operating point');
 
       await flip({ switch: 'disable_reducer', name: 'semantic_cache_lookup', disabled: true });
       const off = await ask('HOW DO I ROTATE THE SIGNING KEY OF THE CONSOLE?');

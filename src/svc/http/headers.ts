@@ -12,6 +12,8 @@ export interface WorkUnitHeaderValues {
   mode?: string | null | undefined;
   cache?: string | null | undefined;
   route?: string | null | undefined;
+  /** `<source>:<threshold>:<embedder or calibration id>` of a semantic hit (docs/semantic-cache.md). */
+  semanticOperatingPoint?: string | null | undefined;
 }
 
 const NAMES: Record<keyof WorkUnitHeaderValues, string> = {
@@ -22,6 +24,7 @@ const NAMES: Record<keyof WorkUnitHeaderValues, string> = {
   mode: 'X-SVC-Mode',
   cache: 'X-SVC-Cache',
   route: 'X-SVC-Route',
+  semanticOperatingPoint: 'X-SVC-Semantic-Operating-Point',
 };
 
 /** Header values are ids and enum words; anything else is dropped rather than risk leaking text. */

@@ -4,6 +4,7 @@
  * turns into headers or the `svc` object. Transport-free: adapters decide
  * how each field reaches the wire.
  */
+import type { OperatingPoint } from '../../cache/semantic/semantic-cache.ts';
 import type { SseFrame } from '../streaming/sse-frames.ts';
 import type { StoredAiWorkUnit } from './ports.ts';
 
@@ -37,6 +38,8 @@ export interface AiResponseMeta {
   tokens_avoided: number;
   /** SHA-256 of the canonical answer served (the compute manifest's `result.output_sha256`); null until there is one. */
   output_sha256: string | null;
+  /** The operating point a semantic hit was accepted under; null unless `cache` is a semantic hit. */
+  semantic_operating_point: OperatingPoint | null;
 }
 
 export type AiResult = { kind: 'json'; body: unknown; meta: AiResponseMeta } | { kind: 'stream'; frames: AsyncIterable<SseFrame>; meta: AiResponseMeta };

@@ -47,6 +47,7 @@ export async function lookupCaches(d: GatewayDeps, ctx: AiRequestContext, p: Pre
     const semanticCheck = semantic.hit ? checkCached(d, p, semantic.value) : undefined;
     if (semantic.hit && semanticCheck?.passed) {
       d.telemetry.count('svc_cache_hits_total', 1, { cache: 'semantic' });
+      run.semanticOperatingPoint = semantic.operating_point;
       if (enforce) return serveHit(d, ctx, p, semantic.value, 'semantic_hit', semanticCheck);
       run.cache = 'observe_semantic_hit';
     } else {

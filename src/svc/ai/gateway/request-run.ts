@@ -4,6 +4,7 @@
  * pipeline decided, and the figures the compute manifest and the response
  * metadata report.
  */
+import type { OperatingPoint } from '../../cache/semantic/semantic-cache.ts';
 import { canonicalSha256 } from '../../../core/hashing.ts';
 import { newId } from '../../../core/ids.ts';
 import type { RouteDecision } from '../routing/route-selector.ts';
@@ -34,6 +35,8 @@ export class RequestRun {
   servedRoute: RouteDecision | undefined;
   streamMode: string | null = null;
   cache: AiCacheStatus = 'miss';
+  /** The operating point a semantic hit (served or observed) was accepted under (docs/semantic-cache.md). */
+  semanticOperatingPoint: OperatingPoint | null = null;
   cacheKey: string | null = null;
   verifier: string | null = null;
   verifierPassed: boolean | null = null;

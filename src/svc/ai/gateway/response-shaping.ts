@@ -30,6 +30,7 @@ export function responseMeta(run: RequestRun): AiResponseMeta {
     verifier: run.verifier,
     tokens_avoided: run.tokensAvoided,
     output_sha256: run.outputSha256,
+    semantic_operating_point: run.semanticOperatingPoint,
   };
 }
 
@@ -48,6 +49,7 @@ function svcObject(run: RequestRun): Record<string, unknown> {
     mode: m.mode,
     policy_bundle_id: m.policy_bundle_id,
     tokens_avoided: m.tokens_avoided,
+    ...(m.semantic_operating_point ? { semantic_operating_point: m.semantic_operating_point } : {}),
   };
 }
 

@@ -21,7 +21,9 @@ async function* sseBytes(frames: AsyncIterable<SseFrame>): AsyncGenerator<string
 
 export function sendAiResult(reply: FastifyReply, result: AiResult): FastifyReply {
   const m = result.meta;
-  setWorkUnitHeaders(reply, { workUnitId: m.work_unit_id, manifestId: m.manifest_id, contract: m.contract, policyBundleId: m.policy_bundle_id, mode: m.mode, cache: m.cache, route: m.route });
+  const point = m.semantic_operating_point;
+  const semanticOperatingPoint = point ? `${point.source}:${point.threshold}:${point.source === 'calibration' ? point.calibration_id : point.embedder}` : null;
+  setWorkUnitHeaders(reply, { workUnitId: m.work_unit_id, manifestId: m.manifest_id, contract: m.contract, policyBundleId: m.policy_bundle_id, mode: m.mode, cache: m.cache, route: m.route, semanticOperatingPoint });
   if (result.kind === 'json') return reply.type('application/json').send(result.body);
   reply.header('Cache-Control', 'no-cache').header('X-Accel-Buffering', 'no').type('text/event-stream; charset=utf-8');
   return reply.send(Readable.from(sseBytes(result.frames), { objectMode: false }));
