@@ -58,3 +58,23 @@ test('failed reads are not cached', async (t) => {
   await inner.put(scope, ids[1]!, 'raw', chunks[1]!);
   assert.deepEqual(Buffer.from(await cache.get(scope, ids[1]!, 'raw')), chunks[1]);
 });
+
+test('an entry never pins more memory than it counts: views into larger buffers are copied', async (t) => {
+  const root = mkdtempSync(path.join(os.tmpdir(), 'svc-cache-'));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
+  const raw = corpusFile('random', 300, 'cache-view');
+  const id = chunkIdOf(raw);
+  const slab = new Uint8Array(64 * 1024);
+  slab.set(raw, 1000);
+  const view = slab.subarray(1000, 1300);
+  const inner = new FsChunkStore({ root, fsyncFiles: false });
+  // A store whose reads come back as views into a larger buffer (as Buffer's pool or a pack read can).
+  const viewing = Object.assign(Object.create(inner) as FsChunkStore, { get: async () => view });
+  const cache = new VerifiedChunkCache(viewing, { maxBytes: 1 << 20 });
+  const first = await cache.get(scope, id, 'raw');
+  assert.deepEqual(Buffer.from(first), raw);
+  const second = await cache.get(scope, id, 'raw');
+  assert.equal(cache.counters.hits, 1);
+  assert.deepEqual(Buffer.from(second), raw);
+  assert.equal(second.buffer.byteLength, raw.length, 'the cached entry owns exactly its bytes');
+});

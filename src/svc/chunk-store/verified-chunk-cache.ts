@@ -94,8 +94,12 @@ export class VerifiedChunkCache implements ChunkStore {
     this.#bytes = 0;
   }
 
-  #remember(key: string, bytes: Uint8Array): void {
-    if (bytes.length > this.#maxBytes / 2) return; // one huge chunk must not flush the whole cache
+  #remember(key: string, read: Uint8Array): void {
+    if (read.length > this.#maxBytes / 2) return; // one huge chunk must not flush the whole cache
+    // Keep only what is counted: a view into a larger buffer (a small read
+    // from Buffer's shared 8 KiB slabs, a slice of a pack read) would pin all
+    // of it while the budget saw the view. Exact-size copies cost one memcpy.
+    const bytes = read.byteLength === read.buffer.byteLength ? read : new Uint8Array(read);
     this.#forget(key);
     this.#entries.set(key, bytes);
     this.#bytes += bytes.length;
