@@ -4,10 +4,11 @@
  * `timingSafeEqual`, without an early exit, so timing reveals neither which
  * digest matched nor how much of it.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 
 export function tokenDigest(token: string): Buffer {
-  return createHash('sha256').update(token, 'utf8').digest();
+  // One-shot: no Hash object per request (every authenticated request hashes its token).
+  return hash('sha256', token, 'buffer');
 }
 
 export function digestFromHex(hex: string): Buffer {

@@ -77,8 +77,11 @@ for (const engine of engines()) {
       assert.equal(manifest?.status, 'completed');
       assert.equal((await svc.app.store.workUnits.get(wu))?.state, 'executed');
       assert.equal((await svc.app.store.plans.get(manifest!.plan_id))?.work_unit_id, wu);
-      const events = (await svc.app.store.ledger.query({ tenant: 'acme', limit: 10_000 })).filter((e) => e.work_unit_id === wu).map((e) => e.type);
-      assert.deepEqual(events.sort(), ['ai.request.completed', 'manifest.written', 'plan.created']);
+      const mine = (await svc.app.store.ledger.query({ tenant: 'acme', limit: 10_000 })).filter((e) => e.work_unit_id === wu);
+      assert.deepEqual(mine.map((e) => e.type).sort(), ['manifest.written', 'plan.created']);
+      // The compute manifest's event carries the request's summary (what ai.request.completed held before decision 137).
+      const written = JSON.parse(mine.find((e) => e.type === 'manifest.written')!.payload) as { ai: Record<string, unknown> };
+      assert.deepEqual([written.ai.kind, written.ai.cache, written.ai.verifier, written.ai.route], ['ai_chat_completion', 'miss', 'chat_completion@1', 'mock/mock-small']);
     });
 
     test('text completions and the models list work', async () => {

@@ -84,7 +84,8 @@ describe('no secret, prompt or payload leaves through logs, ledger, headers, spa
 
   test('the ledger: every event of every tenant', async () => {
     const events = await s.app.store.ledger.query({ limit: 100_000 });
-    assert.ok(events.length > 20, `${events.length} events`);
+    // Enough traffic that a leak would show (two events per AI request since decision 137).
+    assert.ok(events.length > 15, `${events.length} events`);
     // Object keys are identifiers, not content: the audit record names the object it is about (docs/security.md).
     assertClean('the ledger', JSON.stringify(events), ['objectKey']);
   });

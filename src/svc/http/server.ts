@@ -14,6 +14,7 @@ import { RouteTable } from './method-not-allowed.ts';
 import { withOpenApiDefaults } from './openapi-defaults.ts';
 import { logRequest } from './request-log.ts';
 import { setRequestAttributes, tenantHash } from '../observability/tracing.ts';
+import { MetricChildren } from '../observability/metric-children.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { approvalRoutes } from './routes/approvals.ts';
 import { schedulerRoutes } from './routes/scheduler.ts';
@@ -39,6 +40,7 @@ import { dashboardRoutes } from './routes/dashboard.ts';
 import { workUnitRoutes } from './routes/work-units.ts';
 
 const PUBLIC_PATHS = new Set(['/healthz', '/readyz', '/openapi.json']);
+const STATUS_CLASS = ['0xx', '1xx', '2xx', '3xx', '4xx', '5xx'];
 
 function isProtected(url: string): boolean {
   const pathOnly = url.split('?', 1)[0]!;
@@ -115,12 +117,15 @@ export async function buildServer(app: SvcApp): Promise<FastifyInstance> {
     }
   });
 
+  // Route templates and status classes are closed sets: one prom-client child per series, made once.
+  const requestCounts = new MetricChildren((v) => app.metrics.httpRequests.labels(...v));
+  const requestSeconds = new MetricChildren((v) => app.metrics.httpSeconds.labels(...v));
   server.addHook('onResponse', async (request, reply) => {
     request.requestTrace.end(reply.statusCode);
     logRequest(app.log, request, reply);
     const route = request.routeOptions.url ?? 'unmatched';
-    app.metrics.httpRequests.inc({ route, status: `${Math.floor(reply.statusCode / 100)}xx` });
-    app.metrics.httpSeconds.observe({ route }, reply.elapsedTime / 1000);
+    requestCounts.get(route, STATUS_CLASS[Math.floor(reply.statusCode / 100)] ?? `${Math.floor(reply.statusCode / 100)}xx`).inc();
+    requestSeconds.get(route).observe(reply.elapsedTime / 1000);
     // The SLO guardrail watches the optimisation hot path only (src/svc/rollout/guarded-routes.ts).
     if (isGuardedRoute(request.url)) app.rollout.guardrail.record(reply.elapsedTime, reply.statusCode < 500);
   });

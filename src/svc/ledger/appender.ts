@@ -13,7 +13,7 @@ import { EventEmitter } from 'node:events';
 import type { Db } from '../store/db.ts';
 import type { LedgerRepository } from '../store/repositories/ledger.ts';
 import { currentOperation } from '../operations/operation-scope.ts';
-import { type LedgerEvent, type LedgerEventInput, rowToEvent } from './event.ts';
+import { committedEvent, type LedgerEvent, type LedgerEventInput } from './event.ts';
 import { inSpan } from '../observability/tracing.ts';
 
 /** Rows written inside the batch transaction; `tx` is only valid until the promise settles. */
@@ -136,7 +136,7 @@ export class LedgerAppender {
       batch.flatMap((p) => p.inputs),
       before,
     );
-    const events = rows.map(rowToEvent);
+    const events = rows.map(committedEvent);
     let at = 0;
     for (const p of batch) {
       p.resolve({ result: results.get(p), events: events.slice(at, at + p.inputs.length) });

@@ -1,5 +1,6 @@
 /** `AiTelemetry` over the service's prom-client registry (spec metric names; a few AI-specific additions). */
 import { Counter, Histogram } from 'prom-client';
+import { MetricChildren } from '../../observability/metric-children.ts';
 import type { SvcMetrics } from '../../observability/metrics.ts';
 import type { AiCounter, AiTelemetry } from '../gateway/ports.ts';
 
@@ -27,15 +28,33 @@ export function prometheusAiTelemetry(metrics: SvcMetrics): AiTelemetry {
     buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1],
     registers: [metrics.registry],
   });
+  // The gateway's labels are enum words (kind, cache, verifier, fallback reason): one child per series, made once.
+  const labelled = new Map<string, MetricChildren<Counter.Internal>>();
+  const children = (metric: AiCounter, labelName: string) => {
+    const key = `${metric}\u0000${labelName}`;
+    let c = labelled.get(key);
+    if (!c) {
+      const counter = counters[metric];
+      c = new MetricChildren((v) => counter.labels({ [labelName]: v[0]! }));
+      labelled.set(key, c);
+    }
+    return c;
+  };
+  const overheads = new MetricChildren((v) => overhead.labels(v[0]!, v[1]!));
   return {
     count(metric, value = 1, labels) {
       if (value <= 0) return;
-      const c = counters[metric];
-      if (labels) c.inc(labels, value);
-      else c.inc(value);
+      if (!labels) {
+        counters[metric].inc(value);
+        return;
+      }
+      const names = Object.keys(labels);
+      if (names.length === 1) children(metric, names[0]!).get(labels[names[0]!]!).inc(value);
+      else counters[metric].inc(labels, value);
     },
     observeOverhead(seconds, labels) {
-      overhead.observe(labels, seconds);
+      if (labels.kind !== undefined && labels.cache !== undefined && Object.keys(labels).length === 2) overheads.get(labels.kind, labels.cache).observe(seconds);
+      else overhead.observe(labels, seconds);
     },
   };
 }

@@ -3,11 +3,13 @@
  * unit (kind `prompt_request`, `completion_request` or `embedding_request`,
  * no prompt text stored — only its size and digest are known to the
  * gateway, and not even those are kept), a persisted plan with
- * `plan.created`, and at the end a compute manifest with
- * `manifest.written` and `ai.request.completed`.
+ * `plan.created`, and at the end a compute manifest with `manifest.written`,
+ * whose payload also carries the request's summary (kind, route, cache,
+ * verifier, tokens: what a separate `ai.request.completed` event held
+ * before docs/decisions/137 — one row fewer per request).
  *
  * `begin` only holds the start record; `complete` hands work unit, plan,
- * manifest and the three ledger events to the ledger's group commit as ONE
+ * manifest and the two ledger events to the ledger's group commit as ONE
  * unit: they commit in one transaction, shared with the other requests in
  * flight, and `complete` resolves only after that commit — so the gateway
  * acknowledges nothing that is not durable (docs/decisions/067).
@@ -99,12 +101,11 @@ export class SvcAiRecorder implements AiRecorder {
       },
       events: [
         { ...common, type: 'plan.created', payload: { work_unit_id: s.work_unit_id, policy_bundle_id: s.policy_bundle.id, trace_id: s.trace_id, plan: { ...plan, ai_actions: s.plan.actions, route: s.plan.route } } },
-        { ...common, manifest_id: m.manifest_id, type: 'manifest.written', payload: { manifest_id: m.manifest_id, kind: 'compute', status: m.status, result: m.result } },
         {
           ...common,
           manifest_id: m.manifest_id,
-          type: 'ai.request.completed',
-          payload: { kind: m.kind, status: m.status, route: m.route, cache: m.cache, verifier: m.verifier.name, fallback_used: m.result.fallback_used, fallback_reason: m.result.fallback_reason, error_code: m.result.error_code, tokens: m.tokens },
+          type: 'manifest.written',
+          payload: { manifest_id: m.manifest_id, kind: 'compute', status: m.status, result: m.result, ai: { kind: m.kind, route: m.route, cache: m.cache, verifier: m.verifier.name, tokens: m.tokens } },
         },
       ],
     });
