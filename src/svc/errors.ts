@@ -33,6 +33,8 @@ export const ERROR_TABLE = {
   unavailable: { http: 503, grpc: 14, retryable: true },
   /** The path exists, the method does not (405 with `Allow`). */
   method_not_allowed: { http: 405, grpc: 12 /* UNIMPLEMENTED */, retryable: false },
+  /** A plugin bundle whose signature or file digests do not check out against the trust list (install, enable). */
+  plugin_signature_invalid: { http: 422, grpc: 9, retryable: false },
   internal: { http: 500, grpc: 13, retryable: true },
 } as const satisfies Record<string, { http: number; grpc: number; retryable: boolean }>;
 

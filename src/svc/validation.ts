@@ -19,7 +19,7 @@ function validatorFor(schema: TSchema): Validator {
 }
 
 /** What is being validated, for the message: the request body unless a route says path parameters or query. */
-export type ValidationSubject = 'request body' | 'path parameters' | 'query parameters';
+export type ValidationSubject = 'request body' | 'path parameters' | 'query parameters' | 'plugin bundle' | 'plugin manifest';
 
 interface SchemaError {
   keyword?: string;

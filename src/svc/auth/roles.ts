@@ -22,6 +22,7 @@ export const PERMISSIONS = [
   'scheduler:write',
   'benchmarks:run', // start benchmark runs against this deployment (deployment-wide keys only)
   'restore_tests:run', // run rehydration restore tests (a tenant-bound key: its own tenant)
+  'plugins:manage', // install and enable signed plugins (deployment-wide keys only); disable is also open to admin:switches
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];

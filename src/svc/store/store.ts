@@ -19,6 +19,7 @@ import { LegalHoldRepository } from './repositories/legal-holds.ts';
 import { BenchmarkRunRepository } from './repositories/benchmark-runs.ts';
 import { ReportRowsRepository } from './repositories/report-rows.ts';
 import { SchedulerJobRepository } from './repositories/scheduler-jobs.ts';
+import { PluginRepository } from './repositories/plugins.ts';
 import { SemanticCacheRepository } from './repositories/semantic-cache.ts';
 import { SqlSwitchStore } from './repositories/switches.ts';
 import { PolicyDocumentRepository } from './repositories/policy-documents.ts';
@@ -45,6 +46,8 @@ export interface Store {
   readonly benchmarkRuns: BenchmarkRunRepository;
   /** Workload adapter records (src/svc/adapters). */
   readonly adapterRecords: AdapterRecordRepository;
+  /** Installed plugin bundles (src/svc/plugins). */
+  readonly plugins: PluginRepository;
   close(): Promise<void>;
 }
 
@@ -68,6 +71,7 @@ export function storeOver(db: Db): Store {
     schedulerJobs: new SchedulerJobRepository(db),
     benchmarkRuns: new BenchmarkRunRepository(db),
     adapterRecords: new AdapterRecordRepository(db),
+    plugins: new PluginRepository(db),
     close: () => db.close(),
   };
 }
