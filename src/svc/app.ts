@@ -37,7 +37,9 @@ import { DEFAULT_GUARDRAIL_CONFIG, SloGuardrail } from './rollout/slo-guardrail.
 import { Switchboard } from './rollout/switchboard.ts';
 import { SchedulerService } from './scheduler/scheduler-service.ts';
 import { BenchmarkService } from './benchmarks/benchmark-service.ts';
-import { type AdapterServices, createAdapterServices } from './adapters/create-adapter-services.ts';
+import { type AdapterServices, BUILTIN_ADAPTERS, createAdapterServices } from './adapters/create-adapter-services.ts';
+import { createPluginService } from './plugins/create-plugin-service.ts';
+import type { PluginService } from './plugins/plugin-service.ts';
 import { RestoreTestService } from './restore-tests/restore-test-service.ts';
 import { startRestoreTestSchedule } from './restore-tests/restore-test-schedule.ts';
 import { jobWorkUnits } from './scheduler/job-work-units.ts';
@@ -100,6 +102,8 @@ export interface SvcApp {
   readonly restoreTests: RestoreTestService;
   /** Workload adapters: lakehouse, stream, training (docs/adapters.md). */
   readonly adapters: AdapterServices;
+  /** Signed plugins: transforms, verifiers and adapters run in a sandbox (docs/plugins.md). */
+  readonly plugins: PluginService;
   close(): Promise<void>;
 }
 
@@ -152,6 +156,15 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
   const clusterSync =
     store.db.dialect === 'postgres' ? new ClusterSync({ ledgerRepo: store.ledger, policy, switchboard, log, intervalMs: config.cluster?.sync_interval_ms ?? 1000 }) : undefined;
   await clusterSync?.start();
+  const pluginRuntime = createPluginService({
+    config,
+    repo: store.plugins,
+    ledger,
+    metrics,
+    switchedOff: () => switchboard.current().disabled_plugins,
+    builtinAdapters: () => BUILTIN_ADAPTERS,
+  });
+  const plugins = pluginRuntime.plugins;
   const guardrail = new SloGuardrail({ ...DEFAULT_GUARDRAIL_CONFIG, ...config.guardrail }, { listener: alertingGuardrailListener(ledger, log) });
   const rollout = new RolloutService({ config: config.rollout ?? DEFAULT_ROLLOUT_CONFIG, switchboard, guardrail, activeBundle: () => policy.engine.activeBundle() });
   const workUnits = new WorkUnitService({ workUnits: store.workUnits, ledger, tenants, onCreated: (wu) => metrics.workUnits.inc({ kind: wu.kind }) });
@@ -164,6 +177,7 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     rollout,
     defaultMode: config.default_mode,
     onPlanned: (s) => metrics.planSeconds.observe(s),
+    plugins,
   });
   const webhookSecret = (options.env ?? process.env)[WEBHOOK_SECRET_ENV];
   const webhooks = webhookSecret ? new WebhookNotifier({ secret: webhookSecret, audit: ledger, log, ...webhookRetries(options.env ?? process.env) }) : undefined;
@@ -240,6 +254,7 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     approvals,
     aiUnits: new StoredUnitExecutor(ai.gateway),
     legalHolds,
+    plugins,
     env: options.env ?? process.env,
   });
   executeEntry = objects.execute;
@@ -258,6 +273,8 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
   });
   const benchmarks = new BenchmarkService({ repo: store.benchmarkRuns, ledger, log });
   const adapters = createAdapterServices({ config, store, objects, tenants, metrics, ledger });
+  adapters.registry.attachPlugins(plugins);
+  adapters.operations.attachPlugins((ctx, adapter, operation, body) => plugins.callAdapter(ctx, adapter, operation, body));
   const restoreTests = new RestoreTestService({
     manifests: objects.manifests,
     manifestRows: store.manifests,
@@ -308,6 +325,7 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     benchmarks,
     restoreTests,
     adapters,
+    plugins,
     async close() {
       await clusterSync?.stop();
       await restoreSchedule.stop();
@@ -320,6 +338,7 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
       await ai.close();
       await ledger.drained();
       await objects.close();
+      await pluginRuntime.close();
       await tracing.shutdown().catch(() => undefined);
       await log.flush();
       await store.close();

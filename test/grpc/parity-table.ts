@@ -84,6 +84,13 @@ export const PARITY: Record<string, ParityEntry> = {
   'POST /v1/adapters/training/checkpoints/list': { grpc: 'svc.v1.AdapterService/Call' },
   'POST /v1/adapters/training/runs/submit': { grpc: 'svc.v1.AdapterService/Call' },
   'POST /v1/adapters/training/runs/complete': { grpc: 'svc.v1.AdapterService/Call' },
+  'POST /v1/adapters/{name}/{operation}': { grpc: 'svc.v1.AdapterService/Call' },
+
+  'GET /v1/plugins': { grpc: 'svc.v1.PluginService/ListPlugins' },
+  'GET /v1/plugins/{id}': { grpc: 'svc.v1.PluginService/GetPlugin' },
+  'POST /v1/plugins': { grpc: 'svc.v1.PluginService/InstallPlugin' },
+  'POST /v1/plugins/{id}/enable': { grpc: 'svc.v1.PluginService/EnablePlugin' },
+  'POST /v1/plugins/{id}/disable': { grpc: 'svc.v1.PluginService/DisablePlugin' },
   'GET /v1/admin/alerts': { grpc: 'svc.v1.AdminService/ListAlerts' },
   'GET /v1/admin/legal-holds': { grpc: 'svc.v1.AdminService/ListLegalHolds' },
   'POST /v1/admin/legal-holds': { grpc: 'svc.v1.AdminService/PlaceLegalHold' },

@@ -51,7 +51,7 @@ describe('proto lint (buf STANDARD naming rules)', () => {
     assert.match(PACKAGE, /\.v\d+$/);
     assert.ok(messages.length > 0 && enums.length > 0, 'the descriptors were found');
     assert.deepEqual(services.map((s) => s.name).sort(), [
-      'AIService', 'AdapterService', 'AdminService', 'ApprovalService', 'BenchmarkService', 'CacheService', 'LedgerService', 'ManifestService', 'ObjectGatewayService', 'ObservabilityService', 'PlanService', 'PolicyService', 'SchedulerService', 'WorkUnitService',
+      'AIService', 'AdapterService', 'AdminService', 'ApprovalService', 'BenchmarkService', 'CacheService', 'LedgerService', 'ManifestService', 'ObjectGatewayService', 'ObservabilityService', 'PlanService', 'PluginService', 'PolicyService', 'SchedulerService', 'WorkUnitService',
     ]);
   });
 

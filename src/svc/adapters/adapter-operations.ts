@@ -10,9 +10,13 @@ import type { AdapterRegistry } from './adapter-registry.ts';
 
 export type AdapterOperation = (ctx: RequestContext, body: unknown) => Promise<object>;
 
+/** Runs the operations of adapters that signed plugins provide (PluginService.callAdapter). */
+export type PluginAdapterCall = (ctx: RequestContext, adapter: string, operation: string, body: unknown) => Promise<object>;
+
 export class AdapterOperations {
   readonly #registry: AdapterRegistry;
   readonly #ops = new Map<string, AdapterOperation>();
+  #plugins: PluginAdapterCall | undefined;
   constructor(registry: AdapterRegistry) {
     this.#registry = registry;
   }
@@ -21,8 +25,14 @@ export class AdapterOperations {
     this.#ops.set(`${adapter}/${operation}`, fn);
   }
 
+  attachPlugins(call: PluginAdapterCall): void {
+    this.#plugins = call;
+  }
+
   /** Unknown or disabled adapter → `adapter_unavailable`; unknown operation of a known adapter → `not_found`. */
   async call(ctx: RequestContext, adapter: string, operation: string, body: unknown): Promise<object> {
+    // Built-in adapters first; a name svc does not have built in may be a plugin adapter.
+    if (!this.#registry.has(adapter) && this.#plugins) return this.#plugins(ctx, adapter, operation, body);
     this.#registry.require(adapter);
     const fn = this.#ops.get(`${adapter}/${operation}`);
     if (!fn) throw new SvcError('not_found', `adapter ${adapter} has no operation ${JSON.stringify(operation.slice(0, 64))}`);

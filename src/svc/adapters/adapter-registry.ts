@@ -20,6 +20,13 @@ export interface AdapterDescriptor {
 
 export interface AdapterStatus extends AdapterDescriptor {
   status: 'enabled' | 'disabled';
+  /** Plugin adapters: the plugin id that provides it. */
+  plugin?: string;
+}
+
+/** Adapters provided by signed plugins (src/svc/plugins): read from the plugin table on every call, so every process sees installs at once. */
+export interface PluginAdapterSource {
+  adapters(): Promise<{ plugin: string; name: string; family: string; version: string; summary: string; operations: string[]; status: 'enabled' | 'disabled' }[]>;
 }
 
 export const ADAPTER_NAME_PATTERN = '^[a-z][a-z0-9_-]{0,63}$';
@@ -27,6 +34,7 @@ export const ADAPTER_NAME_PATTERN = '^[a-z][a-z0-9_-]{0,63}$';
 export class AdapterRegistry {
   readonly #adapters = new Map<string, AdapterDescriptor>();
   readonly #disabled: Set<string>;
+  #plugins: PluginAdapterSource | undefined;
 
   constructor(disabled: readonly string[] = []) {
     this.#disabled = new Set(disabled);
@@ -35,6 +43,28 @@ export class AdapterRegistry {
   register(d: AdapterDescriptor): void {
     if (this.#adapters.has(d.name)) throw new Error(`adapter ${d.name} is already registered`);
     this.#adapters.set(d.name, d);
+  }
+
+  attachPlugins(source: PluginAdapterSource): void {
+    this.#plugins = source;
+  }
+
+  /** True for a built-in adapter (enabled or not); plugin adapters are looked up through {@link listAll}. */
+  has(name: string): boolean {
+    return this.#adapters.has(name);
+  }
+
+  /** Built-in and plugin adapters with their status, by name. */
+  async listAll(): Promise<AdapterStatus[]> {
+    const plugins: AdapterStatus[] = (await this.#plugins?.adapters())?.map((p) => ({ name: p.name, family: p.family, version: p.version, source: 'plugin', summary: p.summary, operations: p.operations, status: p.status, plugin: p.plugin })) ?? [];
+    return [...this.list(), ...plugins].sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  /** One adapter, built-in or plugin; unknown → `not_found`. */
+  async getAny(name: string): Promise<AdapterStatus> {
+    const found = (await this.listAll()).find((a) => a.name === name);
+    if (!found) throw new SvcError('not_found', `no adapter named ${JSON.stringify(name.slice(0, 64))} is installed`);
+    return found;
   }
 
   /** One adapter with its status (a lookup: an unknown name is `not_found`; using it is `adapter_unavailable`). */

@@ -12,6 +12,9 @@ import { TRAINING, TrainingAdapter } from './training/training-adapter.ts';
 import type { LedgerAppender } from '../ledger/appender.ts';
 import type { SvcMetrics } from '../observability/metrics.ts';
 
+/** Names of the built-in adapters (a plugin adapter may not take one). */
+export const BUILTIN_ADAPTERS: readonly string[] = [LAKEHOUSE, STREAM, TRAINING];
+
 export interface AdapterServices {
   registry: AdapterRegistry;
   lakehouse: LakehouseAdapter;

@@ -91,7 +91,6 @@ export const ALERTS: readonly AlertDefinition[] = [
     summary: 'A plugin failed signature verification and was not loaded.',
     expr: { op: 'increase_gt', sel: { metric: 'svc_plugin_signature_failures_total' }, window: '5m', threshold: 0 },
     for: '0s',
-    quiet_until: 'plugins exist (svc has no plugin loader yet, so this metric is not exported)',
   },
   {
     name: 'SvcCacheHitRateDrop',

@@ -77,6 +77,7 @@ const ENV_MAP: Array<[string, string[], (name: string, raw: string) => unknown]>
   ['SVC_POLICY_BUNDLE', ['policy', 'bundle_name'], (_n, v) => v],
   ['SVC_MULTIPART_MIN_PART_BYTES', ['multipart', 'min_part_bytes'], intFromEnv],
   ['SVC_PROVIDERS_JSON', ['providers'], jsonFromEnv],
+  ['SVC_PLUGINS_TRUSTED_PUBLISHERS_JSON', ['plugins', 'trusted_publishers'], jsonFromEnv],
 ];
 
 function readFile(file: string): Record<string, unknown> {

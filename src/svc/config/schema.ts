@@ -135,6 +135,26 @@ export const SvcConfig = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    /** Signed plugins (docs/plugins.md): the publishers whose Ed25519 keys svc trusts, and the sandbox's limits. */
+    plugins: Type.Optional(
+      Type.Object(
+        {
+          /** publisher → Ed25519 public key (PEM, or the raw 32-byte key in base64). Empty: no plugin can be installed. */
+          trusted_publishers: Type.Record(Type.String({ pattern: '^[a-z][a-z0-9-]{0,31}$' }), Type.String({ minLength: 40, maxLength: 4096 }), { default: {} }),
+          /** Upper bound of one plugin call's run time; a manifest may ask for less. */
+          max_timeout_ms: Type.Integer({ minimum: 10, maximum: 60_000, default: 2000 }),
+          /** Upper bound of one plugin call's memory (the QuickJS heap); a manifest may ask for less. */
+          max_memory_bytes: Type.Integer({ minimum: 1_048_576, maximum: 1_073_741_824, default: 67_108_864 }),
+          /** Largest object a transform or verifier plugin is handed (it is buffered for the call). */
+          max_input_bytes: Type.Integer({ minimum: 1024, maximum: 268_435_456, default: 16_777_216 }),
+          /** Largest install request (manifest + files, base64). */
+          max_bundle_bytes: Type.Integer({ minimum: 4096, maximum: 67_108_864, default: 4_194_304 }),
+          /** Sandbox worker threads (one call each at a time). */
+          workers: Type.Integer({ minimum: 1, maximum: 64, default: 2 }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     /** Rehydration restore tests: which datasets are critical and how often the tests run (docs/restore-tests.md). */
     restore_tests: Type.Optional(
       Type.Object(

@@ -9,6 +9,7 @@
  * whether compression is allowed (`zstd` action) and whether chunks may be
  * shared (`dedupe` action; without it the object gets a private scope).
  */
+import { createHash } from 'node:crypto';
 import { chunkScopeFor, privateChunkScope } from '../chunk-store/chunk-scope.ts';
 import type { ChunkScope, DedupeScopeSetting } from '../chunk-store/chunk-scope.ts';
 import type { ChunkStore } from '../chunk-store/chunk-store.ts';
@@ -62,7 +63,24 @@ export interface ExecuteResult {
     bytes_saved_by_compression: number;
     /** What enforce mode would have stored (equals bytes_stored in enforce). */
     would_store_bytes: number;
+    /** Plugin transforms and verifiers that ran, in plan order, each named `id@version`. */
+    plugins?: PluginRun[];
   };
+}
+
+export interface PluginRun {
+  name: string;
+  kind: 'transform' | 'verifier';
+  /** transform: `applied` (bytes replaced) or `unchanged` (an exact transform); verifier: `passed`. */
+  outcome: 'applied' | 'unchanged' | 'passed';
+}
+
+/** What the executor needs of the plugin service (src/svc/plugins). */
+export interface PluginCalls {
+  readonly limits: { maxInputBytes: number };
+  describe(ctx: RequestContext, id: string): Promise<{ kind: string; semantic: boolean; name: string }>;
+  transform(ctx: RequestContext, id: string, bytes: Uint8Array): Promise<{ bytes: Uint8Array; plugin: string }>;
+  verify(ctx: RequestContext, id: string, bytes: Uint8Array): Promise<{ passed: boolean; reason: string; verifier: string }>;
 }
 
 export interface ExactExecutorDeps {
@@ -78,7 +96,11 @@ export interface ExactExecutorDeps {
   approvals: { assertApproved(ctx: RequestContext, scope: ApprovalScope, token: string | undefined): Promise<unknown> };
   /** Name of the bundle in force (approvals bind to the plan's bundle id and hash). */
   bundleName: () => string;
+  /** Signed plugins, for plans that name `plugin:<id>` transforms. */
+  plugins?: PluginCalls;
 }
+
+const PLUGIN_PREFIX = 'plugin:';
 
 const REQUIRED_ACTIONS = ['hash', 'content_defined_chunk'];
 
@@ -116,8 +138,13 @@ export class ExactExecutor {
 
     try {
       return await inSpan('svc.execute', attributes, async (span) => {
+        // What the client declared (raw routes) is checked on the bytes it sent, before any plugin sees them.
+        const received = declared ? readDeclared({ ...declared, source }) : source;
+        const pluginActions = plan.mode === 'enforce' ? plan.actions.filter((a) => a.type.startsWith(PLUGIN_PREFIX)) : [];
+        const plugged = pluginActions.length > 0 ? await this.#runPlugins(ctx, wu, pluginActions, received, declared) : undefined;
+        const input = plugged ? oneChunk(plugged.bytes) : received;
         const ingested = await inSpan('svc.transform', { ...attributes, action: plan.actions.map((a) => a.type).join(',') }, () =>
-          ingest(declared ? readDeclared({ ...declared, source }) : source, {
+          ingest(input, {
             store: this.#deps.chunks,
             scope,
             mode: plan.mode,
@@ -126,9 +153,12 @@ export class ExactExecutor {
             ...(this.#deps.maxObjectBytes !== undefined ? { maxBytes: this.#deps.maxObjectBytes } : {}),
           }),
         );
-        if (declared) assertDeclaredDigest(declared, ingested.sha256);
+        if (declared && !plugged) assertDeclaredDigest(declared, ingested.sha256);
         await options.beforeManifest?.(ingested);
-        const applied = plan.actions.map((a) => a.type).filter((t) => t !== 'zstd' || plan.mode === 'enforce');
+        const applied = plan.actions
+          .map((a) => a.type)
+          .filter((t) => (t !== 'zstd' && !t.startsWith(PLUGIN_PREFIX)) || plan.mode === 'enforce')
+          .map((t) => plugged?.names.get(t) ?? t);
         const manifest = await inSpan('svc.manifest.write', attributes, () =>
           this.#deps.manifests.write(ctx, {
             workUnitId: wu.id,
@@ -161,6 +191,7 @@ export class ExactExecutor {
             bytes_deduplicated: ingested.stats.bytes_deduplicated,
             bytes_saved_by_compression: ingested.stats.bytes_saved_by_compression,
             would_store_bytes: ingested.stats.would_store_bytes,
+            ...(plugged ? { plugins: plugged.runs } : {}),
           },
         };
         return { result, manifest };
@@ -170,4 +201,66 @@ export class ExactExecutor {
       throw err instanceof SvcError ? err.withContext({ workUnitId: wu.id, policyBundleId: plan.policy_bundle_id }) : err;
     }
   }
+
+  /**
+   * Runs the plan's plugin actions over the whole object, in plan order.
+   * Plugins see bytes, so the object is buffered (up to
+   * `plugins.max_input_bytes`). An exact transform must hand back identical
+   * bytes (its manifest promised so); a semantic one replaces them — the plan
+   * only holds it when the contract allows semantic transforms. A verifier
+   * that fails stops the work unit before anything is stored.
+   */
+  async #runPlugins(
+    ctx: RequestContext,
+    wu: WorkUnitRecord,
+    actions: readonly { type: string }[],
+    source: AsyncIterable<Uint8Array>,
+    declared: Pick<DeclaredBody, 'sha256'> | undefined,
+  ): Promise<{ bytes: Uint8Array; runs: PluginRun[]; names: Map<string, string> }> {
+    const plugins = this.#deps.plugins;
+    if (!plugins) throw new SvcError('plugin_unavailable', 'plugins are not configured on this deployment', { retryable: false });
+    let bytes = await buffered(source, plugins.limits.maxInputBytes);
+    if (declared) assertDeclaredDigest(declared, createHash('sha256').update(bytes).digest('hex'));
+    const runs: PluginRun[] = [];
+    const names = new Map<string, string>();
+    for (const action of actions) {
+      const id = action.type.slice(PLUGIN_PREFIX.length);
+      const d = await plugins.describe(ctx, id);
+      names.set(action.type, `${PLUGIN_PREFIX}${d.name}`);
+      await inSpan(d.kind === 'verifier' ? 'svc.verify' : 'svc.transform', { work_unit_id: wu.id, plugin: d.name, action: action.type }, async () => {
+        if (d.kind === 'verifier') {
+          const v = await plugins.verify(ctx, id, bytes);
+          if (!v.passed) throw new SvcError('verifier_failed', `verifier ${v.verifier} rejected the object${v.reason ? `: ${v.reason}` : ''}`, { details: { verifier: v.verifier, reason: v.reason } });
+          runs.push({ name: v.verifier, kind: 'verifier', outcome: 'passed' });
+          return;
+        }
+        const out = await plugins.transform(ctx, id, bytes);
+        if (!d.semantic) {
+          if (!Buffer.from(out.bytes).equals(Buffer.from(bytes))) {
+            throw new SvcError('contract_violation', `plugin ${out.plugin} declares an exact transform but changed the bytes`, { details: { plugin: out.plugin } });
+          }
+          runs.push({ name: out.plugin, kind: 'transform', outcome: 'unchanged' });
+          return;
+        }
+        bytes = out.bytes;
+        runs.push({ name: out.plugin, kind: 'transform', outcome: 'applied' });
+      });
+    }
+    return { bytes, runs, names };
+  }
+}
+
+async function buffered(source: AsyncIterable<Uint8Array>, max: number): Promise<Uint8Array> {
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for await (const part of source) {
+    size += part.byteLength;
+    if (size > max) throw new SvcError('payload_too_large', `plugins are handed objects of at most ${max} bytes (plugins.max_input_bytes)`);
+    parts.push(part);
+  }
+  return Buffer.concat(parts, size);
+}
+
+async function* oneChunk(bytes: Uint8Array): AsyncIterable<Uint8Array> {
+  yield bytes;
 }

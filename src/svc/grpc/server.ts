@@ -19,6 +19,7 @@ import type { GrpcRuntime } from './rpc-handlers.ts';
 import { adminService } from './services/admin-service.ts';
 import { approvalService } from './services/approval-service.ts';
 import { adapterService } from './services/adapter-service.ts';
+import { pluginService } from './services/plugin-service.ts';
 import { benchmarkService } from './services/benchmark-service.ts';
 import { aiService } from './services/ai-service.ts';
 import { cacheService } from './services/cache-service.ts';
@@ -76,6 +77,7 @@ export async function startGrpcServer(app: SvcApp, options: GrpcServerOptions): 
   server.addService(v1.ApprovalService.service, approvalService(rt));
   server.addService(v1.BenchmarkService.service, benchmarkService(rt));
   server.addService(v1.AdapterService.service, adapterService(rt));
+  server.addService(v1.PluginService.service, pluginService(rt));
   // grpc.health.v1.Health and server reflection: what grpcurl, load balancers and probes expect.
   const standard = await addStandardServices(server, app);
 

@@ -25,6 +25,7 @@ import { cacheRoutes } from './routes/cache.ts';
 import { executeRoutes } from './routes/execute.ts';
 import { manifestRoutes } from './routes/manifests.ts';
 import { adapterRoutes } from './routes/adapters.ts';
+import { pluginRoutes } from './routes/plugins.ts';
 import { objectRoutes } from './routes/objects.ts';
 import { rawByteRoutes } from './routes/raw-bytes.ts';
 import { conformanceRoutes } from './routes/conformance.ts';
@@ -170,6 +171,7 @@ export async function buildServer(app: SvcApp): Promise<FastifyInstance> {
   await server.register(async (s) => objectRoutes(s, app));
   await server.register(async (s) => rawByteRoutes(s, app));
   await server.register(async (s) => adapterRoutes(s, app));
+  await server.register(async (s) => pluginRoutes(s, app));
   await server.register(async (s) => conformanceRoutes(s, app));
   await server.register(async (s) => reportRoutes(s, app));
   await server.register(async (s) => platformRoutes(s, app));

@@ -10,7 +10,7 @@ import type { ChunkStore } from '../chunk-store/chunk-store.ts';
 import { type ChunkBackend, createChunkStore } from '../chunk-store/create-chunk-store.ts';
 import type { FsChunkStore } from '../chunk-store/fs-chunk-store.ts';
 import { VerifiedChunkCache } from '../chunk-store/verified-chunk-cache.ts';
-import { ExactExecutor, type ExactExecutorDeps } from '../exact-bytes/exact-executor.ts';
+import { ExactExecutor, type PluginCalls, type ExactExecutorDeps } from '../exact-bytes/exact-executor.ts';
 import { type AiUnitExecutor, ExecuteService } from '../exact-bytes/execute-service.ts';
 import type { LedgerAppender } from '../ledger/appender.ts';
 import type { OpLog } from '../logs/oplog.ts';
@@ -66,6 +66,8 @@ export interface ObjectServicesDeps {
   aiUnits?: AiUnitExecutor;
   /** Legal holds: deletions of held data are refused (src/svc/legal-holds). */
   legalHolds?: ObjectGatewayDeps['legalHolds'];
+  /** Signed plugins, for plans that name `plugin:<id>` transforms (src/svc/plugins). */
+  plugins?: PluginCalls;
   /** The environment svc runs with (AWS credentials for the S3 chunk backend); default `process.env`. */
   env?: Record<string, string | undefined>;
 }
@@ -117,6 +119,7 @@ export async function createObjectServices(deps: ObjectServicesDeps): Promise<Ob
     maxObjectBytes: maxObjectBytes(config),
     approvals: deps.approvals,
     bundleName: () => deps.policy().activeBundle().name,
+    ...(deps.plugins ? { plugins: deps.plugins } : {}),
   });
   const gateway = new ObjectGateway({
     objects: store.objects,

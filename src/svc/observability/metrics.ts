@@ -53,10 +53,16 @@ export function createMetrics() {
     streamBytesAlreadyStored: counter('svc_adapter_stream_bytes_already_stored_total', 'Stream appends: bytes re-sent by the client that the stream already held (not stored again).'),
     trainingRunsAvoided: counter('svc_training_runs_avoided_total', 'Training runs answered from the recorded result of an identical run (measured).'),
     trainingCheckpointBytesAvoided: counter('svc_training_checkpoint_bytes_avoided_total', 'Checkpoint bytes not stored again because their tensors were already stored (measured).'),
+    // Signed plugins (docs/plugins.md).
+    pluginCalls: counter('svc_plugin_calls_total', 'Plugin calls, by plugin id and outcome (ok, error).', ['plugin', 'outcome']),
+    pluginErrors: counter('svc_plugin_errors_total', 'Failed plugin calls, by plugin id and reason (timeout, memory, error, bad_output, crash); the plugin error rate is this over svc_plugin_calls_total.', ['plugin', 'reason']),
+    pluginCallSeconds: histogram('svc_plugin_call_seconds', 'Plugin call latency in the sandbox, by plugin id.', fast, ['plugin']),
+    pluginSignatureFailures: counter('svc_plugin_signature_failures_total', 'Plugin bundles refused by their signature check, by stage (install, enable, load) (critical).', ['stage']),
     legalHoldDeletionAttempts: counter('svc_legal_hold_deletion_attempts_total', 'Deletions refused because of a legal hold (critical).'),
   };
   // Every reason is exported from the start (0 until it happens), so dashboards and alerts see the series.
   for (const reason of BYTES_AVOIDED_REASONS) metrics.bytesAvoided.inc({ reason }, 0);
+  for (const stage of ['install', 'enable', 'load']) metrics.pluginSignatureFailures.inc({ stage }, 0);
   return metrics;
 }
 

@@ -53,7 +53,7 @@ export const PlanOptions = Type.Object(
     mode: Type.Optional(Type.Union([Type.Literal('observe'), Type.Literal('enforce')])),
     namespace: Type.Optional(Type.String({ maxLength: 256 })),
     /** Extra transforms the client asks for (e.g. `semantic_summary`); policy decides. */
-    transforms: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 16 })),
+    transforms: Type.Optional(Type.Array(Type.String({ maxLength: 128 }), { maxItems: 16 })),
   },
   { additionalProperties: false },
 );

@@ -56,6 +56,8 @@ export interface PlanRequest {
   rollout: RolloutDecision;
   namespace?: string | undefined;
   transforms?: readonly string[] | undefined;
+  /** Classes of requested transforms the planner cannot know by name (plugins, `plugin:<id>`: their signed manifest says). */
+  transformClasses?: ReadonlyMap<string, 'exact' | 'semantic'> | undefined;
 }
 
 export type PlanOutcome =
@@ -67,7 +69,7 @@ export function buildPlan(policy: PolicyEvaluator, req: PlanRequest): PlanOutcom
   const contract = rollout.contract;
   const mode: Mode = rollout.mode;
   const requested: PlanAction[] = (req.transforms ?? []).map((t) => {
-    const semantic = SEMANTIC_ACTIONS.has(t);
+    const semantic = req.transformClasses?.get(t) === 'semantic' || SEMANTIC_ACTIONS.has(t);
     return { type: t, required: true, risk: semantic ? 'medium' : 'low', class: semantic ? 'semantic' : 'exact' };
   });
   const actions: PlanAction[] = [];

@@ -33,6 +33,8 @@ interface Deps {
   defaultMode: 'observe' | 'enforce';
   /** Observes planning latency (metrics). */
   onPlanned?: (seconds: number) => void;
+  /** Signed plugins: a requested `plugin:<id>` transform must be runnable, and its manifest says whether it is semantic. */
+  plugins?: { describe(ctx: RequestContext, id: string): Promise<{ kind: string; semantic: boolean }> };
 }
 
 /** A plan made for a work unit that is not stored yet (PlanService.planDeferred). */
@@ -48,6 +50,9 @@ function withPayloadFacts(unit: NewWorkUnit, actual: { size: number; sha256: str
   const payload = { ...(unit.event.payload as Record<string, unknown>), payload_size: actual.size, payload_sha256: actual.sha256 };
   return { record, event: { ...unit.event, payload } };
 }
+
+/** Requested transforms that name a plugin: `plugin:<id>`. */
+export const PLUGIN_TRANSFORM_PREFIX = 'plugin:';
 
 export class PlanService {
   readonly #deps: Deps;
@@ -120,6 +125,7 @@ export class PlanService {
       span?.setAttribute('mode', decided.mode);
       return decided;
     });
+    const transformClasses = await this.#pluginClasses(ctx, options.transforms ?? []);
     const outcome = buildPlan(policy, {
       principal: ctx.principal,
       traceId: ctx.traceId,
@@ -127,6 +133,7 @@ export class PlanService {
       rollout,
       namespace: options.namespace,
       transforms: options.transforms,
+      transformClasses,
     });
     const events: LedgerEventInput[] = [...(newWorkUnit ? [newWorkUnit.event] : []), ...outcome.events];
     const writeNew = async (tx: Db, unit: NewWorkUnit | undefined) => {
@@ -167,6 +174,25 @@ export class PlanService {
       if (unit) this.#deps.workUnits.created(unit);
     };
     return { plan, commit };
+  }
+
+  /**
+   * Before anything is recorded: a plugin transform that is not installed,
+   * enabled and signed fails the request with `plugin_unavailable`; one that
+   * is gets the class its signed manifest declares (a semantic plugin is then
+   * refused under `exact_bytes` like any semantic transform).
+   */
+  async #pluginClasses(ctx: RequestContext, transforms: readonly string[]): Promise<Map<string, 'exact' | 'semantic'>> {
+    const out = new Map<string, 'exact' | 'semantic'>();
+    for (const t of transforms) {
+      if (!t.startsWith(PLUGIN_TRANSFORM_PREFIX)) continue;
+      const id = t.slice(PLUGIN_TRANSFORM_PREFIX.length);
+      if (!this.#deps.plugins) throw new SvcError('plugin_unavailable', `plugin ${id} is not installed`, { retryable: false, details: { plugin: id, reason: 'not_installed' } });
+      const d = await this.#deps.plugins.describe(ctx, id);
+      if (d.kind === 'adapter') throw new SvcError('invalid_request', `plugin ${id} is an adapter; transforms name transform or verifier plugins`);
+      out.set(t, d.semantic ? 'semantic' : 'exact');
+    }
+    return out;
   }
 
   async get(ctx: RequestContext, planId: string): Promise<Plan> {

@@ -16,6 +16,9 @@ export const BUNDLE_PATH_PATTERN = '^(?!.*(^|/)\\.\\.?(/|$))[A-Za-z0-9_.-]+(/[A-
 const SEMVER = '^(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)(-[0-9A-Za-z.-]+)?$';
 const SHA256_HEX = '^[0-9a-f]{64}$';
 
+/** One path segment: a plugin adapter's operations are `POST /v1/adapters/<name>/<operation>`. */
+export const PLUGIN_ADAPTER_OPERATION_PATTERN = '^[a-z][a-z0-9_-]{0,63}$';
+
 export const PLUGIN_KINDS = ['transform', 'verifier', 'adapter'] as const;
 export type PluginKind = (typeof PLUGIN_KINDS)[number];
 
@@ -42,7 +45,7 @@ export const PluginManifest = Type.Object(
         {
           name: Type.String({ pattern: '^[a-z][a-z0-9_-]{0,63}$' }),
           family: Type.String({ pattern: '^[a-z][a-z0-9_-]{0,63}$' }),
-          operations: Type.Array(Type.String({ pattern: '^[a-z][a-z0-9_-]{0,63}(/[a-z][a-z0-9_-]{0,63})?$' }), { minItems: 1, maxItems: 32, uniqueItems: true }),
+          operations: Type.Array(Type.String({ pattern: PLUGIN_ADAPTER_OPERATION_PATTERN }), { minItems: 1, maxItems: 32, uniqueItems: true }),
         },
         { additionalProperties: false },
       ),

@@ -15,7 +15,8 @@ import variant from '@jitl/quickjs-wasmfile-release-sync';
 import { newQuickJSWASMModuleFromVariant, shouldInterruptAfterDeadline, type QuickJSContext, type QuickJSHandle } from 'quickjs-emscripten-core';
 import type { SandboxFailureReason, SandboxReply, SandboxRequest } from './sandbox-protocol.ts';
 
-const quickjs = await newQuickJSWASMModuleFromVariant(variant);
+// The package's default export is the variant; its typings describe the CommonJS module shape.
+const quickjs = await newQuickJSWASMModuleFromVariant(variant as unknown as Parameters<typeof newQuickJSWASMModuleFromVariant>[0]);
 
 /**
  * Runs inside the VM: calls the plugin's function and reduces its result to

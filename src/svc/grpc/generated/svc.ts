@@ -162,6 +162,17 @@ import type { PlanServiceGetRequest as _svc_v1_PlanServiceGetRequest, PlanServic
 import type { PlanServiceGetResponse as _svc_v1_PlanServiceGetResponse, PlanServiceGetResponse__Output as _svc_v1_PlanServiceGetResponse__Output } from './svc/v1/PlanServiceGetResponse.ts';
 import type { PlanServiceListRequest as _svc_v1_PlanServiceListRequest, PlanServiceListRequest__Output as _svc_v1_PlanServiceListRequest__Output } from './svc/v1/PlanServiceListRequest.ts';
 import type { PlanServiceListResponse as _svc_v1_PlanServiceListResponse, PlanServiceListResponse__Output as _svc_v1_PlanServiceListResponse__Output } from './svc/v1/PlanServiceListResponse.ts';
+import type { PluginServiceClient as _svc_v1_PluginServiceClient, PluginServiceDefinition as _svc_v1_PluginServiceDefinition } from './svc/v1/PluginService.ts';
+import type { PluginServiceDisablePluginRequest as _svc_v1_PluginServiceDisablePluginRequest, PluginServiceDisablePluginRequest__Output as _svc_v1_PluginServiceDisablePluginRequest__Output } from './svc/v1/PluginServiceDisablePluginRequest.ts';
+import type { PluginServiceDisablePluginResponse as _svc_v1_PluginServiceDisablePluginResponse, PluginServiceDisablePluginResponse__Output as _svc_v1_PluginServiceDisablePluginResponse__Output } from './svc/v1/PluginServiceDisablePluginResponse.ts';
+import type { PluginServiceEnablePluginRequest as _svc_v1_PluginServiceEnablePluginRequest, PluginServiceEnablePluginRequest__Output as _svc_v1_PluginServiceEnablePluginRequest__Output } from './svc/v1/PluginServiceEnablePluginRequest.ts';
+import type { PluginServiceEnablePluginResponse as _svc_v1_PluginServiceEnablePluginResponse, PluginServiceEnablePluginResponse__Output as _svc_v1_PluginServiceEnablePluginResponse__Output } from './svc/v1/PluginServiceEnablePluginResponse.ts';
+import type { PluginServiceGetPluginRequest as _svc_v1_PluginServiceGetPluginRequest, PluginServiceGetPluginRequest__Output as _svc_v1_PluginServiceGetPluginRequest__Output } from './svc/v1/PluginServiceGetPluginRequest.ts';
+import type { PluginServiceGetPluginResponse as _svc_v1_PluginServiceGetPluginResponse, PluginServiceGetPluginResponse__Output as _svc_v1_PluginServiceGetPluginResponse__Output } from './svc/v1/PluginServiceGetPluginResponse.ts';
+import type { PluginServiceInstallPluginRequest as _svc_v1_PluginServiceInstallPluginRequest, PluginServiceInstallPluginRequest__Output as _svc_v1_PluginServiceInstallPluginRequest__Output } from './svc/v1/PluginServiceInstallPluginRequest.ts';
+import type { PluginServiceInstallPluginResponse as _svc_v1_PluginServiceInstallPluginResponse, PluginServiceInstallPluginResponse__Output as _svc_v1_PluginServiceInstallPluginResponse__Output } from './svc/v1/PluginServiceInstallPluginResponse.ts';
+import type { PluginServiceListPluginsRequest as _svc_v1_PluginServiceListPluginsRequest, PluginServiceListPluginsRequest__Output as _svc_v1_PluginServiceListPluginsRequest__Output } from './svc/v1/PluginServiceListPluginsRequest.ts';
+import type { PluginServiceListPluginsResponse as _svc_v1_PluginServiceListPluginsResponse, PluginServiceListPluginsResponse__Output as _svc_v1_PluginServiceListPluginsResponse__Output } from './svc/v1/PluginServiceListPluginsResponse.ts';
 import type { PolicyDecision as _svc_v1_PolicyDecision, PolicyDecision__Output as _svc_v1_PolicyDecision__Output } from './svc/v1/PolicyDecision.ts';
 import type { PolicyServiceClient as _svc_v1_PolicyServiceClient, PolicyServiceDefinition as _svc_v1_PolicyServiceDefinition } from './svc/v1/PolicyService.ts';
 import type { PolicyServiceEvaluateRequest as _svc_v1_PolicyServiceEvaluateRequest, PolicyServiceEvaluateRequest__Output as _svc_v1_PolicyServiceEvaluateRequest__Output } from './svc/v1/PolicyServiceEvaluateRequest.ts';
@@ -435,6 +446,20 @@ export interface ProtoGrpcType {
       PlanServiceGetResponse: MessageTypeDefinition<_svc_v1_PlanServiceGetResponse, _svc_v1_PlanServiceGetResponse__Output>
       PlanServiceListRequest: MessageTypeDefinition<_svc_v1_PlanServiceListRequest, _svc_v1_PlanServiceListRequest__Output>
       PlanServiceListResponse: MessageTypeDefinition<_svc_v1_PlanServiceListResponse, _svc_v1_PlanServiceListResponse__Output>
+      /**
+       * Signed plugins: transforms, verifiers and adapters run in a sandbox (REST /v1/plugins, docs/plugins.md).
+       */
+      PluginService: SubtypeConstructor<typeof grpc.Client, _svc_v1_PluginServiceClient> & { service: _svc_v1_PluginServiceDefinition }
+      PluginServiceDisablePluginRequest: MessageTypeDefinition<_svc_v1_PluginServiceDisablePluginRequest, _svc_v1_PluginServiceDisablePluginRequest__Output>
+      PluginServiceDisablePluginResponse: MessageTypeDefinition<_svc_v1_PluginServiceDisablePluginResponse, _svc_v1_PluginServiceDisablePluginResponse__Output>
+      PluginServiceEnablePluginRequest: MessageTypeDefinition<_svc_v1_PluginServiceEnablePluginRequest, _svc_v1_PluginServiceEnablePluginRequest__Output>
+      PluginServiceEnablePluginResponse: MessageTypeDefinition<_svc_v1_PluginServiceEnablePluginResponse, _svc_v1_PluginServiceEnablePluginResponse__Output>
+      PluginServiceGetPluginRequest: MessageTypeDefinition<_svc_v1_PluginServiceGetPluginRequest, _svc_v1_PluginServiceGetPluginRequest__Output>
+      PluginServiceGetPluginResponse: MessageTypeDefinition<_svc_v1_PluginServiceGetPluginResponse, _svc_v1_PluginServiceGetPluginResponse__Output>
+      PluginServiceInstallPluginRequest: MessageTypeDefinition<_svc_v1_PluginServiceInstallPluginRequest, _svc_v1_PluginServiceInstallPluginRequest__Output>
+      PluginServiceInstallPluginResponse: MessageTypeDefinition<_svc_v1_PluginServiceInstallPluginResponse, _svc_v1_PluginServiceInstallPluginResponse__Output>
+      PluginServiceListPluginsRequest: MessageTypeDefinition<_svc_v1_PluginServiceListPluginsRequest, _svc_v1_PluginServiceListPluginsRequest__Output>
+      PluginServiceListPluginsResponse: MessageTypeDefinition<_svc_v1_PluginServiceListPluginsResponse, _svc_v1_PluginServiceListPluginsResponse__Output>
       PolicyDecision: MessageTypeDefinition<_svc_v1_PolicyDecision, _svc_v1_PolicyDecision__Output>
       /**
        * Policies (REST /v1/policies).

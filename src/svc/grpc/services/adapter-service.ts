@@ -21,12 +21,12 @@ export function adapterService(rt: GrpcRuntime): AdapterServiceHandlers {
   return {
     ListAdapters: unary(rt, 'AdapterService/ListAdapters', async (ctx) => {
       requirePermission(ctx.principal, 'work_units:read');
-      return { result: jsonResult({ adapters: registry.list() }) };
+      return { result: jsonResult({ adapters: await registry.listAll() }) };
     }),
     GetAdapter: unary(rt, 'AdapterService/GetAdapter', async (ctx, req) => {
       requirePermission(ctx.principal, 'work_units:read');
       const { name } = validate(Name, { name: req.name ?? '' }, 'invalid_request', 'path parameters');
-      return { result: jsonResult(registry.get(name)) };
+      return { result: jsonResult(await registry.getAny(name)) };
     }),
     Call: unary(rt, 'AdapterService/Call', async (ctx, req) => {
       const t = validate(CallTarget, { adapter: req.adapter ?? '', operation: req.operation ?? '' }, 'invalid_request', 'path parameters');

@@ -8,6 +8,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { SvcApp } from '../../app.ts';
 import { ADAPTER_NAME_PATTERN } from '../../adapters/adapter-registry.ts';
+import { PLUGIN_ADAPTER_OPERATION_PATTERN } from '../../plugins/plugin-manifest.ts';
 import { CheckpointPutRequest, RunRefRequest, TrainingRunCompleteRequest, TrainingRunSubmitRequest, StreamAppendRequest, StreamReadRequest, StreamUnusedRequest, TablePutRequest, TableRefRequest, TenantOnlyRequest } from '../../adapters/adapter-schemas.ts';
 import { requirePermission } from '../../auth/principal.ts';
 import { setRequestAttributes } from '../../observability/tracing.ts';
@@ -28,7 +29,7 @@ export async function adapterRoutes(server: FastifyInstance, app: SvcApp): Promi
 
   server.get('/v1/adapters', { schema: { tags, summary: 'Workload adapters with their status (work_units:read)' } }, async (request) => {
     requirePermission(ctx(request).principal, 'work_units:read');
-    return { adapters: registry.list() };
+    return { adapters: await registry.listAll() };
   });
 
   server.get(
@@ -37,7 +38,7 @@ export async function adapterRoutes(server: FastifyInstance, app: SvcApp): Promi
     async (request) => {
       const { name } = request.params as { name: string };
       requirePermission(ctx(request).principal, 'work_units:read');
-      return registry.get(name);
+      return await registry.getAny(name);
     },
   );
 
@@ -67,4 +68,24 @@ export async function adapterRoutes(server: FastifyInstance, app: SvcApp): Promi
   server.post('/v1/adapters/training/checkpoints/list', { ...doc, schema: { tags, summary: 'Checkpoints of a run with the bytes each avoided', body: RunRefRequest } }, async (request) => training.checkpoints(via('training', request), request.body));
   server.post('/v1/adapters/training/runs/submit', { ...doc, schema: { tags, summary: 'Submit a training run: an identical run (datasets + config + code) is answered from its recorded result', body: TrainingRunSubmitRequest } }, async (request) => training.submitRun(via('training', request), request.body));
   server.post('/v1/adapters/training/runs/complete', { ...doc, schema: { tags, summary: 'Record the result (and measured GPU seconds) of a submitted run', body: TrainingRunCompleteRequest } }, async (request) => training.completeRun(via('training', request), request.body));
+
+  // Adapters that signed plugins provide (docs/plugins.md): any operation they declare, as a JSON object in and out.
+  // Static routes above win over this one, so the built-in adapters keep their own schemas.
+  server.post(
+    '/v1/adapters/:name/:operation',
+    {
+      ...doc,
+      bodyLimit,
+      schema: {
+        tags,
+        summary: 'Call an operation of an adapter provided by a signed plugin (JSON object in and out); missing or disabled adapter → adapter_unavailable',
+        params: Type.Object({ name: Type.String({ pattern: ADAPTER_NAME_PATTERN }), operation: Type.String({ pattern: PLUGIN_ADAPTER_OPERATION_PATTERN }) }),
+        body: Type.Object({}, { additionalProperties: true }),
+      },
+    },
+    async (request) => {
+      const params = request.params as { name: string; operation: string };
+      return app.adapters.operations.call(via(params.name, request), params.name, params.operation, request.body);
+    },
+  );
 }
