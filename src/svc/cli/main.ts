@@ -12,6 +12,7 @@ import { register as registerExecute } from './commands/execute.ts';
 import { register as registerGateway } from './commands/gateway.ts';
 import { register as registerLedger } from './commands/ledger.ts';
 import { register as registerManifest } from './commands/manifest.ts';
+import { register as registerPlugin } from './commands/plugin.ts';
 import { register as registerPolicy } from './commands/policy.ts';
 import { register as registerReport } from './commands/report.ts';
 import { register as registerPlatform } from './commands/platform.ts';
@@ -46,5 +47,6 @@ registerCache(program);
 registerBenchmark(program);
 registerRestoreTest(program);
 registerAdapter(program);
+registerPlugin(program);
 
 await program.parseAsync(process.argv);

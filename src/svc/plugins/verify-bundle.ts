@@ -12,7 +12,7 @@
 import { createHash, verify } from 'node:crypto';
 import { SvcError } from '../errors.ts';
 import { validate } from '../validation.ts';
-import { type PluginBundle, PluginManifest } from './plugin-manifest.ts';
+import { BUNDLE_PATH_PATTERN, type PluginBundle, PluginManifest } from './plugin-manifest.ts';
 import type { TrustList } from './trust-list.ts';
 
 export type SignatureFailure = 'unsigned' | 'unknown_publisher' | 'publisher_mismatch' | 'bad_signature' | 'file_set_mismatch' | 'file_digest_mismatch';
@@ -47,8 +47,14 @@ export function parseManifest(manifestJson: string): PluginManifest {
   return manifest;
 }
 
+const BUNDLE_PATH = new RegExp(BUNDLE_PATH_PATTERN);
+
 export function checkBundle(bundle: PluginBundle, trust: TrustList): CheckedBundle {
   const manifest = parseManifest(bundle.manifest_json);
+  const badPaths = [...Object.keys(bundle.files), ...Object.keys(manifest.files)].filter((p) => !BUNDLE_PATH.test(p) || p.length > 256);
+  if (badPaths.length > 0) {
+    throw new SvcError('invalid_request', `invalid plugin bundle: file paths must be relative, without . or .. segments: ${badPaths.map((p) => JSON.stringify(p.slice(0, 80))).join(', ')}`);
+  }
   const files = new Map<string, Buffer>();
   for (const [p, b64] of Object.entries(bundle.files)) files.set(p, Buffer.from(b64, 'base64'));
   const base = { manifest, bundleSha256: sha256(bundle.manifest_json), files };

@@ -31,6 +31,7 @@ function clientsFor(address: string) {
     approvals: new v1.ApprovalService(address, creds),
     benchmarks: new v1.BenchmarkService(address, creds),
     adapters: new v1.AdapterService(address, creds),
+    plugins: new v1.PluginService(address, creds),
   };
 }
 

@@ -9,6 +9,7 @@
  *   svc adapter stream read api/access [--from iso] [--to iso] | streams | unused
  *   svc adapter training checkpoint <file.safetensors> --run r --bucket b --key k [--step n]
  *   svc adapter training checkpoints <run> | submit --run r --dataset mf_… --config c.json --code-digest h | complete <run_id> --result r.json
+ *   svc adapter call <adapter> <operation> [--body json|@file]   (any adapter, e.g. one a signed plugin provides)
  */
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
@@ -138,5 +139,13 @@ export function register(program: Command): void {
       run(cmd, (g) =>
         clientFor(g).json('POST', '/v1/adapters/training/runs/complete', { ...tenantOf(o), run_id: runId, result: JSON.parse(readFileSync(o.result, 'utf8')) as unknown, ...(o.gpuSeconds !== undefined ? { gpu_seconds: o.gpuSeconds } : {}) }),
       ),
+    );
+
+  adapter
+    .command('call <adapter> <operation>')
+    .description('any operation of any adapter, e.g. one provided by a signed plugin, with a JSON object body')
+    .option('--body <json|@file>', 'the request body: JSON text, or @path to a JSON file', '{}')
+    .action((name: string, operation: string, o: { body: string }, cmd: Command) =>
+      run(cmd, (g) => clientFor(g).json('POST', `/v1/adapters/${encodeURIComponent(name)}/${operation.split('/').map(encodeURIComponent).join('/')}`, JSON.parse(o.body.startsWith('@') ? readFileSync(o.body.slice(1), 'utf8') : o.body) as unknown)),
     );
 }

@@ -26,6 +26,7 @@ interface ExecuteFileOptions {
   meta?: Record<string, string>;
   bucket?: string;
   key?: string;
+  transform?: string[];
 }
 
 function query(params: Record<string, string | undefined>): string {
@@ -44,6 +45,7 @@ function rawTarget(o: ExecuteFileOptions): { method: string; route: string } {
     mode: o.mode,
     requested_contract: o.contract,
     metadata: o.meta ? JSON.stringify(o.meta) : undefined,
+    transforms: o.transform?.join(','),
   });
   return { method: 'POST', route: `/v1/work-units/execute/raw?${q}` };
 }
@@ -77,6 +79,7 @@ export function register(program: Command): void {
     .option('--logical-ref <ref>', 'scheme://path (default: file:// URL of --file)')
     .option('--mode <mode>', 'observe | enforce')
     .option('--meta <key=value>', 'metadata entry (repeatable)', collectMeta)
+    .option('--transform <name>', 'extra transform to plan, e.g. plugin:<id> (repeatable; policy decides)', (v: string, prev: string[] = []) => [...prev, v])
     .option('--bucket <bucket>', 'byte_object: store as the object s3://<bucket>/<key> through the object gateway (default bucket with --key: cli-uploads)')
     .option('--key <key>', 'byte_object: the object key (default with --bucket: the file name)')
     .action((o, cmd: Command) =>
@@ -85,6 +88,7 @@ export function register(program: Command): void {
         if (o.kind === 'byte_object') return executeByteFile(client, o);
         const body = workUnitBodyFromFile({ kind: o.kind, file: o.file, tenant: o.tenant, logicalRef: o.logicalRef, contract: o.contract, metadata: o.meta });
         if (o.mode) body.mode = o.mode;
+        if (o.transform) body.transforms = o.transform;
         return client.json('POST', '/v1/work-units/execute', body);
       }),
     );
