@@ -6,7 +6,10 @@
  */
 import type { RequestContext } from '../context.ts';
 import { SvcError } from '../errors.ts';
-import type { AdapterRegistry } from './adapter-registry.ts';
+import { ADAPTER_NAME_PATTERN, type AdapterRegistry } from './adapter-registry.ts';
+
+const NAME = new RegExp(ADAPTER_NAME_PATTERN);
+const OPERATION = /^[a-z][a-z0-9_-]{0,63}(\/[a-z][a-z0-9_-]{0,63})?$/;
 
 export type AdapterOperation = (ctx: RequestContext, body: unknown) => Promise<object>;
 
@@ -31,6 +34,8 @@ export class AdapterOperations {
 
   /** Unknown or disabled adapter → `adapter_unavailable`; unknown operation of a known adapter → `not_found`. */
   async call(ctx: RequestContext, adapter: string, operation: string, body: unknown): Promise<object> {
+    if (!NAME.test(adapter)) throw new SvcError('invalid_request', `invalid path parameters: adapter names match ${ADAPTER_NAME_PATTERN}`);
+    if (!OPERATION.test(operation)) throw new SvcError('invalid_request', 'invalid path parameters: an operation is one or two lower-case path segments');
     // Built-in adapters first; a name svc does not have built in may be a plugin adapter.
     if (!this.#registry.has(adapter) && this.#plugins) return this.#plugins(ctx, adapter, operation, body);
     this.#registry.require(adapter);

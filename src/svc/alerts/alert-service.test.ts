@@ -6,7 +6,6 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { Counter } from 'prom-client';
 import type { LedgerEventInput } from '../ledger/event.ts';
 import { type SvcMetrics, createMetrics, exportPolicyUnavailability } from '../observability/metrics.ts';
 import { ALERTS } from './alert-definitions.ts';
@@ -23,14 +22,6 @@ interface Scenario {
   quiet(m: SvcMetrics): void;
 }
 
-/** Counters of subsystems that do not exist yet: registered here as those subsystems will. */
-const future = new WeakMap<SvcMetrics, Record<string, Counter>>();
-function futureCounter(m: SvcMetrics, name: string): Counter {
-  const all = future.get(m) ?? {};
-  all[name] ??= new Counter({ name, help: name, registers: [m.registry] });
-  future.set(m, all);
-  return all[name]!;
-}
 const policyCounts = new WeakMap<SvcMetrics, { observe: number; enforce: number }>();
 
 const SCENARIOS: Record<string, Scenario> = {
@@ -41,7 +32,7 @@ const SCENARIOS: Record<string, Scenario> = {
   SvcLedgerAppendFailure: { fire: (m) => m.ledgerAppendFailures.inc(), quiet: (m) => m.ledgerEvents.inc({ type: 'plan.created' }) },
   SvcVerifierFailureWithoutFallback: { fire: (m) => m.verifierFailuresWithoutFallback.inc(), quiet: (m) => m.aiFallbacks.inc({ reason: 'verifier_failed' }) },
   SvcLegalHoldDeletionAttempt: { fire: (m) => m.legalHoldDeletionAttempts.inc(), quiet: () => {} },
-  SvcPluginSignatureFailure: { fire: (m) => futureCounter(m, 'svc_plugin_signature_failures_total').inc(), quiet: () => {} },
+  SvcPluginSignatureFailure: { fire: (m) => m.pluginSignatureFailures.inc({ stage: 'load' }), quiet: (m) => m.pluginCalls.inc({ plugin: 'acme.x', outcome: 'ok' }) },
   SvcCacheHitRateDrop: {
     fire: (m) => (m.cacheHits.inc({ cache: 'exact' }, 10), m.cacheMisses.inc({ cache: 'exact' }, 200)),
     quiet: (m) => (m.cacheHits.inc({ cache: 'exact' }, 200), m.cacheMisses.inc({ cache: 'exact' }, 10)),

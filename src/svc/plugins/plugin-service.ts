@@ -21,7 +21,7 @@ import { SvcError } from '../errors.ts';
 import type { LedgerEventInput } from '../ledger/event.ts';
 import type { PluginRecord, PluginRepository } from '../store/repositories/plugins.ts';
 import { validate } from '../validation.ts';
-import { type PluginBundle as PluginBundleType, PluginBundle, type PluginManifest, type PluginView } from './plugin-manifest.ts';
+import { type PluginBundle as PluginBundleType, PluginBundle, PluginIdParams, type PluginManifest, type PluginView } from './plugin-manifest.ts';
 import type { PluginSandbox, SandboxResult } from './plugin-sandbox.ts';
 import type { SandboxOp } from './sandbox-protocol.ts';
 import type { TrustList } from './trust-list.ts';
@@ -289,6 +289,7 @@ export class PluginService {
   }
 
   async #record(id: string): Promise<PluginRecord> {
+    validate(PluginIdParams, { id }, 'invalid_request', 'path parameters');
     const record = await this.#d.repo.get(id);
     if (!record) throw new SvcError('not_found', `plugin ${id} is not installed`);
     return record;

@@ -30,6 +30,7 @@ export const SECURITY_EVENT_TYPES = [
   'approval.refused',
   'policy.bundle.publish_refused',
   'legal_hold.deletion_blocked',
+  'plugin.signature_failed',
 ] as const;
 
 const RESTORE_EVENT_TYPES = ['incident.rehydration_failed', 'manifests.exported', 'manifests.imported'] as const;
