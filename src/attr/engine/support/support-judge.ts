@@ -42,7 +42,7 @@ const FORCE_WORD = new RegExp(
 );
 
 /** A clause whose own weighted recall is below this is not supported. */
-export const FRAGMENT_MIN_RECALL = Number(process.env.X_FMR ?? 0.5);
+export const FRAGMENT_MIN_RECALL = 0.4;
 /** Share of order-inverted pairs among a clause's matched words above which the arguments count as swapped. */
 export const ROLE_CROSSING_MAX = 0.5;
 /** A clause needs this many matched words before its order is judged… */
@@ -66,7 +66,7 @@ export const ENTITY_PREFIX = 5;
 /** Tokens after a number within which its unit must follow in the evidence. */
 export const QUANTITY_REACH = 3;
 /** Recall at which a window that passes every check is supported (calibrated on the WiCE dev split). */
-export const SUPPORTED_RECALL = Number(process.env.X_SR ?? 0.6);
+export const SUPPORTED_RECALL = 0.6;
 /** The support score the default acceptance policy requires. */
 const SUPPORTED_SCORE = DEFAULT_ACCEPTANCE_POLICY.min_support_score;
 /** Score ceiling for a window that fails a hard check: `partially_supported` at best, never `supported`. */
