@@ -123,6 +123,15 @@ for (const engine of engines()) {
       assert.equal(manifest.work_unit_id, svc.work_unit_id);
     });
 
+    test('an AI answer served from the semantic cache names its operating point in the svc metadata', async () => {
+      const semantic = { svc: { contract: 'semantic', allow_semantic_cache: true } };
+      const first = (await unary<Any, Any>(s.clients.ai, 'ChatCompletion', chatRequest('How do I rotate the signing key of the console?', semantic), withKey(KEYS.acmeWriter))).response;
+      assert.equal(first.svc.semantic_operating_point, undefined, 'no semantic hit, no operating point');
+      const { svc } = (await unary<Any, Any>(s.clients.ai, 'ChatCompletion', chatRequest('How can I rotate the signing key of the console?', semantic), withKey(KEYS.acmeWriter))).response;
+      assert.equal(svc.cache, 'semantic_hit');
+      assert.equal(svc.semantic_operating_point, 'default:0.93:lexical-align@2');
+    });
+
     test('AI embeddings answer through the gateway', async () => {
       const { response, svc } = (await unary<Any, Any>(s.clients.ai, 'Embeddings', { request: toStruct({ model: 'mock-embed', input: ['a', 'b'] }) }, withKey(KEYS.acmeWriter))).response;
       const body = fromStruct(response) as Any;

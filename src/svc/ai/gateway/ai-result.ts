@@ -42,4 +42,9 @@ export interface AiResponseMeta {
   semantic_operating_point: OperatingPoint | null;
 }
 
+/** The operating point as one header-safe word: `<source>:<threshold>:<embedder or calibration id>`; null without one. */
+export function operatingPointLabel(point: OperatingPoint | null): string | null {
+  return point ? `${point.source}:${point.threshold}:${point.source === 'calibration' ? point.calibration_id : point.embedder}` : null;
+}
+
 export type AiResult = { kind: 'json'; body: unknown; meta: AiResponseMeta } | { kind: 'stream'; frames: AsyncIterable<SseFrame>; meta: AiResponseMeta };

@@ -54,7 +54,9 @@ export class MemorySemanticCacheStore implements SemanticCacheStore {
     this.#partitions.set(key, list);
     if (stored.lookup_key !== null) {
       const index = this.#byKey.get(key) ?? new Map<string, SemanticCacheEntry[]>();
-      index.set(stored.lookup_key, [...(index.get(stored.lookup_key) ?? []), stored]);
+      const same = index.get(stored.lookup_key);
+      if (same) same.push(stored);
+      else index.set(stored.lookup_key, [stored]);
       this.#byKey.set(key, index);
     }
   }

@@ -10,7 +10,7 @@
  * stream as messages: `svc` first, then each SSE frame in order, `done` last
  * (sent by the gateway only after the records are committed).
  */
-import type { AiResponseMeta, AiResult } from '../../ai/gateway/ai-result.ts';
+import { type AiResponseMeta, type AiResult, operatingPointLabel } from '../../ai/gateway/ai-result.ts';
 import { ChatCompletionRequest, CompletionRequest, EmbeddingRequest } from '../../ai/schemas/ai-requests.ts';
 import type { AIServiceStreamChatCompletionResponse } from '../generated/svc/v1/AIServiceStreamChatCompletionResponse.ts';
 import { jsonResult } from '../mapping/json-result.ts';
@@ -49,6 +49,7 @@ function metadataMessage(m: AiResponseMeta): AiResponseMetadata {
     fallback_reason: optional(m.fallback_reason),
     verifier: optional(m.verifier),
     tokens_avoided: m.tokens_avoided,
+    semantic_operating_point: optional(operatingPointLabel(m.semantic_operating_point)),
   };
 }
 

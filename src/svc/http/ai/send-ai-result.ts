@@ -6,7 +6,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { setWorkUnitHeaders } from '../headers.ts';
-import type { AiResult } from '../../ai/gateway/ai-result.ts';
+import { type AiResult, operatingPointLabel } from '../../ai/gateway/ai-result.ts';
 import { type SseFrame, encodeSseFrame } from '../../ai/streaming/sse-frames.ts';
 
 /** True when the client asked for the `svc` response object: an `svc` extension in the body or `X-SVC-Metadata: true`. */
@@ -21,8 +21,7 @@ async function* sseBytes(frames: AsyncIterable<SseFrame>): AsyncGenerator<string
 
 export function sendAiResult(reply: FastifyReply, result: AiResult): FastifyReply {
   const m = result.meta;
-  const point = m.semantic_operating_point;
-  const semanticOperatingPoint = point ? `${point.source}:${point.threshold}:${point.source === 'calibration' ? point.calibration_id : point.embedder}` : null;
+  const semanticOperatingPoint = operatingPointLabel(m.semantic_operating_point);
   setWorkUnitHeaders(reply, { workUnitId: m.work_unit_id, manifestId: m.manifest_id, contract: m.contract, policyBundleId: m.policy_bundle_id, mode: m.mode, cache: m.cache, route: m.route, semanticOperatingPoint });
   if (result.kind === 'json') return reply.type('application/json').send(result.body);
   reply.header('Cache-Control', 'no-cache').header('X-Accel-Buffering', 'no').type('text/event-stream; charset=utf-8');

@@ -21,9 +21,14 @@ export interface AiResponseMetadata {
   'fallback_reason'?: (string);
   'verifier'?: (string);
   'tokens_avoided'?: (number | string | Long);
+  /**
+   * A semantic hit's operating point, `<source>:<threshold>:<embedder or calibration id>` (REST: X-SVC-Semantic-Operating-Point).
+   */
+  'semantic_operating_point'?: (string);
   '_route'?: "route";
   '_fallback_reason'?: "fallback_reason";
   '_verifier'?: "verifier";
+  '_semantic_operating_point'?: "semantic_operating_point";
 }
 
 /**
@@ -44,4 +49,8 @@ export interface AiResponseMetadata__Output {
   'fallback_reason'?: (string);
   'verifier'?: (string);
   'tokens_avoided'?: (number);
+  /**
+   * A semantic hit's operating point, `<source>:<threshold>:<embedder or calibration id>` (REST: X-SVC-Semantic-Operating-Point).
+   */
+  'semantic_operating_point'?: (string);
 }
