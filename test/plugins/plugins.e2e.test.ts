@@ -206,6 +206,15 @@ for (const engine of engines()) {
       }
       const stillServing = await execute('{"ok":true}\n', ['plugin:example.json-lines-check'], 'exact_bytes');
       assert.equal(stillServing.status, 200);
+      // The plugin error rate on the dashboard comes from the call events.
+      const calls = await ledger('plugin.called');
+      const failed = await ledger('plugin.call_failed');
+      assert.deepEqual(failed.slice(-2).map((e) => [e.plugin_id, e.kind]), [['example.loop', 'transform'], ['example.hog', 'transform']]);
+      assert.ok(calls.every((e) => !JSON.stringify(e).includes('bob@example.com')), 'call events carry no payload');
+      const dash = await json(await s.call('GET', '/v1/reports/dashboard'));
+      assert.equal(dash.sections.platform.plugin_calls.value, calls.length + failed.length);
+      assert.equal(dash.sections.platform.plugin_failures.value, failed.length);
+      assert.equal(dash.sections.platform.plugin_error_rate.value, failed.length / (calls.length + failed.length));
     });
 
     test('roles and tenants: readers list, writers cannot install, tenant-bound admins cannot manage, operators can disable', async () => {

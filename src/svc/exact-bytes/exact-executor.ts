@@ -79,8 +79,8 @@ export interface PluginRun {
 export interface PluginCalls {
   readonly limits: { maxInputBytes: number };
   describe(ctx: RequestContext, id: string): Promise<{ kind: string; semantic: boolean; name: string }>;
-  transform(ctx: RequestContext, id: string, bytes: Uint8Array): Promise<{ bytes: Uint8Array; plugin: string }>;
-  verify(ctx: RequestContext, id: string, bytes: Uint8Array): Promise<{ passed: boolean; reason: string; verifier: string }>;
+  transform(ctx: RequestContext, id: string, bytes: Uint8Array, subject: { tenant: string; workUnitId: string }): Promise<{ bytes: Uint8Array; plugin: string }>;
+  verify(ctx: RequestContext, id: string, bytes: Uint8Array, subject: { tenant: string; workUnitId: string }): Promise<{ passed: boolean; reason: string; verifier: string }>;
 }
 
 export interface ExactExecutorDeps {
@@ -229,12 +229,12 @@ export class ExactExecutor {
       names.set(action.type, `${PLUGIN_PREFIX}${d.name}`);
       await inSpan(d.kind === 'verifier' ? 'svc.verify' : 'svc.transform', { work_unit_id: wu.id, plugin: d.name, action: action.type }, async () => {
         if (d.kind === 'verifier') {
-          const v = await plugins.verify(ctx, id, bytes);
+          const v = await plugins.verify(ctx, id, bytes, { tenant: wu.tenant, workUnitId: wu.id });
           if (!v.passed) throw new SvcError('verifier_failed', `verifier ${v.verifier} rejected the object${v.reason ? `: ${v.reason}` : ''}`, { details: { verifier: v.verifier, reason: v.reason } });
           runs.push({ name: v.verifier, kind: 'verifier', outcome: 'passed' });
           return;
         }
-        const out = await plugins.transform(ctx, id, bytes);
+        const out = await plugins.transform(ctx, id, bytes, { tenant: wu.tenant, workUnitId: wu.id });
         if (!d.semantic) {
           if (!Buffer.from(out.bytes).equals(Buffer.from(bytes))) {
             throw new SvcError('contract_violation', `plugin ${out.plugin} declares an exact transform but changed the bytes`, { details: { plugin: out.plugin } });

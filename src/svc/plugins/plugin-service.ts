@@ -42,6 +42,12 @@ export interface PluginMetrics {
 
 export type SignatureStage = 'install' | 'enable' | 'load';
 
+/** Whose work a plugin call serves: named in its ledger event (never the data itself). */
+export interface CallSubject {
+  tenant?: string;
+  workUnitId?: string;
+}
+
 export interface PluginServiceDeps {
   repo: PluginRepository;
   trust: TrustList;
@@ -188,21 +194,23 @@ export class PluginService {
     return { kind: loaded.manifest.kind, semantic: loaded.manifest.semantic === true, name: `${id}@${loaded.manifest.version}` };
   }
 
-  async transform(ctx: DomainContext, id: string, bytes: Uint8Array, params: unknown = {}): Promise<TransformOutput> {
+  async transform(ctx: DomainContext, id: string, bytes: Uint8Array, subject: CallSubject = {}): Promise<TransformOutput> {
     const loaded = await this.#load(ctx, id);
     if (loaded.manifest.kind !== 'transform') throw new SvcError('invalid_request', `plugin ${id} is a ${loaded.manifest.kind}, not a transform`);
-    const r = await this.#run(loaded, { op: 'transform', bytes, text: utf8OrNull(bytes), params });
-    if (r.kind === 'json') throw this.#failure(loaded, 'bad_output', 'a transform must return bytes or text');
-    return { bytes: r.kind === 'bytes' ? r.bytes : new TextEncoder().encode(r.text), plugin: nameOf(loaded) };
+    return this.#call(ctx, loaded, subject, { op: 'transform', bytes, text: utf8OrNull(bytes), params: {} }, (r) => {
+      if (r.kind === 'json') return 'a transform must return bytes or text';
+      return { bytes: r.kind === 'bytes' ? r.bytes : new TextEncoder().encode(r.text), plugin: nameOf(loaded) };
+    });
   }
 
-  async verify(ctx: DomainContext, id: string, bytes: Uint8Array, params: unknown = {}): Promise<VerifierOutput> {
+  async verify(ctx: DomainContext, id: string, bytes: Uint8Array, subject: CallSubject = {}): Promise<VerifierOutput> {
     const loaded = await this.#load(ctx, id);
     if (loaded.manifest.kind !== 'verifier') throw new SvcError('invalid_request', `plugin ${id} is a ${loaded.manifest.kind}, not a verifier`);
-    const r = await this.#run(loaded, { op: 'verify', bytes, text: utf8OrNull(bytes), params });
-    const out = r.kind === 'json' ? (safeJson(r.json) as { passed?: unknown; reason?: unknown } | undefined) : undefined;
-    if (!out || typeof out.passed !== 'boolean') throw this.#failure(loaded, 'bad_output', 'a verifier must return { passed: boolean, reason?: string }');
-    return { passed: out.passed, reason: typeof out.reason === 'string' ? out.reason.slice(0, 500) : '', verifier: nameOf(loaded) };
+    return this.#call(ctx, loaded, subject, { op: 'verify', bytes, text: utf8OrNull(bytes), params: {} }, (r) => {
+      const out = r.kind === 'json' ? (safeJson(r.json) as { passed?: unknown; reason?: unknown } | undefined) : undefined;
+      if (!out || typeof out.passed !== 'boolean') return 'a verifier must return { passed: boolean, reason?: string }';
+      return { passed: out.passed, reason: typeof out.reason === 'string' ? out.reason.slice(0, 500) : '', verifier: nameOf(loaded) };
+    });
   }
 
   /** Enabled adapter plugins as adapter descriptors (the `/v1/adapters` list merges them with the built-in ones). */
@@ -230,13 +238,22 @@ export class PluginService {
     if (provider.status !== 'enabled') throw new SvcError('adapter_unavailable', `adapter ${adapter} (plugin ${provider.plugin}) is disabled`, { retryable: false, details: { adapter, plugin: provider.plugin } });
     if (!provider.operations.includes(operation)) throw new SvcError('not_found', `adapter ${adapter} has no operation ${JSON.stringify(operation.slice(0, 64))}`);
     const loaded = await this.#load(ctx, provider.plugin);
-    const r = await this.#run(loaded, { op: 'adapter', operation, body, params: { tenant: ctx.principal.tenant ?? null } });
-    const out = r.kind === 'json' ? safeJson(r.json) : undefined;
-    if (out === null || typeof out !== 'object' || Array.isArray(out)) throw this.#failure(loaded, 'bad_output', 'an adapter operation must return a JSON object');
-    return out as object;
+    const tenant = ctx.principal.tenant ?? null;
+    return this.#call(ctx, loaded, tenant ? { tenant } : {}, { op: 'adapter', operation, body, params: { tenant } }, (r) => {
+      const out = r.kind === 'json' ? safeJson(r.json) : undefined;
+      if (out === null || typeof out !== 'object' || Array.isArray(out)) return 'an adapter operation must return a JSON object';
+      return out as object;
+    });
   }
 
-  async #run(loaded: Loaded, call: SandboxOp): Promise<Exclude<SandboxResult, { ok: false }>> {
+  /**
+   * One sandboxed call: limits from the manifest capped by svc's, then the
+   * outcome counted (metrics) and audited (`plugin.called` /
+   * `plugin.call_failed`: which code ran, for whom, and how it ended; the
+   * dashboard's plugin error rate is computed from these events). `interpret`
+   * turns the sandbox's answer into the result, or names what was wrong with it.
+   */
+  async #call<T>(ctx: DomainContext, loaded: Loaded, subject: CallSubject, call: SandboxOp, interpret: (r: Exclude<SandboxResult, { ok: false }>) => T | string): Promise<T> {
     const limits = loaded.manifest.limits ?? {};
     const started = performance.now();
     const r = await this.#d.sandbox.run({
@@ -247,19 +264,25 @@ export class PluginService {
       call,
     });
     const seconds = (performance.now() - started) / 1000;
+    const result = r.ok ? interpret(r) : undefined;
+    const failure = !r.ok ? { reason: r.reason, message: r.reason === 'error' ? r.message : r.reason } : typeof result === 'string' ? { reason: 'bad_output' as const, message: result } : undefined;
     const id = loaded.manifest.id;
-    this.#d.metrics.call(id, r.ok ? 'ok' : 'error', seconds);
-    if (!r.ok) {
-      this.#d.metrics.error(id, r.reason);
-      // A timeout or a crashed worker may pass on a retry; a plugin error or a limit it hit will not.
-      throw unavailable(id, `plugin ${nameOf(loaded)} failed: ${r.reason}${r.reason === 'error' ? ` (${r.message})` : ''}`, r.reason, r.reason === 'timeout' || r.reason === 'crash');
+    this.#d.metrics.call(id, failure ? 'error' : 'ok', seconds);
+    if (failure) this.#d.metrics.error(id, failure.reason);
+    await this.#d.ledger.append({
+      type: failure ? 'plugin.call_failed' : 'plugin.called',
+      tenant: subject.tenant ?? null,
+      actor: ctx.principal.actor,
+      work_unit_id: subject.workUnitId ?? null,
+      trace_id: ctx.traceId ?? null,
+      // Never the plugin's input or output: ids, the outcome and its class only.
+      payload: { plugin_id: id, version: loaded.manifest.version, kind: loaded.manifest.kind, duration_ms: Math.round(seconds * 1000), ...(failure ? { reason: failure.reason } : {}) },
+    });
+    if (failure) {
+      // A timeout or a crashed worker may pass on a retry; a plugin error, bad output or a limit it hit will not.
+      throw unavailable(id, `plugin ${nameOf(loaded)} failed: ${failure.reason}${failure.reason === 'timeout' || failure.reason === 'memory' || failure.reason === 'crash' ? '' : ` (${failure.message.slice(0, 300)})`}`, failure.reason, failure.reason === 'timeout' || failure.reason === 'crash');
     }
-    return r;
-  }
-
-  #failure(loaded: Loaded, reason: string, message: string): SvcError {
-    this.#d.metrics.error(loaded.manifest.id, reason);
-    return unavailable(loaded.manifest.id, `plugin ${nameOf(loaded)}: ${message}`, reason);
+    return result as T;
   }
 
   /** The plugin ready to run, checked against the trust list once per bundle per process. */

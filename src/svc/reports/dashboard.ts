@@ -115,6 +115,15 @@ export function buildDashboard(rows: ReportRows, constants: EstimateConstants): 
       manifests_by_mode: countBy(bytes, (m) => m.mode),
       storage_ratio: measured(ratio(stored, bytesIn), 'ratio', 'manifests', 'SUM(bytes_stored) / SUM(bytes_in) over byte manifests created in the window (0 when no bytes)'),
       chunks: measured(bytes.reduce((a, m) => a + m.chunk_count, 0), 'chunks', 'manifests', 'SUM(manifests.chunk_count) created in the window'),
+      // Signed plugins (docs/plugins.md): every sandboxed call is a ledger event, so the error rate is reproducible.
+      plugin_calls: measured((events['plugin.called'] ?? 0) + (events['plugin.call_failed'] ?? 0), 'calls', 'ledger_events', "COUNT(ledger_events) with type IN ('plugin.called', 'plugin.call_failed') in the window"),
+      plugin_failures: eventFigure(events, 'plugin.call_failed'),
+      plugin_error_rate: measured(
+        ratio(events['plugin.call_failed'] ?? 0, (events['plugin.called'] ?? 0) + (events['plugin.call_failed'] ?? 0)),
+        'ratio',
+        'ledger_events',
+        "COUNT(type = 'plugin.call_failed') / COUNT(type IN ('plugin.called', 'plugin.call_failed')) in the window (0 when no calls)",
+      ),
       observe_would_avoid_bytes: measured(
         observe.reduce((a, m) => a + m.stats.bytes_deduplicated + m.stats.bytes_saved_by_compression, 0),
         'bytes',
