@@ -43,7 +43,7 @@ export interface ClaimEvidence {
 /** Relatedness a sentence needs (on non-numeric tokens) before it can contradict a claim. */
 const CONFLICT_RELATEDNESS = 0.7;
 /** Each sentence beyond the first must add at least this much recall to join the window. */
-export const EXTRA_SENTENCE_GAIN = 0.03;
+export const EXTRA_SENTENCE_GAIN = 0.02;
 /** A window is built from at most this many chosen sentences… */
 export const MAX_WINDOW_SENTENCES = 6;
 /** …and spans at most this many characters from the first to the last. */

@@ -134,6 +134,11 @@ export function readClaim(raw: string): ClaimReading {
   const quantities: Quantity[] = [];
   spans.forEach((s, i) => {
     if (!s.number || /^(1[5-9]|20)\d\d$/.test(s.term)) return;
+    // "24/7", "9/11", "3/4": one expression of two figures, not a count of the word after it (both figures are still checked).
+    const prev = spans[i - 1];
+    if (prev?.number && text.slice(prev.end, s.start) === '/') return;
+    const after = spans[i + 1];
+    if (after?.number && text.slice(s.end, after.start) === '/') return;
     const next = spans[i + 1];
     const adjacent = next !== undefined && !next.number && /^[\s-]*$/.test(text.slice(s.end, next.start));
     quantities.push({ value: s.term, unit: adjacent ? next.term : undefined, alternatives: numbers.find((n) => n.term === s.term)?.alternatives ?? [] });

@@ -108,3 +108,8 @@ test('a name spelt with or without a doubled letter is the same name', () => {
   assert.ok(!judge('Paterson died at 78.', ['Patterson dies at 78.']).flags.includes('entity_missing'));
   assert.ok(judge('Peterson died at 78.', ['Patterson dies at 78.']).flags.includes('entity_missing'));
 });
+
+test('two figures joined by a slash are one expression, not a count of the next word', () => {
+  assert.deepEqual(readClaim('CBSN is a 24/7 live news service.').quantities, []);
+  assert.deepEqual(readClaim('It holds 7 live hives.').quantities.map((q) => [q.value, q.unit]), [['7', 'live']]);
+});

@@ -43,3 +43,7 @@ test('an abbreviated month next to a figure is the month', () => {
   assert.deepEqual(contentTokens('Nov 10, 2018 and 4 Sept. 2013'), contentTokens('November 10, 2018 and 4 September 2013'));
   assert.deepEqual(contentTokens('The dec and the mar'), ['dec', 'mar']);
 });
+
+test('a hyphenated tens-and-unit number word is one number', () => {
+  assert.deepEqual(contentTokens('Sixty-Six Books by sixty-six writers, twenty days'), ['66', 'book', '66', 'writer', '20', 'dai']);
+});

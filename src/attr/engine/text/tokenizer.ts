@@ -39,6 +39,11 @@ const MONTH_ABBREVIATIONS: ReadonlyMap<string, string> = new Map(
 const DIGIT_AFTER = /^\.?\s\d/;
 const DIGIT_BEFORE = /\d\s$/;
 
+const TENS: ReadonlySet<string> = new Set('twenty thirty forty fifty sixty seventy eighty ninety'.split(' '));
+const UNITS = 'one two three four five six seven eight nine'.split(' ');
+/** A hyphenated unit after a tens word: "-six" of "sixty-six". */
+const UNIT_AFTER_TENS = new RegExp(`^[-‐‑–](${UNITS.join('|')})\\b`, 'i');
+
 const TOKEN = /[\p{L}\p{N}]+(?:[.,'’][\p{L}\p{N}]+)*/gu;
 
 const isAsciiDigit = (code: number): boolean => code >= 48 && code <= 57;
@@ -94,7 +99,9 @@ export interface TokenSpan {
  */
 function eachToken(raw: string, visit: (term: string, start: number, end: number, original: string, number: boolean) => void): void {
   const text = NON_ASCII.test(raw) ? foldDigits(raw.normalize('NFKC')) : raw;
+  let skipUntil = -1;
   for (const m of text.matchAll(TOKEN)) {
+    if (m.index < skipUntil) continue;
     const original = m[0];
     let t = original.toLowerCase();
     // A possessive "'s" / "’s" is not part of the word.
@@ -113,7 +120,15 @@ function eachToken(raw: string, visit: (term: string, start: number, end: number
     }
     const digits = NUMBER_WORDS.get(t);
     if (digits !== undefined) {
-      visit(digits, m.index, m.index + original.length, original, true);
+      // "sixty-six" is 66, not 60 and 6.
+      const end = m.index + original.length;
+      const unit = TENS.has(t) ? UNIT_AFTER_TENS.exec(text.slice(end, end + 8)) : null;
+      if (unit) {
+        skipUntil = end + unit[0].length;
+        visit(String(Number(digits) + UNITS.indexOf(unit[1]!.toLowerCase()) + 1), m.index, skipUntil, text.slice(m.index, skipUntil), true);
+        continue;
+      }
+      visit(digits, m.index, end, original, true);
       continue;
     }
     // "Nov 10" is "November 10": an abbreviated month next to a figure is the month.

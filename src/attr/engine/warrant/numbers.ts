@@ -8,7 +8,9 @@
 import { NUMBER_WORDS } from '../text/tokenizer.ts';
 
 const NUMBER = /(?<![\p{L}\d.])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d])|(?<![\p{L}\d.,])\d+(?:\.\d+)?(?![\d])/gu;
-const NUMBER_WORD = new RegExp(`\\b(?:${[...NUMBER_WORDS.keys()].join('|')})\\b`, 'giu');
+const UNITS = ['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine'];
+/** A number word, a tens word with its hyphenated unit first ("sixty-six" is 66). */
+const NUMBER_WORD = new RegExp(`\\b(?:(twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)[-‐‑–](${UNITS.join('|')})|${[...NUMBER_WORDS.keys()].join('|')})\\b`, 'giu');
 const YEAR = /^(1[5-9]|20)\d{2}$/;
 /** "2018–19", "1914-18", "2018/19": a year, a dash or slash, two digits. */
 const YEAR_RANGE_TAIL = /^\s*[-–—/]\s*$/;
@@ -41,6 +43,8 @@ export function numberMentions(text: string): NumberMentions {
       } else values.push(normalise(raw));
     }
   }
-  for (const m of text.matchAll(NUMBER_WORD)) values.push(NUMBER_WORDS.get(m[0].toLowerCase())!);
+  for (const m of text.matchAll(NUMBER_WORD)) {
+    values.push(m[1] ? String(Number(NUMBER_WORDS.get(m[1].toLowerCase())) + UNITS.indexOf(m[2]!.toLowerCase()) + 1) : NUMBER_WORDS.get(m[0].toLowerCase())!);
+  }
   return { values, years };
 }

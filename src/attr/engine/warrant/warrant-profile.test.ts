@@ -73,3 +73,8 @@ test('when no sentence holds a quarter of a long claim, the sentences holding mo
   const span = 'The expedition found a microbe in the lake that eats hydrogen. Life elsewhere might look like it. Comets could carry it.';
   assert.deepEqual(warrantMismatchFlags('The expedition did find several new strains of microorganisms in the lake waters, including a microbe that eats hydrogen, during its long winter survey.', span), []);
 });
+
+test('a hyphenated number word is one figure', () => {
+  assert.deepEqual(warrantMismatchFlags('It has 66 writers.', 'It has sixty-six writers.'), []);
+  assert.deepEqual(warrantMismatchFlags('It has 60 writers.', 'It has sixty-six writers.'), ['numeric_value_not_in_evidence']);
+});
