@@ -18,6 +18,7 @@ import { type ChunkScope, chunkScopeFor, privateChunkScope } from '../../src/svc
 import type { ChunkStore } from '../../src/svc/chunk-store/chunk-store.ts';
 import { FsChunkStore } from '../../src/svc/chunk-store/fs-chunk-store.ts';
 import { S3ChunkStore } from '../../src/svc/chunk-store/s3-chunk-store.ts';
+import { S3PackFiles } from '../../src/svc/chunk-store/s3-pack-files.ts';
 import { SvcError } from '../../src/svc/errors.ts';
 import { buildPack } from '../../src/svc/chunk-store/pack-format.ts';
 import { FsPackFiles, newPackId } from '../../src/svc/chunk-store/pack-files.ts';
@@ -119,11 +120,9 @@ const s3rver: Backend = {
   name: 'S3ChunkStore on s3rver',
   raceSkip: S3RVER_IGNORES_CONDITIONAL_PUT,
   async setUp() {
-    s3 = await startS3TestServer();
+    s3 ??= await startS3TestServer();
   },
-  async tearDown() {
-    await s3?.close();
-  },
+  async tearDown() {},
   async open() {
     const server = s3!;
     // A prefix per test keeps tests apart inside the one bucket.
@@ -153,7 +152,51 @@ function rehydrationFailure(reason: string, id: string) {
   return (err: unknown) => err instanceof SvcError && err.code === 'rehydration_failed' && err.details?.['reason'] === reason && err.details?.['chunk_id'] === id;
 }
 
-const packedBackends = engines().map((e) => packed(e.name, e.skip));
+/** The pack store on the S3 backend (one PUT per pack), its index in SQLite. */
+const packedS3: Backend = {
+  name: 'PackedChunkStore on s3rver',
+  raceSkip: false,
+  async setUp() {
+    s3 ??= await startS3TestServer();
+  },
+  async tearDown() {},
+  async open() {
+    const server = s3!;
+    const prefix = `contract-packs-${randomBytes(4).toString('hex')}`;
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-contract-s3packs-'));
+    const db = openDb({ databaseUrl: `sqlite:${path.join(dir, 'index.sqlite')}`, stateDir: dir });
+    await migrate(db);
+    const index = new ChunkPackRepository(db);
+    const connection = { bucket: server.bucket, prefix, region: server.region, endpoint: server.endpoint, forcePathStyle: true, credentials: S3RVER_CREDENTIALS };
+    const opened: Array<{ close(): Promise<void> }> = [];
+    const make = () => {
+      const packs = new S3PackFiles(connection);
+      const legacy = new S3ChunkStore(connection);
+      opened.push(packs, legacy);
+      return new PackedChunkStore({ packs, index, legacy, packTargetBytes: 64 * 1024 });
+    };
+    const store = make();
+    return {
+      store,
+      overwrite: async (scope, id, codec, bytes) => {
+        const loc = await store.locate(scope, id, codec);
+        assert.ok(loc, 'the chunk is indexed');
+        const built = buildPack([{ id, codec, data: bytes }]);
+        const packId = newPackId();
+        await store.packs.write(scope, packId, built.bytes);
+        assert.ok(await index.relocate(scope, id, codec, loc.pack_id, { pack_id: packId, pack_offset: built.entries[0]!.offset, stored_length: bytes.length }));
+      },
+      reopen: make,
+      close: async () => {
+        for (const o of opened) await o.close();
+        await db.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  },
+};
+
+const packedBackends = [...engines().map((e) => packed(e.name, e.skip)), packedS3];
 
 for (const backend of [filesystem, s3rver, ...packedBackends]) {
   describe(`ChunkStore contract: ${backend.name}`, { skip: backend.skip ?? false }, () => {
@@ -326,3 +369,5 @@ for (const backend of [filesystem, s3rver, ...packedBackends]) {
       }));
   });
 }
+
+after(() => s3?.close());

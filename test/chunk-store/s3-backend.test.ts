@@ -10,7 +10,9 @@ import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { corpusFile } from '../../bench/corpus/corpus-files.ts';
 import type { ChunkScope } from '../../src/svc/chunk-store/chunk-scope.ts';
-import { S3ChunkStore } from '../../src/svc/chunk-store/s3-chunk-store.ts';
+import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { PackedChunkStore } from '../../src/svc/chunk-store/packed-chunk-store.ts';
+import { S3PackFiles } from '../../src/svc/chunk-store/s3-pack-files.ts';
 import { engines } from '../helpers/engines.ts';
 import { KEYS, type TestServer, startTestServer } from '../helpers/server.ts';
 import { type S3TestServer, startS3TestServer } from './s3-test-server.ts';
@@ -47,6 +49,11 @@ for (const engine of engines()) {
       assert.equal(res.status, 201, await res.clone().text());
       return (await res.json()) as { manifest_id: string; output: { sha256: string }; details: { bytes_stored: number } };
     };
+    const packedStore = () => {
+      const store = s.app.objects.chunkBackend.store;
+      assert.ok(store instanceof PackedChunkStore && store.packs instanceof S3PackFiles, 'the S3 backend writes packs');
+      return { store, packs: store.packs };
+    };
     const manifestOf = async (id: string) => (await (await s.call('GET', `/v1/manifests/${id}`, writer)).json()) as { chunk_scope: string; chunks: ManifestChunk[] };
 
     test('the service runs on the S3 backend and readiness probes the bucket', async () => {
@@ -58,8 +65,9 @@ for (const engine of engines()) {
       assert.deepEqual(check, { name: 'chunk_store', ok: true, detail: `s3://${s3.bucket}/${prefix}` });
     });
 
-    test('an object put through the gateway is stored as chunk objects in the bucket and read back bit for bit', async () => {
+    test('an object put through the gateway is stored as one pack object (one PUT, not one per chunk) and read back bit for bit', async () => {
       const data = Buffer.concat([corpusFile('log-like', 400_000, 's3svc-log'), corpusFile('random', 300_000, 's3svc-random')]);
+      const keysBefore = new Set(await s3.listKeys(`${prefix}/`));
       const put = await putObject('clip.bin', data);
       assert.equal(put.output.sha256, sha256(data));
       assert.ok(put.details.bytes_stored > 0);
@@ -67,13 +75,15 @@ for (const engine of engines()) {
       const manifest = await manifestOf(put.manifest_id);
       assert.ok(manifest.chunks.length >= 4, 'the object spans several chunks');
       assert.ok(manifest.chunks.some((c) => c.codec === 'zstd') && manifest.chunks.some((c) => c.codec === 'raw'), 'both codecs are exercised');
-      // Every chunk the manifest names is an object of exactly its stored length in the bucket.
-      const keys = new Set(await s3.listKeys(`${prefix}/`));
-      const store = s.app.objects.chunkBackend.store as S3ChunkStore;
+      // One new object, a pack, holds every chunk the manifest names at its stored length.
+      const added = (await s3.listKeys(`${prefix}/`)).filter((k) => !keysBefore.has(k));
+      assert.equal(added.length, 1, added.join(', '));
+      assert.match(added[0]!, new RegExp(`^${prefix}/${manifest.chunk_scope}/packs/[0-9a-f]{2}/pk_[0-9a-f]{32}\\.pack$`));
+      const { store, packs } = packedStore();
       for (const chunk of manifest.chunks) {
-        const key = store.keyOf(manifest.chunk_scope as ChunkScope, chunk.id, chunk.codec);
-        assert.ok(key.startsWith(`${prefix}/${manifest.chunk_scope}/`), key);
-        assert.ok(keys.has(key), `chunk object ${key} exists`);
+        const loc = await store.locate(manifest.chunk_scope as ChunkScope, chunk.id, chunk.codec);
+        assert.ok(loc, `chunk ${chunk.id} is indexed`);
+        assert.equal(packs.keyOf(manifest.chunk_scope, loc.pack_id), added[0]);
         assert.deepEqual(await store.stat(manifest.chunk_scope as ChunkScope, chunk.id, chunk.codec), { codec: chunk.codec, storedLength: chunk.stored_length });
       }
 
@@ -110,8 +120,12 @@ for (const engine of engines()) {
       const put = await putObject('damaged.bin', data);
       const manifest = await manifestOf(put.manifest_id);
       const victim = manifest.chunks[1]!;
-      const store = s.app.objects.chunkBackend.store as S3ChunkStore;
-      await s3.putObject(store.keyOf(manifest.chunk_scope as ChunkScope, victim.id, victim.codec), Buffer.alloc(victim.stored_length, 7));
+      const { store, packs } = packedStore();
+      const loc = (await store.locate(manifest.chunk_scope as ChunkScope, victim.id, victim.codec))!;
+      const key = packs.keyOf(manifest.chunk_scope, loc.pack_id);
+      const pack = Buffer.from(await (await s3.client.send(new GetObjectCommand({ Bucket: s3.bucket, Key: key }))).Body!.transformToByteArray());
+      pack.fill(7, loc.pack_offset, loc.pack_offset + loc.stored_length);
+      await s3.putObject(key, pack);
       const res = await s.call('POST', `/v1/manifests/${put.manifest_id}/rehydrate`, { ...writer, body: {} });
       assert.equal(res.status, 500);
       const body = (await res.json()) as { error: { code: string; details: { chunk_id: string; reason: string } } };
@@ -124,8 +138,9 @@ for (const engine of engines()) {
       const put = await putObject('gone.bin', data);
       const manifest = await manifestOf(put.manifest_id);
       const victim = manifest.chunks[0]!;
-      const store = s.app.objects.chunkBackend.store as S3ChunkStore;
-      await s3.deleteObject(store.keyOf(manifest.chunk_scope as ChunkScope, victim.id, victim.codec));
+      const { store, packs } = packedStore();
+      const loc = (await store.locate(manifest.chunk_scope as ChunkScope, victim.id, victim.codec))!;
+      await s3.deleteObject(packs.keyOf(manifest.chunk_scope, loc.pack_id));
       const res = await s.call('POST', '/v1/s3/objects/get', { ...writer, body: { bucket: 'media', key: 'gone.bin' } });
       assert.equal(res.status, 500);
       const body = (await res.json()) as { error: { code: string; details: { chunk_id: string; reason: string } } };

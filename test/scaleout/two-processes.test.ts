@@ -85,8 +85,9 @@ describe(`two svc processes on one PostgreSQL and one S3 store (${OPS} operation
       let turn = 0;
       /** Round robin; a process that does not answer is skipped, as a load balancer does. */
       const call = async (method: string, route: string, body?: unknown, o: { key?: string; headers?: Record<string, string>; on?: number } = {}): Promise<{ status: number; json: any; buf: Uint8Array; proc: number } | undefined> => {
+        // Chosen once: a retry goes to the other process, as a load balancer skips one that does not answer.
+        const i = o.on ?? turn++ % procs.length;
         for (let attempt = 0; attempt < 2; attempt++) {
-          const i = o.on ?? turn++ % procs.length;
           try {
             const res = await fetch(`${procs[(i + attempt) % procs.length]!.url}${route}`, {
               method,

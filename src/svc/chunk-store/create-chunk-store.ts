@@ -15,6 +15,7 @@ import { FsPackFiles } from './pack-files.ts';
 import { PackedChunkStore } from './packed-chunk-store.ts';
 import { credentialsFromEnv } from './s3-client.ts';
 import { S3ChunkStore } from './s3-chunk-store.ts';
+import { S3PackFiles } from './s3-pack-files.ts';
 
 interface ChunkBackendOperations {
   /** Where the chunks are: a directory, or `s3://bucket/prefix`. */
@@ -52,15 +53,30 @@ export async function createChunkStore(config: Readonly<SvcConfig>, stateDir: st
     const s3 = storage.s3;
     // The loader refuses this configuration already; a hand-built config gets the same message.
     if (!s3?.bucket) throw new SvcError('invalid_request', 'storage.s3.bucket is required when storage.chunk_backend is s3 (env SVC_S3_BUCKET)');
-    const store = new S3ChunkStore({
+    const connection = {
       bucket: s3.bucket,
       prefix: s3.prefix,
       region: s3.region,
       endpoint: s3.endpoint,
       forcePathStyle: s3.force_path_style,
       credentials: credentialsFromEnv(options.env ?? process.env),
-    });
-    return { kind: 's3', store, objects: store, location: store.location, probe: () => store.probe(), close: () => store.close() };
+    };
+    const objects = new S3ChunkStore(connection);
+    if (!options.db || storage.chunk_layout !== 'packs') {
+      return { kind: 's3', store: objects, objects, location: objects.location, probe: () => objects.probe(), close: () => objects.close() };
+    }
+    const packs = new S3PackFiles(connection);
+    const store = new PackedChunkStore({ packs, index: new ChunkPackRepository(options.db), legacy: objects, packTargetBytes: storage.pack_target_bytes });
+    return {
+      kind: 's3',
+      store,
+      objects,
+      location: objects.location,
+      probe: () => objects.probe(),
+      close: async () => {
+        await Promise.all([objects.close(), packs.close()]);
+      },
+    };
   }
   const files = new FsChunkStore({ root: path.resolve(stateDir, storage.chunk_dir ?? 'chunks') });
   // Leftovers of a crash mid-write (chunk files and packs); safe because no writer runs yet.

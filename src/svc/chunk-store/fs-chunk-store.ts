@@ -25,6 +25,7 @@ import { promisify } from 'node:util';
 import type { ChunkCodec } from '../chunking/chunk-codec.ts';
 import { chunkKeySegments } from './chunk-key.ts';
 import type { ChunkScope } from './chunk-scope.ts';
+import { CHUNK_SCOPE_PATTERN } from './chunk-scope.ts';
 import type { ChunkPutResult, ChunkStore, ChunkWriter, StoredChunkInfo } from './chunk-store.ts';
 import { chunkReadFailure as readFailure, decodeVerifiedChunk } from './verify-chunk.ts';
 
@@ -33,6 +34,9 @@ const readWholeFile = promisify(readFileCallback);
 
 /** Temporary files start with this; {@link FsChunkStore.sweepTemporaryFiles} removes leftovers. */
 const TEMP_PREFIX = '.tmp-';
+
+/** First-level shard directories of the one-file-per-chunk layout. */
+const SHARD_PATTERN = /^[0-9a-f]{2}$/;
 
 export interface FsChunkStoreOptions {
   /** Directory that holds all scopes; created if missing. */
@@ -82,6 +86,17 @@ export class FsChunkStore implements ChunkStore {
       }
     }
     return undefined;
+  }
+
+  /** Whether `scope` holds any chunk file (a shard directory): the pack store skips this layout for scopes that do not. */
+  async holdsScope(scope: ChunkScope): Promise<boolean> {
+    if (!CHUNK_SCOPE_PATTERN.test(scope)) throw new TypeError(`invalid chunk scope ${JSON.stringify(scope)}`);
+    try {
+      return (await fs.readdir(path.join(this.root, scope))).some((name) => SHARD_PATTERN.test(name));
+    } catch (err) {
+      if (isErrno(err, 'ENOENT')) return false;
+      throw err;
+    }
   }
 
   async put(scope: ChunkScope, id: string, codec: ChunkCodec, data: Uint8Array): Promise<ChunkPutResult> {

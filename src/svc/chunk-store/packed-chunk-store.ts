@@ -31,6 +31,9 @@ import { buildPack } from './pack-format.ts';
 import { newPackId, type PackFiles } from './pack-files.ts';
 import { chunkReadFailure, decodeVerifiedChunk } from './verify-chunk.ts';
 
+/** The old layout, and whether a scope holds any chunk in it (saves a lookup per new chunk where it holds none). */
+export type LegacyChunkLayout = ChunkStore & { holdsScope?(scope: ChunkScope): Promise<boolean> };
+
 export const DEFAULT_PACK_TARGET_BYTES = 8 * 1024 * 1024;
 
 /** Packs of one writer being written at once before its puts wait (bounds memory to a few packs per writer). */
@@ -40,7 +43,7 @@ export interface PackedChunkStoreOptions {
   packs: PackFiles;
   index: ChunkPackRepository;
   /** The old one-file-per-chunk layout at the same location: read (and deleted from), never written. */
-  legacy?: ChunkStore;
+  legacy?: LegacyChunkLayout;
   /** A pack is written once its entries reach this many bytes (default 8 MiB). */
   packTargetBytes?: number;
 }
@@ -62,6 +65,9 @@ interface PendingEntry {
   pack: PendingPack;
 }
 
+/** Bound on a writer's remembered absent keys (a writer that stats without putting must not grow without end). */
+const MAX_REMEMBERED_ABSENT = 1024;
+
 const CODECS_PREFERRED: readonly ChunkCodec[] = ['zstd', 'raw'];
 
 function entryKey(scope: ChunkScope, id: string, codec: ChunkCodec): string {
@@ -72,7 +78,9 @@ function entryKey(scope: ChunkScope, id: string, codec: ChunkCodec): string {
 export class PackedChunkStore implements ChunkStore {
   readonly packs: PackFiles;
   readonly index: ChunkPackRepository;
-  readonly legacy: ChunkStore | undefined;
+  readonly legacy: LegacyChunkLayout | undefined;
+  /** Per scope: may the old layout hold chunks of it? Asked once per process. */
+  readonly #legacyScopes = new Map<ChunkScope, Promise<boolean>>();
   readonly packTargetBytes: number;
   /** Entries written by this process and not yet indexed, by key. */
   readonly #pending = new Map<string, PendingEntry>();
@@ -156,14 +164,33 @@ export class PackedChunkStore implements ChunkStore {
     return loc ? { ...loc, scope } : undefined;
   }
 
-  /** Indexed or old-layout stored form (not pending ones). */
+  /**
+   * Indexed or old-layout stored form (not pending ones). The old layout is
+   * asked only for scopes that had chunks there when this process first
+   * looked: a scope that had none (every scope created since packs) costs no
+   * lookup per new chunk. Should an older svc add old-layout chunks to such a
+   * scope later, this answers "absent" for them and a new copy is packed: a
+   * missed dedupe, never a wrong read (reads always fall back).
+   */
   async statDurable(scope: ChunkScope, id: string, codec?: ChunkCodec): Promise<StoredChunkInfo | undefined> {
-    const forms = codec ? [await this.index.locate(scope, id, codec)].filter((f) => f !== undefined) : await this.index.locateForms(scope, id);
+    const forms = await this.index.locateForms(scope, id);
     for (const candidate of codec ? [codec] : CODECS_PREFERRED) {
       const f = forms.find((x) => x.codec === candidate);
       if (f) return { codec: candidate, storedLength: f.stored_length };
     }
-    return this.legacy?.stat(scope, id, codec);
+    if (!this.legacy || !(await this.#legacyMayHold(scope))) return undefined;
+    return this.legacy.stat(scope, id, codec);
+  }
+
+  #legacyMayHold(scope: ChunkScope): Promise<boolean> {
+    const legacy = this.legacy;
+    if (!legacy?.holdsScope) return Promise.resolve(legacy !== undefined);
+    let known = this.#legacyScopes.get(scope);
+    if (!known) {
+      known = legacy.holdsScope(scope).catch(() => true);
+      this.#legacyScopes.set(scope, known);
+    }
+    return known;
   }
 
   /** @internal for PackWriter */
@@ -177,7 +204,7 @@ export class PackedChunkStore implements ChunkStore {
    * @returns the entry when it was created here, or the pending entry that
    *   already holds the key, or undefined when it is durable already
    */
-  async addEntry(writer: PackWriter, scope: ChunkScope, id: string, codec: ChunkCodec, data: Uint8Array): Promise<{ created: boolean; entry?: PendingEntry }> {
+  async addEntry(writer: PackWriter, scope: ChunkScope, id: string, codec: ChunkCodec, data: Uint8Array, knownAbsent = false): Promise<{ created: boolean; entry?: PendingEntry }> {
     const key = entryKey(scope, id, codec);
     for (;;) {
       const pending = this.#pending.get(key);
@@ -189,7 +216,9 @@ export class PackedChunkStore implements ChunkStore {
     let release!: () => void;
     this.#claims.set(key, new Promise<void>((resolve) => (release = resolve)));
     try {
-      if (await this.statDurable(scope, id, codec)) return { created: false };
+      // A writer that has just been told the key is absent skips the second
+      // lookup; a racing process is handled by insert-if-absent.
+      if (!knownAbsent && (await this.statDurable(scope, id, codec))) return { created: false };
       const pack = writer.openPack(scope);
       // A copy: ingest hands over views into windows it reuses.
       const entry: PendingEntry = { key, id, codec, data: Buffer.from(data), pack };
@@ -248,6 +277,8 @@ class PackWriter implements ChunkWriter {
   readonly #open = new Map<ChunkScope, PendingPack>();
   /** Packs holding entries this writer relies on, until its next flush. */
   #deps = new Set<PendingPack>();
+  /** Keys `stat` just reported absent (see put). */
+  readonly #absent = new Set<string>();
   /** Seals this writer started because a pack filled up, until they settle. */
   readonly #writing = new Set<Promise<void>>();
 
@@ -256,20 +287,28 @@ class PackWriter implements ChunkWriter {
   }
 
   async stat(scope: ChunkScope, id: string, codec?: ChunkCodec): Promise<StoredChunkInfo | undefined> {
-    for (const candidate of codec ? [codec] : CODECS_PREFERRED) {
+    const candidates = codec ? [codec] : CODECS_PREFERRED;
+    for (const candidate of candidates) {
       const pending = this.#store.pendingEntry(scope, id, candidate);
       if (pending) {
         this.#deps.add(pending.pack);
         return { codec: candidate, storedLength: pending.data.byteLength };
       }
-      const durable = await this.#store.statDurable(scope, id, candidate);
-      if (durable) return durable;
+    }
+    const durable = await this.#store.statDurable(scope, id, codec);
+    if (durable) return durable;
+    // The put that usually follows need not look again.
+    for (const candidate of candidates) {
+      if (this.#absent.size >= MAX_REMEMBERED_ABSENT) this.#absent.clear();
+      this.#absent.add(`${scope}/${id}.${candidate}`);
     }
     return undefined;
   }
 
   async put(scope: ChunkScope, id: string, codec: ChunkCodec, data: Uint8Array): Promise<ChunkPutResult> {
-    const { created, entry } = await this.#store.addEntry(this, scope, id, codec, data);
+    const absentKey = `${scope}/${id}.${codec}`;
+    const knownAbsent = this.#absent.delete(absentKey);
+    const { created, entry } = await this.#store.addEntry(this, scope, id, codec, data, knownAbsent);
     if (entry) this.#deps.add(entry.pack);
     if (created && entry && entry.pack.bytes >= this.#store.packTargetBytes) {
       const settled = this.#store.seal(entry.pack).then(

@@ -25,11 +25,12 @@
  * `rehydration_failed`: they say nothing about the chunk.
  */
 import { randomBytes } from 'node:crypto';
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { SvcError } from '../errors.ts';
 import type { ChunkCodec } from '../chunking/chunk-codec.ts';
 import { chunkKeySegments } from './chunk-key.ts';
 import type { ChunkScope } from './chunk-scope.ts';
+import { CHUNK_SCOPE_PATTERN } from './chunk-scope.ts';
 import type { ChunkPutResult, ChunkStore, ChunkWriter, StoredChunkInfo } from './chunk-store.ts';
 import { type S3ConnectionOptions, createS3Client, isMissingKey, s3StatusOf, s3Unavailable } from './s3-client.ts';
 import { chunkReadFailure, decodeVerifiedChunk } from './verify-chunk.ts';
@@ -84,6 +85,24 @@ export class S3ChunkStore implements ChunkStore {
       if (length !== undefined) return { codec: candidate, storedLength: length };
     }
     return undefined;
+  }
+
+  /** Whether `scope` holds any chunk object (a shard prefix): the pack store skips this layout for scopes that do not. */
+  async holdsScope(scope: ChunkScope): Promise<boolean> {
+    if (!CHUNK_SCOPE_PATTERN.test(scope)) throw new TypeError(`invalid chunk scope ${JSON.stringify(scope)}`);
+    const base = this.#key(`${scope}/`);
+    let token: string | undefined;
+    do {
+      let page;
+      try {
+        page = await this.#track(() => this.#client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: base, Delimiter: '/', ContinuationToken: token })));
+      } catch (err) {
+        throw s3Unavailable('ListObjectsV2', err);
+      }
+      if ((page.CommonPrefixes ?? []).some((p) => /^[0-9a-f]{2}\/$/.test((p.Prefix ?? '').slice(base.length)))) return true;
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+    return false;
   }
 
   async put(scope: ChunkScope, id: string, codec: ChunkCodec, data: Uint8Array): Promise<ChunkPutResult> {

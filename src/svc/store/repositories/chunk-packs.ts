@@ -7,6 +7,9 @@
  */
 import type { Db } from '../db.ts';
 
+/** Index rows per INSERT statement (7 parameters each; well under SQLite's and PostgreSQL's limits). */
+const INSERT_BATCH = 500;
+
 export interface ChunkLocation {
   pack_id: string;
   pack_offset: number;
@@ -46,31 +49,38 @@ export class ChunkPackRepository {
   }
 
   /**
-   * Records a durable pack and indexes its entries, in one transaction.
-   * Entries whose (scope, chunk, codec) is already indexed keep their old
-   * row (the first writer wins).
-   * @returns the entries that became the indexed copy
+   * Records a durable pack, then indexes its entries. Entries whose (scope,
+   * chunk, codec) is already indexed keep their old row (the first writer
+   * wins). Two statements, no transaction: the pack row goes first, so an
+   * index row never names a pack garbage collection does not know about; a
+   * crash between them leaves a pack with no live entry, which GC removes.
+   * @returns the entries (`<chunk id>.<codec>`) that became the indexed copy
    */
   async insertPack(pack: PackRow, entries: readonly PackEntryRow[]): Promise<Set<string>> {
-    return this.#db.transaction(async (tx) => {
-      await tx.run('INSERT INTO chunk_packs (pack_id, scope, size_bytes, entry_count, created_at) VALUES ($1, $2, $3, $4, $5)', [
-        pack.pack_id,
-        pack.scope,
-        pack.size_bytes,
-        pack.entry_count,
-        pack.created_at,
-      ]);
-      const won = new Set<string>();
-      for (const e of entries) {
-        const { changes } = await tx.run(
-          `INSERT INTO chunk_index (scope, chunk_id, codec, pack_id, pack_offset, stored_length, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
-           ON CONFLICT (scope, chunk_id, codec) DO NOTHING`,
-          [pack.scope, e.chunk_id, e.codec, pack.pack_id, e.pack_offset, e.stored_length, pack.created_at],
-        );
-        if (changes > 0) won.add(`${e.chunk_id}.${e.codec}`);
-      }
-      return won;
-    });
+    await this.#db.run('INSERT INTO chunk_packs (pack_id, scope, size_bytes, entry_count, created_at) VALUES ($1, $2, $3, $4, $5)', [
+      pack.pack_id,
+      pack.scope,
+      pack.size_bytes,
+      pack.entry_count,
+      pack.created_at,
+    ]);
+    const won = new Set<string>();
+    for (let start = 0; start < entries.length; start += INSERT_BATCH) {
+      const batch = entries.slice(start, start + INSERT_BATCH);
+      const params: Array<string | number> = [pack.scope, pack.pack_id, pack.created_at];
+      const rows = batch.map((e) => {
+        params.push(e.chunk_id, e.codec, e.pack_offset, e.stored_length);
+        const n = params.length;
+        return `($1, $${n - 3}, $${n - 2}, $2, $${n - 1}, $${n}, $3)`;
+      });
+      const inserted = await this.#db.all<{ chunk_id: string; codec: string }>(
+        `INSERT INTO chunk_index (scope, chunk_id, codec, pack_id, pack_offset, stored_length, created_at) VALUES ${rows.join(', ')}
+         ON CONFLICT (scope, chunk_id, codec) DO NOTHING RETURNING chunk_id, codec`,
+        params,
+      );
+      for (const r of inserted) won.add(`${r.chunk_id}.${r.codec}`);
+    }
+    return won;
   }
 
   /** Where one stored form lives, or undefined. */
