@@ -79,4 +79,20 @@ describe('plugins over gRPC and the CLI', () => {
     const list = await runSvc(['--json', 'plugin', 'list'], env);
     assert.deepEqual((JSON.parse(list.stdout) as Json).plugins.map((p: Json) => p.id), ['example.csv-stats', 'example.json-lines-check'], 'the modified bundle was not installed');
   });
+
+  test('svc execute --transform plugin:<id> streams the file raw; the plugin sees the bytes the client declared', async () => {
+    const env = { SVC_URL: s.http.url, SVC_API_KEY: ADMIN_KEY };
+    const dir = exampleDir('redact-emails');
+    signed(dir, trusted);
+    assert.equal((await runSvc(['plugin', 'install', dir], env)).status, 0);
+    assert.equal((await runSvc(['plugin', 'enable', 'example.redact-emails'], env)).status, 0);
+    const file = path.join(dir, 'note.txt');
+    writeFileSync(file, 'write to ann@example.org or bob@example.com\n');
+    const r = await runSvc(['--json', 'execute', '--kind', 'byte_object', '--file', file, '--contract', 'semantic', '--mode', 'enforce', '--transform', 'plugin:example.redact-emails'], env);
+    assert.equal(r.status, 0, r.stderr);
+    const result = JSON.parse(r.stdout) as Json;
+    assert.deepEqual(result.details.plugins, [{ name: 'example.redact-emails@1.0.0', kind: 'transform', outcome: 'applied' }]);
+    const restored = await s.http.call('POST', `/v1/manifests/${result.manifest_id}/rehydrate`, { body: {} });
+    assert.equal(await restored.text(), 'write to [redacted] or [redacted]\n');
+  });
 });
