@@ -36,6 +36,21 @@ describe('AI gateway (domain, mock upstream)', () => {
     assert.equal('svc' in (jsonBody(result) as object), false);
   });
 
+  test('an answer passed on unchanged carries the upstream\'s own JSON text; a changed one (svc object, base64) does not', async () => {
+    const plain = await h.gateway.chat(h.ctx('acme'), chat('Pass the text through?'), { wantsMetadata: false });
+    assert.equal(plain.kind, 'json');
+    const text = (plain as { bodyText?: string }).bodyText;
+    assert.ok(text !== undefined, 'the upstream text is handed on');
+    assert.deepEqual(JSON.parse(text), jsonBody(plain), 'it is the JSON text of the body');
+    const withSvc = await h.gateway.chat(h.ctx('acme'), chat('Pass the text through, with metadata?'), { wantsMetadata: true });
+    assert.equal((withSvc as { bodyText?: string }).bodyText, undefined, 'the svc object changes the body');
+    const b64 = await h.gateway.embeddings(h.ctx('acme'), { model: MOCK_MODELS.embed, input: ['gamma'], encoding_format: 'base64' }, { wantsMetadata: false });
+    assert.equal((b64 as { bodyText?: string }).bodyText, undefined, 'base64 presentation changes the body');
+    const hit = await h.gateway.chat(h.ctx('acme'), chat('Pass the text through?'), { wantsMetadata: false });
+    assert.equal(hit.meta.cache, 'exact_hit');
+    assert.equal((hit as { bodyText?: string }).bodyText, undefined, 'a hit is re-dressed for this request');
+  });
+
   test('an identical second request is an exact hit with zero billed usage and the tokens avoided reported', async () => {
     const first = await h.gateway.chat(h.ctx('acme'), chat('Exact hit question'), { wantsMetadata: true });
     const calls = h.mock.calls.length;

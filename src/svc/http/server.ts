@@ -89,46 +89,57 @@ export async function buildServer(app: SvcApp): Promise<FastifyInstance> {
   // One trace per request: its root span (svc.intake) is open from here to onResponse, and the
   // hooks and handler run inside it so every domain span is its descendant (observability/tracing.ts).
   // Callback-style on purpose: `done` runs inside the scope, so what fastify does next inherits it.
+  // One hook does intake (trace id, standard headers, credential): every hook and every promise a
+  // hook returns is per-request work, on the path every request takes.
+  const exporting = app.tracing.exporting;
   server.addHook('onRequest', (request, reply, done) => {
     const requestTrace = app.tracing.beginRequest(request.headers.traceparent);
     request.requestTrace = requestTrace;
     request.traceId = requestTrace.traceId;
     request.facts = {};
     request.errorCode = undefined;
-    requestTrace.enter(done);
-  });
-  // Body parsing runs on the socket's callbacks, outside the scope: enter it again before validation.
-  server.addHook('preValidation', (request, _reply, done) => {
-    request.requestTrace.enter(done);
-  });
-
-  server.addHook('onRequest', async (request, reply) => {
-    reply.header('X-SVC-Trace-ID', request.traceId);
+    reply.header('X-SVC-Trace-ID', requestTrace.traceId);
     reply.header('Cache-Control', 'no-store');
     reply.header('X-Content-Type-Options', 'nosniff');
-    if (!isProtected(request.url)) return;
-    try {
-      request.principal = authenticate(app.credentials, request.headers);
-      if (request.principal.tenant !== undefined) setRequestAttributes({ tenant_hash: tenantHash(request.principal.tenant) });
-    } catch (err) {
-      app.metrics.authFailures.inc();
-      // sendError records the code for the response's log line (request-log.ts); the credential is never logged.
-      reply.header('WWW-Authenticate', 'Bearer realm="svc"');
-      return sendError(reply, err instanceof SvcError ? err : SvcError.from(err));
-    }
+    requestTrace.enter(() => {
+      if (!isProtected(request.url)) return done();
+      try {
+        request.principal = authenticate(app.credentials, request.headers);
+        // Only a span reads the tenant's hash: not computed when no span is exported.
+        if (exporting && request.principal.tenant !== undefined) setRequestAttributes({ tenant_hash: tenantHash(request.principal.tenant) });
+      } catch (err) {
+        app.metrics.authFailures.inc();
+        // sendError records the code for the response's log line (request-log.ts); the credential is never logged.
+        reply.header('WWW-Authenticate', 'Bearer realm="svc"');
+        sendError(reply, err instanceof SvcError ? err : SvcError.from(err));
+        return;
+      }
+      done();
+    });
   });
+  // Body parsing runs on the socket's callbacks, outside the scope: enter it again before validation
+  // (only when spans are exported: without them there is no scope to enter).
+  if (exporting) {
+    server.addHook('preValidation', (request, _reply, done) => {
+      request.requestTrace.enter(done);
+    });
+  }
 
   // Route templates and status classes are closed sets: one prom-client child per series, made once.
   const requestCounts = new MetricChildren((v) => app.metrics.httpRequests.labels(...v));
   const requestSeconds = new MetricChildren((v) => app.metrics.httpSeconds.labels(...v));
-  server.addHook('onResponse', async (request, reply) => {
-    request.requestTrace.end(reply.statusCode);
-    logRequest(app.log, request, reply);
-    const route = request.routeOptions.url ?? 'unmatched';
-    requestCounts.get(route, STATUS_CLASS[Math.floor(reply.statusCode / 100)] ?? `${Math.floor(reply.statusCode / 100)}xx`).inc();
-    requestSeconds.get(route).observe(reply.elapsedTime / 1000);
-    // The SLO guardrail watches the optimisation hot path only (src/svc/rollout/guarded-routes.ts).
-    if (isGuardedRoute(request.url)) app.rollout.guardrail.record(reply.elapsedTime, reply.statusCode < 500);
+  server.addHook('onResponse', (request, reply, done) => {
+    try {
+      request.requestTrace.end(reply.statusCode);
+      logRequest(app.log, request, reply);
+      const route = request.routeOptions.url ?? 'unmatched';
+      requestCounts.get(route, STATUS_CLASS[Math.floor(reply.statusCode / 100)] ?? `${Math.floor(reply.statusCode / 100)}xx`).inc();
+      requestSeconds.get(route).observe(reply.elapsedTime / 1000);
+      // The SLO guardrail watches the optimisation hot path only (src/svc/rollout/guarded-routes.ts).
+      if (isGuardedRoute(request.url)) app.rollout.guardrail.record(reply.elapsedTime, reply.statusCode < 500);
+    } finally {
+      done();
+    }
   });
 
   server.setErrorHandler(makeErrorHandler(app.log));

@@ -14,7 +14,7 @@ import type { Db } from '../store/db.ts';
 import type { LedgerRepository } from '../store/repositories/ledger.ts';
 import { currentOperation } from '../operations/operation-scope.ts';
 import { committedEvent, type LedgerEvent, type LedgerEventInput } from './event.ts';
-import { inSpan } from '../observability/tracing.ts';
+import { inSpan, inTracedScope } from '../observability/tracing.ts';
 
 /** Rows written inside the batch transaction; `tx` is only valid until the promise settles. */
 export type RecordWriter<T> = (tx: Db) => Promise<T>;
@@ -62,6 +62,8 @@ export class LedgerAppender {
 
   #enqueue(inputs: readonly LedgerEventInput[], write: RecordWriter<unknown> | undefined): Promise<{ result: unknown; events: LedgerEvent[] }> {
     // svc.ledger.append spans the wait for the group commit: event types and ids only, never payloads.
+    // No span without a traced request: the attributes are not even computed (one commit unit per AI request).
+    if (!inTracedScope()) return this.#enqueueNow(inputs, write);
     const first = inputs[0];
     const attributes = { action: [...new Set(inputs.map((i) => i.type))].join(','), work_unit_id: first?.work_unit_id, manifest_id: first?.manifest_id, policy_bundle_id: first?.policy_bundle_id };
     return inSpan('svc.ledger.append', attributes, () => this.#enqueueNow(inputs, write));

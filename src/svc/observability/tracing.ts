@@ -125,6 +125,11 @@ function tracedRequest(tracer: Tracer, traceparent: string | string[] | undefine
  * Errors are recorded by error code only (messages may carry user text).
  * Attributes with an undefined value are left out.
  */
+/** True inside a traced request (spans are exported): callers skip computing span attributes otherwise. */
+export function inTracedScope(): boolean {
+  return scopes.getStore() !== undefined;
+}
+
 export function inSpan<T>(name: SpanName, attributes: Record<string, string | number | boolean | undefined | null>, fn: (span: Span | undefined) => T): T {
   const scope = scopes.getStore();
   if (!scope) return fn(undefined);

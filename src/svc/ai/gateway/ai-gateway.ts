@@ -103,9 +103,12 @@ export class AiGateway {
       if (streamRequested) return await streamedResult(d, ctx, prepared);
       const answer = await callVerified(d, prepared, 'json');
       storeAnswer(d, ctx, prepared, answer);
-      const body = profile.present(answer.value, request);
+      const presented = profile.present(answer.value, request);
+      const body = withMetadata(prepared, presented);
       await finishRun(d, ctx, run, begun, 'completed', null);
-      return { kind: 'json', body: withMetadata(prepared, body), meta: responseMeta(run) };
+      // The upstream's answer unchanged (no presentation change, no `svc` object): its own text goes on as the body.
+      const passThrough = body === answer.value && answer.text !== undefined;
+      return { kind: 'json', body, ...(passThrough ? { bodyText: answer.text } : {}), meta: responseMeta(run) };
     } catch (err) {
       const error = SvcError.from(err).withContext({ workUnitId: run.work_unit_id, policyBundleId: bundle.id });
       await finishFailedSafely(d, ctx, run, begun, error);

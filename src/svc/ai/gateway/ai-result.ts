@@ -47,4 +47,9 @@ export function operatingPointLabel(point: OperatingPoint | null): string | null
   return point ? `${point.source}:${point.threshold}:${point.source === 'calibration' ? point.calibration_id : point.embedder}` : null;
 }
 
-export type AiResult = { kind: 'json'; body: unknown; meta: AiResponseMeta } | { kind: 'stream'; frames: AsyncIterable<SseFrame>; meta: AiResponseMeta };
+/**
+ * `bodyText`, when present, is JSON text whose value is `body` (the
+ * upstream's answer passed on unchanged): a transport may send it instead of
+ * serialising `body` again.
+ */
+export type AiResult = { kind: 'json'; body: unknown; bodyText?: string; meta: AiResponseMeta } | { kind: 'stream'; frames: AsyncIterable<SseFrame>; meta: AiResponseMeta };

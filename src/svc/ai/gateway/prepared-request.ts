@@ -34,6 +34,8 @@ export interface Answer {
   value: unknown;
   usage: Usage | undefined;
   check: AnswerCheck;
+  /** The upstream's JSON text of `value`, when it came as one JSON body. */
+  text?: string | undefined;
 }
 
 export function isRecord(v: unknown): v is Record<string, unknown> {

@@ -33,8 +33,11 @@ export function countUpstreamCall(d: GatewayDeps, run: RequestRun, route: RouteD
   }
 }
 
-/** One upstream call (JSON, or a stream collected whole), counted and timed. */
-export async function callOnce(d: GatewayDeps, p: Prepared, route: RouteDecision, transport: 'json' | 'stream'): Promise<{ value: unknown; usage: Usage | undefined }> {
+/**
+ * One upstream call (JSON, or a stream collected whole), counted and timed.
+ * A JSON call also returns the answer's text as received (`text`).
+ */
+export async function callOnce(d: GatewayDeps, p: Prepared, route: RouteDecision, transport: 'json' | 'stream'): Promise<{ value: unknown; usage: Usage | undefined; text?: string }> {
   const { run, profile } = p;
   const client = d.upstreams.client(route.provider.name);
   const body = { ...p.upstreamBody, model: route.model.id };
@@ -43,9 +46,9 @@ export async function callOnce(d: GatewayDeps, p: Prepared, route: RouteDecision
   try {
     return await d.spans.run('svc.ai.route', { work_unit_id: run.work_unit_id, model_route: route.label }, async () => {
       if (transport === 'json') {
-        const value = await client.postJson(profile.path, body);
+        const { value, text } = await client.postJsonText(profile.path, body);
         const usage = isRecord(value) && isRecord(value.usage) ? (value.usage as Usage) : undefined;
-        return { value, usage };
+        return { value, usage, text };
       }
       const assembler = profile.newAssembler();
       for await (const chunk of client.postStream(profile.path, { ...body, stream: true, stream_options: { include_usage: true } })) assembler.push(chunk);

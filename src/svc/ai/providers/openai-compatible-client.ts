@@ -49,12 +49,22 @@ export class OpenAICompatibleClient {
   }
 
   /** POSTs JSON and returns the parsed JSON answer of a 2xx response. */
-  postJson(path: string, body: unknown): Promise<unknown> {
-    return this.#whole('POST', path, JSON.stringify(body));
+  async postJson(path: string, body: unknown): Promise<unknown> {
+    return (await this.postJsonText(path, body)).value;
   }
 
-  getJson(path: string): Promise<unknown> {
-    return this.#whole('GET', path, undefined);
+  /**
+   * `postJson` that also returns the answer's JSON text as received, so a
+   * caller that passes the answer on unchanged can send those bytes instead
+   * of serialising the parsed value again.
+   */
+  async postJsonText(path: string, body: unknown): Promise<{ value: unknown; text: string }> {
+    const text = await this.#whole('POST', path, JSON.stringify(body));
+    return { value: this.#parse(text), text };
+  }
+
+  async getJson(path: string): Promise<unknown> {
+    return this.#parse(await this.#whole('GET', path, undefined));
   }
 
   /**
@@ -93,15 +103,14 @@ export class OpenAICompatibleClient {
     return this.#pool.destroy();
   }
 
-  /** A non-streaming call: `request_ms` bounds the whole exchange. */
-  async #whole(method: 'GET' | 'POST', path: string, payload: string | undefined): Promise<unknown> {
+  /** A non-streaming call, answering the body's text: `request_ms` bounds the whole exchange. */
+  async #whole(method: 'GET' | 'POST', path: string, payload: string | undefined): Promise<string> {
     const controller = new AbortController();
     const ms = this.#timeouts.request_ms;
     const timer = setTimeout(() => controller.abort(upstreamTimeoutError(this.name, 'request', ms)), ms);
     try {
       const response = await this.#open(method, path, payload, controller.signal, ms);
-      const text = await response.body.text();
-      return this.#parse(text);
+      return await response.body.text();
     } catch (err) {
       throw controller.signal.aborted ? (controller.signal.reason as SvcError) : this.#failure(err, false);
     } finally {

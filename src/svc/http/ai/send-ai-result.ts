@@ -23,7 +23,7 @@ export function sendAiResult(reply: FastifyReply, result: AiResult): FastifyRepl
   const m = result.meta;
   const semanticOperatingPoint = operatingPointLabel(m.semantic_operating_point);
   setWorkUnitHeaders(reply, { workUnitId: m.work_unit_id, manifestId: m.manifest_id, contract: m.contract, policyBundleId: m.policy_bundle_id, mode: m.mode, cache: m.cache, route: m.route, semanticOperatingPoint });
-  if (result.kind === 'json') return reply.type('application/json').send(result.body);
+  if (result.kind === 'json') return reply.type('application/json').send(result.bodyText ?? result.body);
   reply.header('Cache-Control', 'no-cache').header('X-Accel-Buffering', 'no').type('text/event-stream; charset=utf-8');
   return reply.send(Readable.from(sseBytes(result.frames), { objectMode: false }));
 }

@@ -16,7 +16,13 @@ import { setRequestAttributes } from '../../observability/tracing.ts';
 
 export async function aiRoutes(server: FastifyInstance, app: SvcApp): Promise<void> {
   // The spec's `adapter` span attribute: the protocol adapter the request came through.
-  server.addHook('preHandler', async () => setRequestAttributes({ adapter: 'openai' }));
+  // (Set only when spans are exported: without a span nothing reads it, and a hook is per-request work.)
+  if (app.tracing.exporting) {
+    server.addHook('preHandler', (_request, _reply, done) => {
+      setRequestAttributes({ adapter: 'openai' });
+      done();
+    });
+  }
   server.setErrorHandler((error: FastifyError, request, reply) => {
     const err = fromFrameworkError(error);
     app.log[err.httpStatus >= 500 ? 'error' : 'info']({ event_type: 'ai.error', error_code: err.code, trace_id: request.traceId, work_unit_id: err.workUnitId }, 'AI request failed');
