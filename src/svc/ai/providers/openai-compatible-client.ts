@@ -10,7 +10,7 @@
  * errors → `model_route_failed` with retryability from the status, broken
  * bodies → `model_route_failed`.
  */
-import { Pool } from 'undici';
+import { type Dispatcher, Pool } from 'undici';
 import { SvcError } from '../../errors.ts';
 import { DEFAULT_TIMEOUTS, type ProviderConfig } from './provider-config.ts';
 import { SseDecoder } from './sse-decoder.ts';
@@ -37,6 +37,8 @@ export class OpenAICompatibleClient {
   readonly #apiKeyEnv: string | undefined;
   readonly #env: NodeJS.ProcessEnv;
   readonly #timeouts: Timeouts;
+  /** Headers without / with a body, and the key they were built with. */
+  readonly #headerCache: Array<{ key: string | undefined; headers: Record<string, string> } | undefined> = [undefined, undefined];
 
   constructor(provider: ProviderConfig, env: NodeJS.ProcessEnv = process.env) {
     this.name = provider.name;
@@ -103,19 +105,70 @@ export class OpenAICompatibleClient {
     return this.#pool.destroy();
   }
 
-  /** A non-streaming call, answering the body's text: `request_ms` bounds the whole exchange. */
-  async #whole(method: 'GET' | 'POST', path: string, payload: string | undefined): Promise<string> {
-    const controller = new AbortController();
+  /**
+   * A non-streaming call, answering the body's text: `request_ms` bounds the
+   * whole exchange. Written on undici's dispatch handler rather than
+   * `request()`: the answer's chunks are collected as they arrive, with no
+   * body stream, AbortController or abort listeners per call (the JSON call
+   * is the gateway's hot path; a call cost ~40 µs more CPU than a bare
+   * proxy's hop before, bench/results/gateway-overhead.md).
+   */
+  #whole(method: 'GET' | 'POST', path: string, payload: string | undefined): Promise<string> {
     const ms = this.#timeouts.request_ms;
-    const timer = setTimeout(() => controller.abort(upstreamTimeoutError(this.name, 'request', ms)), ms);
+    let headers: Record<string, string>;
     try {
-      const response = await this.#open(method, path, payload, controller.signal, ms);
-      return await response.body.text();
+      headers = this.#headers(payload !== undefined);
     } catch (err) {
-      throw controller.signal.aborted ? (controller.signal.reason as SvcError) : this.#failure(err, false);
-    } finally {
-      clearTimeout(timer);
+      return Promise.reject(err);
     }
+    return new Promise<string>((resolve, reject) => {
+      let controller: Dispatcher.DispatchController | undefined;
+      let timedOut: SvcError | undefined;
+      let settled = false;
+      let status = 0;
+      const chunks: Buffer[] = [];
+      const settle = (err: unknown, text?: string) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        if (err === undefined) resolve(text!);
+        else reject(err);
+      };
+      const timer = setTimeout(() => {
+        timedOut = upstreamTimeoutError(this.name, 'request', ms);
+        controller?.abort(timedOut);
+        settle(timedOut);
+      }, ms);
+      const handler: Dispatcher.DispatchHandler = {
+        onRequestStart: (c) => {
+          controller = c;
+          if (timedOut) c.abort(timedOut);
+        },
+        onResponseStart: (_c, statusCode) => {
+          status = statusCode;
+        },
+        onResponseData: (_c, chunk) => {
+          chunks.push(chunk);
+        },
+        onResponseEnd: () => {
+          const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
+          if (status >= 200 && status < 300) return settle(undefined, text);
+          let parsed: unknown;
+          try {
+            parsed = JSON.parse(text);
+          } catch {
+            parsed = undefined;
+          }
+          settle(upstreamStatusError(this.name, status, parsed));
+        },
+        onResponseError: (_c, err) => settle(timedOut ?? this.#failure(err, false)),
+      };
+      try {
+        this.#pool.dispatch({ path: `${this.#basePath}${path}`, method, headers, body: payload ?? null, headersTimeout: ms, bodyTimeout: ms }, handler);
+      } catch (err) {
+        settle(this.#failure(err, false));
+      }
+    });
   }
 
   /** Sends the request; resolves with a 2xx response, otherwise reads the (small) error body and throws. */
@@ -145,16 +198,21 @@ export class OpenAICompatibleClient {
     throw upstreamStatusError(this.name, status, parsed);
   }
 
+  /** Request headers; the key is read from the environment on every call (so a rotated key applies), the object rebuilt only when it changed. */
   #headers(hasBody: boolean): Record<string, string> {
-    const headers: Record<string, string> = { accept: 'application/json, text/event-stream' };
-    if (hasBody) headers['content-type'] = 'application/json';
+    let key: string | undefined;
     if (this.#apiKeyEnv !== undefined) {
-      const key = this.#env[this.#apiKeyEnv];
+      key = this.#env[this.#apiKeyEnv];
       if (key === undefined || key === '') {
         throw new SvcError('model_route_failed', `provider '${this.name}' needs its key in the environment variable ${this.#apiKeyEnv}, which is not set`, { retryable: false });
       }
-      headers.authorization = `Bearer ${key}`;
     }
+    const cached = this.#headerCache[hasBody ? 1 : 0];
+    if (cached !== undefined && cached.key === key) return cached.headers;
+    const headers: Record<string, string> = { accept: 'application/json, text/event-stream' };
+    if (hasBody) headers['content-type'] = 'application/json';
+    if (key !== undefined) headers.authorization = `Bearer ${key}`;
+    this.#headerCache[hasBody ? 1 : 0] = { key, headers: Object.freeze(headers) as Record<string, string> };
     return headers;
   }
 
