@@ -22,7 +22,7 @@ import { type BenchReport, round, summarize } from '../report.ts';
 
 const BATCH = 1000;
 /** Interleaved runs of the SHA-256 floor and both verifications; the best of each is reported. */
-const VERIFY_REPS = 3;
+const VERIFY_REPS = 5;
 
 function eventInput(i: number) {
   return { type: 'bench.append', tenant: `t${i % 16}`, actor: 'bench', work_unit_id: `wu_${i}`, trace_id: 'trace', payload: { i, bytes_in: i * 7, note: 'ledger benchmark' } };
@@ -90,6 +90,7 @@ export default async function run(args: string[]): Promise<BenchReport> {
     const cpu = { floor: [] as number[], sequential: [] as number[], parallel: [] as number[] };
     const cpuSeconds = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1e6;
     let report: Awaited<ReturnType<typeof verifyLedger>> | undefined;
+    const loadBefore = os.loadavg()[0]!;
     for (let rep = 0; rep < VERIFY_REPS; rep++) {
       let c = process.threadCpuUsage();
       t = performance.now();
@@ -108,6 +109,7 @@ export default async function run(args: string[]): Promise<BenchReport> {
       cpu.parallel.push(cpuSeconds(process.cpuUsage(c)));
       if (!report.ok || !sequential.ok || report.checked !== records.length || sequential.checked !== records.length || report.headHash !== sequential.headHash) throw new Error('ledger verification disagreed or failed');
     }
+    const loadAfter = os.loadavg()[0]!;
     records.length = 0;
     await big.close();
     const hashFloorSeconds = Math.min(...samples.floor);
@@ -153,6 +155,7 @@ export default async function run(args: string[]): Promise<BenchReport> {
       verify_runs_cpu_seconds: { sha256_floor: cpu.floor.map(round), sequential: cpu.sequential.map(round), parallel_all_threads: cpu.parallel.map(round) },
       verify_cpu_seconds: { sha256_floor: round(Math.min(...cpu.floor)), sequential: round(Math.min(...cpu.sequential)), parallel_all_threads: round(Math.min(...cpu.parallel)) },
       verify_sequential_vs_sha256_floor_cpu_ratio: round(Math.min(...cpu.sequential) / Math.min(...cpu.floor)),
+      verify_load_average_1m: { before: round(loadBefore), after: round(loadAfter), cores: os.availableParallelism() },
       verify_sequential_seconds: round(sequentialSeconds),
       verify_sha256_floor_seconds: round(hashFloorSeconds),
       verify_vs_sha256_floor_ratio: round(verifySeconds / hashFloorSeconds),
@@ -190,7 +193,7 @@ export default async function run(args: string[]): Promise<BenchReport> {
           ['plans/s, 1,000 concurrent (FULL / NORMAL)', `${results.plan_per_s_1000_concurrent.full} / ${results.plan_per_s_1000_concurrent.normal}`, '—'],
         ],
       },
-      notes: [`Verification and its SHA-256 floor: best of ${VERIFY_REPS} interleaved runs each (all runs in the JSON); the floor hashes every record verification hashes, once, from memory, in one thread. CPU time is measured beside wall time: on a busy machine wall time also measures the neighbours.`, 'Shared 2-core machine; medians of one run. Plan latency is the in-process domain call (rollout, policy, plan, one commit holding the work unit, the plan and its ledger events); FULL pays one fsync per sequential request, concurrent requests share commits.'],
+      notes: [`Verification and its SHA-256 floor: best of ${VERIFY_REPS} interleaved runs each (all runs in the JSON); the floor hashes every record verification hashes, once, from memory, in one thread. CPU time is measured beside wall time: on a busy machine wall time also measures the neighbours (1-minute load average around the verify runs: ${round(loadBefore)} → ${round(loadAfter)} on ${os.availableParallelism()} cores).`, 'Shared 2-core machine; medians of one run. Plan latency is the in-process domain call (rollout, policy, plan, one commit holding the work unit, the plan and its ledger events); FULL pays one fsync per sequential request, concurrent requests share commits.'],
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
