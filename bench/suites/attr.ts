@@ -1,17 +1,29 @@
 /**
  * attr: HTTP attribution latency and throughput of the REAL service (child
- * process, loopback, bearer auth, audit log with per-batch fdatasync) for a
- * ~300-word answer against a generated corpus of 1,200 sources, with the
- * audit chain verified afterwards. Baselines measured in the same run:
- * /healthz round trip and throughput (HTTP + auth-free floor), and the
- * engine alone, in-process, on the same answer (so the service's own
- * overhead = HTTP latency − engine latency).
+ * process, loopback, bearer auth, audit log with per-batch fdatasync, engine
+ * in its worker pool) for a ~300-word answer against a generated corpus of
+ * 1,200 sources, with the audit chain verified afterwards.
  *
- * Targets (issue 6): p95 ≤ 10 ms, ≥ 500 req/s, chain intact.
+ * Anchors measured in the same run, interleaved with the sequential HTTP
+ * samples so that all of them see the same neighbours on a shared machine:
+ * - the engine alone, in this process, warmed up like the service's engine
+ *   (150 calls, see bench attr-engine), on the same answer: the floor under
+ *   the HTTP figure, so service overhead = HTTP p50 − engine p50;
+ * - the durable-commit floor: one ~1 KB append + fdatasync on the audit
+ *   log's file system, which every released response waits for once;
+ * - GET /healthz: the HTTP round trip without auth, body or engine.
  *
- * `npm run bench -- attr [--latency-requests N] [--seconds S] [--concurrency C]`
+ * Targets (issue 11 §3), as ratios inside the run:
+ *   throughput ≥ 0.7 × cores × 1000 / engine-only p50;
+ *   service overhead p50 ≤ 10% of engine-only p50;
+ *   audit chain intact, one entry per request.
+ * The absolute targets of issue 6 (p95 ≤ 10 ms, ≥ 500 req/s) are kept in the JSON.
+ *
+ * `npm run bench -- attr [--latency-requests N] [--seconds S] [--concurrency C] [--workers W]`
  */
+import { closeSync, fdatasyncSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -25,11 +37,16 @@ import { round, summarize } from '../report.ts';
 const SOURCES = 1200;
 const TARGET_P95_MS = 10;
 const TARGET_RPS = 500;
+const TARGET_THROUGHPUT_SHARE = 0.7;
+const TARGET_OVERHEAD_SHARE = 0.1;
+/** Same warm-up as bench attr-engine: with fewer calls the engine still runs partly unoptimised code. */
+const ENGINE_WARMUP = 150;
+const BLOCKS = 10;
 
 function arg(args: string[], name: string, fallback: number): number {
   const i = args.indexOf(name);
   const v = i >= 0 ? Number(args[i + 1]) : NaN;
-  return Number.isFinite(v) && v > 0 ? v : fallback;
+  return Number.isFinite(v) && v >= 0 ? v : fallback;
 }
 
 function wordCount(text: string): number {
@@ -47,19 +64,57 @@ function answerFrom(corpusText: string): string {
   return picked.join(' ');
 }
 
-async function timeSequential(n: number, call: () => Promise<Response>): Promise<number[]> {
-  const samples: number[] = [];
+interface Reply {
+  status: number;
+  body: Buffer;
+}
+type Call = () => Promise<Reply>;
+
+/**
+ * The load generator's client: node:http over a keep-alive agent. fetch spent
+ * ~1.6 ms of CPU per 109 KB response on the 2-core machine, node:http ~0.6 ms;
+ * the generator shares the cores with the service, so a heavy client is
+ * measured as service cost.
+ */
+function client(url: string, concurrency: number): (pathname: string, init?: { method?: string; headers?: Record<string, string>; body?: Buffer }) => Promise<Reply> {
+  const target = new URL(url);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+  return (pathname, init = {}) =>
+    new Promise<Reply>((resolve, reject) => {
+      const headers = { ...init.headers, ...(init.body ? { 'content-length': String(init.body.length) } : {}) };
+      const req = http.request({ host: target.hostname, port: target.port, path: pathname, method: init.method ?? 'GET', agent, headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end(init.body);
+    });
+}
+
+async function timeSequential(n: number, call: Call, into: number[] = []): Promise<number[]> {
   for (let i = 0; i < n; i++) {
     const t0 = performance.now();
     const res = await call();
-    await res.arrayBuffer();
-    samples.push(performance.now() - t0);
+    into.push(performance.now() - t0);
     if (res.status !== 200) throw new Error(`unexpected status ${res.status}`);
   }
-  return samples;
+  return into;
 }
 
-async function throughput(seconds: number, concurrency: number, call: () => Promise<Response>): Promise<{ requests: number; ok: number; rps: number }> {
+/** CPU time (user + system, all threads) a process has used, in ms; undefined off Linux. */
+function processCpuMs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime in USER_HZ (100 on Linux)
+  } catch {
+    return undefined;
+  }
+}
+
+async function throughput(seconds: number, concurrency: number, call: Call): Promise<{ requests: number; ok: number; rps: number }> {
   const deadline = performance.now() + seconds * 1000;
   let requests = 0;
   let ok = 0;
@@ -68,7 +123,6 @@ async function throughput(seconds: number, concurrency: number, call: () => Prom
     Array.from({ length: concurrency }, async () => {
       while (performance.now() < deadline) {
         const res = await call();
-        await res.arrayBuffer();
         requests++;
         if (res.status === 200) ok++;
       }
@@ -81,6 +135,8 @@ export default async function run(args: string[]): Promise<BenchReport> {
   const latencyRequests = arg(args, '--latency-requests', 100);
   const seconds = arg(args, '--seconds', 10);
   const concurrency = arg(args, '--concurrency', 8);
+  const workersArg = args.includes('--workers') ? arg(args, '--workers', -1) : undefined;
+  const cores = os.availableParallelism();
   const dir = await mkdtemp(path.join(os.tmpdir(), 'attr-bench-'));
   let svc: ServiceProcess | undefined;
   try {
@@ -95,20 +151,69 @@ export default async function run(args: string[]): Promise<BenchReport> {
       startTimeoutMs: 120_000,
       configure: (d) => {
         d.rate_limit = { window_ms: 60_000, max_requests: 1_000_000 };
+        if (workersArg !== undefined && workersArg >= 0) d.engine = { workers: workersArg };
       },
     });
-    const attribute = () => svc!.request('/v1/attribute', { auth: true, json: body });
-    const healthz = () => svc!.request('/healthz');
+    const send = client(svc.url, concurrency);
+    const payload = Buffer.from(JSON.stringify(body));
+    const attribute = () => send('/v1/attribute', { method: 'POST', headers: { authorization: `Bearer ${svc!.token}`, 'content-type': 'application/json' }, body: payload });
+    const healthz = () => send('/healthz');
+    const readiness = (await (await svc.request('/readyz')).json()) as { checks: Array<{ name: string; detail: string }> };
+    const engineLoad = readiness.checks.find((c) => c.name === 'engine_load')?.detail ?? '';
 
-    // Warm-up: JIT (the engine needs ~150 calls to reach steady state; see bench attr-engine), connection pool, first audit batches.
-    await timeSequential(150, attribute);
+    // The engine alone, in this process, on the same answer: the floor under the HTTP figure.
+    const engine = createAttributionEngine(parseCorpus(corpusText));
+    const ctx = (i: number) => ({ eventId: `evt_bench_${i}`, requestId: `req_bench_${i}`, operator: 'bench', createdAt: '2025-01-01T00:00:00Z' });
+    const engineCall = (i: number) => engine.attribute({ prompt: body.prompt, output: answer, grossRevenue: body.gross_revenue, context: ctx(i) });
+
+    // Warm-up: JIT of every engine worker of the service (one client per core keeps them all busy) and of the
+    // in-process engine, the connection pool, the first audit batches.
+    await Promise.all(Array.from({ length: cores }, () => timeSequential(ENGINE_WARMUP, attribute)));
+    for (let i = 0; i < ENGINE_WARMUP; i++) engineCall(i);
     await timeSequential(50, healthz);
 
-    const healthzLatency = summarize(await timeSequential(300, healthz));
-    const attributeLatency = summarize(await timeSequential(latencyRequests, attribute));
+    // Interleaved blocks: HTTP sequential, engine alone, commit floor, healthz — each sees the same neighbours.
+    const commitPath = path.join(path.dirname(svc.auditLogPath), 'commit-floor.probe');
+    const commitFd = openSync(commitPath, 'a');
+    const commitLine = `${JSON.stringify({ schema: 'attr-audit-entry/v1', pad: 'x'.repeat(900) })}\n`;
+    const attributeSamples: number[] = [];
+    const engineSamples: number[] = [];
+    const commitSamples: number[] = [];
+    const healthzSamples: number[] = [];
+    const engineN = Math.max(1, Math.round(Math.min(latencyRequests, 50) / BLOCKS));
+    let engineCpuMs = 0;
+    for (let b = 0; b < BLOCKS; b++) {
+      await timeSequential(Math.max(1, Math.round(latencyRequests / BLOCKS)), attribute, attributeSamples);
+      for (let i = 0; i < engineN; i++) {
+        const c0 = process.threadCpuUsage();
+        const t0 = performance.now();
+        engineCall(i);
+        engineSamples.push(performance.now() - t0);
+        const c = process.threadCpuUsage(c0);
+        engineCpuMs += (c.user + c.system) / 1000;
+      }
+      for (let i = 0; i < 5; i++) {
+        const t0 = performance.now();
+        writeSync(commitFd, commitLine);
+        fdatasyncSync(commitFd);
+        commitSamples.push(performance.now() - t0);
+      }
+      await timeSequential(30, healthz, healthzSamples);
+    }
+    closeSync(commitFd);
+    const attributeLatency = summarize(attributeSamples);
+    const engineLatency = summarize(engineSamples);
+    const commitFloor = summarize(commitSamples);
+    const healthzLatency = summarize(healthzSamples);
+
     const healthzThroughput = await throughput(Math.min(3, seconds), concurrency, healthz);
+    const serviceCpu0 = processCpuMs(svc.child.pid);
+    const clientCpu0 = process.cpuUsage();
     const attributeThroughput = await throughput(seconds, concurrency, attribute);
-    const sample = (await (await attribute()).json()) as { status: string; source_footer: { claim_rows: unknown[]; source_rows: unknown[] } };
+    const serviceCpu1 = processCpuMs(svc.child.pid);
+    const clientCpu = process.cpuUsage(clientCpu0);
+    const sampleReply = await attribute();
+    const sample = JSON.parse(sampleReply.body.toString('utf8')) as { status: string; source_footer: { claim_rows: unknown[]; source_rows: unknown[] } };
     const metrics = (await (await svc.request('/v1/metrics', { auth: true })).json()) as { attribution_requests_total: number };
     // Every response was released only after its entry was written, so the log is complete now.
     const tVerify = performance.now();
@@ -117,43 +222,53 @@ export default async function run(args: string[]): Promise<BenchReport> {
     await svc.stop();
     svc = undefined;
 
-    // The engine alone, in this process, on the same answer: the floor under the HTTP figure.
-    const engine = createAttributionEngine(parseCorpus(corpusText));
-    const ctx = (i: number) => ({ eventId: `evt_bench_${i}`, requestId: `req_bench_${i}`, operator: 'bench', createdAt: '2025-01-01T00:00:00Z' });
-    for (let i = 0; i < 5; i++) engine.attribute({ prompt: body.prompt, output: answer, grossRevenue: body.gross_revenue, context: ctx(i) });
-    const engineSamples: number[] = [];
-    for (let i = 0; i < Math.min(latencyRequests, 50); i++) {
-      const t0 = performance.now();
-      engine.attribute({ prompt: body.prompt, output: answer, grossRevenue: body.gross_revenue, context: ctx(i) });
-      engineSamples.push(performance.now() - t0);
-    }
-    const engineLatency = summarize(engineSamples);
-
     const ms = (x: number) => round(x, 2);
     const chainIntact = audit.ok && audit.head_seq === metrics.attribution_requests_total;
+    const overheadMs = attributeLatency.p50 - engineLatency.p50;
+    const rpsTarget = (TARGET_THROUGHPUT_SHARE * cores * 1000) / engineLatency.p50;
+    const perRequest = (cpuMs: number | undefined) => (cpuMs === undefined || attributeThroughput.requests === 0 ? null : round(cpuMs / attributeThroughput.requests, 2));
     const results = {
       corpus_sources: SOURCES,
       answer_words: wordCount(answer),
       claim_units: sample.source_footer.claim_rows.length,
       source_rows: sample.source_footer.source_rows.length,
       response_status: sample.status,
+      response_bytes: sampleReply.body.length,
       concurrency,
+      cores,
+      service_engine: engineLoad,
       attribute_latency_ms: { p50: ms(attributeLatency.p50), p95: ms(attributeLatency.p95), p99: ms(attributeLatency.p99), n: attributeLatency.n },
       attribute_throughput_rps: round(attributeThroughput.rps, 1),
       attribute_throughput_requests: attributeThroughput.requests,
       attribute_throughput_non_200: attributeThroughput.requests - attributeThroughput.ok,
+      service_cpu_ms_per_request: perRequest(serviceCpu0 === undefined || serviceCpu1 === undefined ? undefined : serviceCpu1 - serviceCpu0),
+      client_cpu_ms_per_request: perRequest((clientCpu.user + clientCpu.system) / 1000),
       baseline_healthz_latency_ms: { p50: ms(healthzLatency.p50), p95: ms(healthzLatency.p95) },
       baseline_healthz_throughput_rps: round(healthzThroughput.rps, 1),
-      baseline_engine_only_latency_ms: { p50: ms(engineLatency.p50), p95: ms(engineLatency.p95), n: engineLatency.n },
-      service_overhead_p50_ms: ms(attributeLatency.p50 - engineLatency.p50),
+      baseline_engine_only_latency_ms: { p50: ms(engineLatency.p50), p95: ms(engineLatency.p95), n: engineLatency.n, warmup: ENGINE_WARMUP },
+      baseline_engine_only_cpu_ms_mean: ms(engineCpuMs / engineLatency.n),
+      baseline_commit_floor_ms: { p50: ms(commitFloor.p50), p95: ms(commitFloor.p95), n: commitFloor.n },
+      service_overhead_p50_ms: ms(overheadMs),
+      service_overhead_share_of_engine_p50: round(overheadMs / engineLatency.p50, 3),
+      service_overhead_minus_commit_floor_p50_ms: ms(overheadMs - commitFloor.p50),
+      throughput_target_rps: round(rpsTarget, 1),
+      throughput_share_of_engine_capacity: round(attributeThroughput.rps / ((cores * 1000) / engineLatency.p50), 3),
       audit_entries: audit.head_seq,
       audit_chain_ok: audit.ok,
       audit_entries_match_requests: audit.head_seq === metrics.attribution_requests_total,
       audit_verify_ms: ms(verifyMs),
-      targets: { p95_ms: TARGET_P95_MS, rps: TARGET_RPS },
-      target_p95_met: attributeLatency.p95 <= TARGET_P95_MS,
-      target_rps_met: attributeThroughput.rps >= TARGET_RPS,
+      load_average_1m: round(os.loadavg()[0]!, 2),
+      targets: {
+        throughput_share_of_engine_capacity: TARGET_THROUGHPUT_SHARE,
+        overhead_share_of_engine_p50: TARGET_OVERHEAD_SHARE,
+        issue6_p95_ms: TARGET_P95_MS,
+        issue6_rps: TARGET_RPS,
+      },
+      target_throughput_met: attributeThroughput.rps >= rpsTarget,
+      target_overhead_met: overheadMs <= TARGET_OVERHEAD_SHARE * engineLatency.p50,
       target_chain_met: chainIntact,
+      issue6_target_p95_met: attributeLatency.p95 <= TARGET_P95_MS,
+      issue6_target_rps_met: attributeThroughput.rps >= TARGET_RPS,
     };
     const yes = (b: boolean) => (b ? 'met' : 'NOT met');
     return {
@@ -162,17 +277,31 @@ export default async function run(args: string[]): Promise<BenchReport> {
       table: {
         columns: ['measure', 'p50 ms', 'p95 ms', 'req/s', 'note'],
         rows: [
-          ['POST /v1/attribute, 1200 sources, sequential', ms(attributeLatency.p50), ms(attributeLatency.p95), '', `${results.answer_words} words, ${results.claim_units} claims, ${sample.status}; p95 target ≤ ${TARGET_P95_MS} ms: ${yes(results.target_p95_met)}`],
-          [`POST /v1/attribute, ${concurrency} concurrent clients, ${seconds} s`, '', '', round(attributeThroughput.rps, 1), `${attributeThroughput.requests} requests; target ≥ ${TARGET_RPS} req/s: ${yes(results.target_rps_met)}`],
-          ['baseline: engine only, in-process, same answer', ms(engineLatency.p50), ms(engineLatency.p95), '', `service overhead at p50 ≈ ${results.service_overhead_p50_ms} ms`],
-          ['baseline: GET /healthz', ms(healthzLatency.p50), ms(healthzLatency.p95), round(healthzThroughput.rps, 1), 'HTTP floor on this machine'],
+          [
+            `POST /v1/attribute, ${SOURCES} sources, sequential`,
+            ms(attributeLatency.p50),
+            ms(attributeLatency.p95),
+            '',
+            `${results.answer_words} words, ${results.claim_units} claims, ${sample.status}; overhead over the engine ${ms(overheadMs)} ms = ${round((100 * overheadMs) / engineLatency.p50, 1)}% of engine p50 (target ≤ ${100 * TARGET_OVERHEAD_SHARE}%): ${yes(results.target_overhead_met)}`,
+          ],
+          [
+            `POST /v1/attribute, ${concurrency} concurrent clients, ${seconds} s`,
+            '',
+            '',
+            round(attributeThroughput.rps, 1),
+            `${attributeThroughput.requests} requests; target ≥ ${TARGET_THROUGHPUT_SHARE} × ${cores} cores × 1000 / engine p50 = ${round(rpsTarget, 1)} req/s: ${yes(results.target_throughput_met)} (${round(100 * results.throughput_share_of_engine_capacity, 1)}% of engine capacity); service CPU ${results.service_cpu_ms_per_request ?? '?'} ms/request, load generator ${results.client_cpu_ms_per_request} ms/request`,
+          ],
+          ['anchor: engine only, in-process, same answer', ms(engineLatency.p50), ms(engineLatency.p95), '', `${ENGINE_WARMUP} warm-up calls, interleaved with the sequential HTTP samples; mean CPU ${results.baseline_engine_only_cpu_ms_mean} ms/call; service: ${engineLoad}`],
+          ['anchor: durable-commit floor (1 KB append + fdatasync)', ms(commitFloor.p50), ms(commitFloor.p95), '', `same file system as the audit log; overhead minus this floor ${results.service_overhead_minus_commit_floor_p50_ms} ms`],
+          ['anchor: GET /healthz', ms(healthzLatency.p50), ms(healthzLatency.p95), round(healthzThroughput.rps, 1), 'HTTP floor on this machine'],
           ['audit chain after the run', '', '', '', `${audit.head_seq} entries, ok ${audit.ok}, one per request ${results.audit_entries_match_requests}, verified in ${ms(verifyMs)} ms: ${yes(chainIntact)}`],
         ],
       },
       notes: [
-        'Real service as a child process on loopback: bearer auth, rate limiter, schema validation, audit log with per-batch fdatasync, JSON response of the full footer.',
-        'Load generator shares the 2 cores with the service (and with other engineers): figures are indicative.',
-        'Latency is dominated by the attribution engine (see the engine-only baseline and `npm run bench -- attr-engine`); the HTTP + audit overhead is the difference.',
+        'Real service as a child process on loopback: bearer auth, rate limiter, schema validation, engine in worker threads (engine.workers, default = available parallelism), audit log with per-batch fdatasync (group commit), JSON response of the full footer (response_bytes).',
+        'Load generator: node:http keep-alive clients in the bench process (fetch cost ~2.5x the CPU per response).',
+        `Load generator shares the ${cores} cores with the service (and with other engineers; load average ${results.load_average_1m} at the end): absolute figures are indicative, the ratios are measured side by side.`,
+        `Issue 6 absolute targets: p95 ≤ ${TARGET_P95_MS} ms ${yes(results.issue6_target_p95_met)}, ≥ ${TARGET_RPS} req/s ${yes(results.issue6_target_rps_met)}.`,
       ],
     };
   } finally {

@@ -4,7 +4,8 @@
  * Concurrency: every operation — a batch of appends, a rotation, a liveness
  * probe — runs on one in-process task chain, so none interleave. Appends are
  * group-committed: a batch is chained onto the current head, written with
- * one `write`, `fdatasync`ed once when the policy is `per_batch`, and only
+ * one `write` that is durable on return when the policy is `per_batch` (the
+ * file is open O_DSYNC: fdatasync semantics), and only
  * then are the callers resolved — so a response is never released before its
  * audit entry is durable, and concurrent requests produce one unbroken chain.
  *
@@ -21,7 +22,8 @@
  * a fresh live file (audit-segments.ts, docs/decisions/132-audit-log-rotation.md).
  * One process owns a log: attr-service locks it (src/attr/service/state-lock.ts).
  */
-import { mkdir, open, rename, stat, type FileHandle } from 'node:fs/promises';
+import { constants, fstatSync, readSync, statSync } from 'node:fs';
+import { mkdir, open, rename, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { GENESIS_HASH, chainHash } from '../../core/hash-chain.ts';
 import { AUDIT_ENTRY_SCHEMA_ID, auditEntryCanonicalBody, type AuditEntry, type AuditRecord } from './audit-entry.ts';
@@ -120,16 +122,23 @@ export class AuditLog {
     }
     const log = new AuditLog(filePath, options.fsync, now, report.head_seq ?? 0, report.head_hash ?? GENESIS_HASH, segment, undefined);
     try {
-      await log.#openLive('a+');
+      await log.#openLive('append');
     } catch (err) {
       log.#problem = `audit log not writable: ${(err as NodeJS.ErrnoException).code ?? 'error'}`;
     }
     return log;
   }
 
-  /** Opens the live file and records its identity, size and last line. */
-  async #openLive(flags: 'a+' | 'wx+'): Promise<void> {
-    const handle = await open(this.path, flags, 0o600);
+  /**
+   * Opens the live file and records its identity, size and last line. With
+   * `per_batch` the file is opened O_DSYNC: a batch's one `write` returns only
+   * once its bytes (and the size that reaches them) are on stable storage —
+   * the durability of write + fdatasync in one call instead of two trips
+   * through the thread pool.
+   */
+  async #openLive(mode: 'append' | 'create'): Promise<void> {
+    const base = mode === 'append' ? constants.O_RDWR | constants.O_CREAT | constants.O_APPEND : constants.O_RDWR | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND;
+    const handle = await open(this.path, this.#fsync === 'per_batch' ? base | constants.O_DSYNC : base, 0o600);
     const st = await handle.stat();
     this.#handle = handle;
     this.#ino = st.ino;
@@ -196,7 +205,7 @@ export class AuditLog {
       this.#handle = undefined;
       try {
         await rename(this.path, target);
-        await this.#openLive('wx+');
+        await this.#openLive('create');
         await fsyncDir(path.dirname(this.path));
       } catch (err) {
         this.#problem = `audit log rotation failed: ${(err as NodeJS.ErrnoException).code ?? 'error'}`;
@@ -223,11 +232,17 @@ export class AuditLog {
     return result;
   }
 
-  /** Sets #problem when the live file is no longer exactly what this process wrote. */
+  /**
+   * Sets #problem when the live file is no longer exactly what this process
+   * wrote. Synchronous system calls on purpose: a stat, an fstat and a read of
+   * the last line (a few hundred bytes just written, in the page cache) take
+   * microseconds, while three trips through the thread pool cost every batch
+   * — and every sequential request — far more on a busy machine.
+   */
   async #checkLive(handle: FileHandle): Promise<void> {
     let onDisk;
     try {
-      onDisk = await stat(this.path);
+      onDisk = statSync(this.path);
     } catch (err) {
       this.#problem = `audit log file was removed (${(err as NodeJS.ErrnoException).code ?? 'error'}); appends stopped`;
       return;
@@ -236,14 +251,14 @@ export class AuditLog {
       this.#problem = 'audit log file was replaced by another file; appends stopped';
       return;
     }
-    const held = await handle.stat();
+    const held = fstatSync(handle.fd);
     if (held.size !== this.#bytes) {
       this.#problem = `audit log size changed outside the service (${held.size} bytes, expected ${this.#bytes}): truncated or written by another process; appends stopped`;
       return;
     }
     if (this.#lastLine !== undefined) {
       const buf = Buffer.alloc(this.#lastLine.length);
-      await handle.read(buf, 0, buf.length, this.#bytes - buf.length);
+      readSync(handle.fd, buf, 0, buf.length, this.#bytes - buf.length);
       if (!buf.equals(this.#lastLine)) this.#problem = 'the last audit entry was modified outside the service; appends stopped';
     }
   }
@@ -272,9 +287,9 @@ export class AuditLog {
     const lines = entries.map((e) => `${JSON.stringify(e)}\n`);
     const bytes = Buffer.from(lines.join(''), 'utf8');
     try {
+      // O_DSYNC with per_batch: durable when this resolves (#openLive).
       const { bytesWritten } = await handle.write(bytes, 0, bytes.length, null);
       if (bytesWritten !== bytes.length) throw Object.assign(new Error('short write'), { code: 'ESHORTWRITE' });
-      if (this.#fsync === 'per_batch') await handle.datasync();
     } catch (err) {
       // A partial write leaves the file's tail unknown: stop appending for good.
       this.#problem = `audit log write failed: ${(err as NodeJS.ErrnoException).code ?? 'error'}`;

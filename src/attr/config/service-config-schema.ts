@@ -81,6 +81,20 @@ export const ServiceConfigSchema = Type.Object(
       },
       { additionalProperties: false },
     ),
+    engine: Type.Optional(
+      Type.Object(
+        {
+          workers: Type.Optional(
+            Type.Integer({
+              minimum: 0,
+              maximum: 256,
+              description: 'Worker threads that run the attribution engine; absent: the available parallelism (os.availableParallelism()); 0: in the service thread.',
+            }),
+          ),
+        },
+        { additionalProperties: false, description: 'How the attribution engine runs (docs/decisions/140-attr-engine-worker-pool.md).' },
+      ),
+    ),
     limits: Type.Object(
       {
         max_request_bytes: Type.Integer({ minimum: 1_024, maximum: 16_777_216 }),

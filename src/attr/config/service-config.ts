@@ -41,6 +41,8 @@ export interface ServiceConfig {
   readonly operator: string;
   readonly publicBaseUrl: string | undefined;
   readonly auditFsync: 'per_batch' | 'none';
+  /** `engine.workers`: worker threads for the engine; undefined: the available parallelism; 0: inline. */
+  readonly engineWorkers: number | undefined;
   readonly limits: Readonly<ServiceConfigDocument['limits']>;
   readonly rateLimit: Readonly<ServiceConfigDocument['rate_limit']>;
   readonly providers: readonly ProviderRoute[];
@@ -107,6 +109,7 @@ export function parseServiceConfig(text: string, configPath: string): ServiceCon
     operator: document.service.operator,
     publicBaseUrl: document.service.public_base_url,
     auditFsync: document.audit.fsync,
+    engineWorkers: document.engine?.workers,
     limits: Object.freeze({ ...document.limits }),
     rateLimit: Object.freeze({ ...document.rate_limit }),
     providers: Object.freeze(

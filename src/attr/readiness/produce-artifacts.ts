@@ -8,7 +8,7 @@
  */
 import { ARTIFACT_SCHEMA_IDS, type ArtifactName, type CertificationReport, type CheckResult, type DiscoveryManifest, type ProductionInvocationAdmission, type ProductionReadinessReport, type ProviderAttributionCard, type RuntimeConformanceReceipt, type SourceGroundedResponseReceipt } from './artifact-schemas.ts';
 import type { ArtifactStore } from './artifact-store.ts';
-import type { ReadinessInputs } from './readiness-inputs.ts';
+import type { EngineLoad, ReadinessInputs, SelfTestSubject } from './readiness-inputs.ts';
 import { groundedHashes, runSelfTest, type SelfTestResult } from './self-test.ts';
 import { FOOTER_SCHEMA_ID, EVENT_SCHEMA_ID } from '../schemas/attribution-response.ts';
 import { RESPONSE_SCHEMA_ID } from '../engine/index.ts';
@@ -35,7 +35,7 @@ export function foundationChecks(inputs: ReadinessInputs): CheckResult[] {
   const check = (name: string, passed: boolean, detail: string): CheckResult => ({ name, status: passed ? 'passed' : 'failed', detail });
   return [
     check('auth_hash', inputs.auth.configured, inputs.auth.problem ?? `${inputs.auth.digestEnv} holds a SHA-256 digest`),
-    check('engine_load', inputs.engine.ok, inputs.engine.ok ? `${inputs.engine.engine.stats.sourceCount} sources, ${inputs.engine.engine.stats.chunkCount} chunks` : inputs.engine.problem),
+    engineLoadCheck(inputs.engine),
     check('audit_log', audit.healthy, audit.problem ?? `${audit.entries} entries in ${audit.segment} segment(s), chain verified, live file unchanged`),
     check(
       'trust_store',
@@ -44,6 +44,16 @@ export function foundationChecks(inputs: ReadinessInputs): CheckResult[] {
     ),
     footerSigningCheck(inputs.footerSigning, inputs.trustStore),
   ];
+}
+
+/** `engine_load`: the corpus and engine loaded, and the runner (worker pool) can take requests right now. */
+function engineLoadCheck(engine: EngineLoad): CheckResult {
+  const check = (passed: boolean, detail: string): CheckResult => ({ name: 'engine_load', status: passed ? 'passed' : 'failed', detail });
+  if (!engine.ok) return check(false, engine.problem);
+  const problem = engine.runner.problem();
+  if (problem !== undefined) return check(false, problem);
+  const where = engine.runner.workers === 0 ? 'engine in the service thread' : `${engine.runner.workers} engine worker thread(s)`;
+  return check(true, `${engine.stats.sourceCount} sources, ${engine.stats.chunkCount} chunks, ${where}`);
 }
 
 /**
@@ -65,19 +75,20 @@ export interface ProducedArtifacts {
   discoveryManifest: DiscoveryManifest;
 }
 
-export async function produceReadinessArtifacts(inputs: ReadinessInputs, store: ArtifactStore): Promise<ProducedArtifacts> {
+/** `subject`: the in-process engine the self-test runs on (undefined when the engine did not load). */
+export async function produceReadinessArtifacts(inputs: ReadinessInputs, store: ArtifactStore, subject: SelfTestSubject | undefined): Promise<ProducedArtifacts> {
   const { config } = inputs;
   const generatedAt = inputs.now().toISOString();
   const binding = {
     instance_id: inputs.instanceId,
     generated_at: generatedAt,
     config_sha256: config.configSha256,
-    corpus_sha256: inputs.engine.ok ? inputs.engine.corpus.sha256 : null,
+    corpus_sha256: inputs.engine.ok ? inputs.engine.corpusSha256 : null,
   };
   const hashes: Partial<Record<ArtifactName, string>> = {};
 
-  const selfTest = inputs.engine.ok
-    ? runSelfTest(inputs.engine.engine, inputs.engine.corpus, {
+  const selfTest = inputs.engine.ok && subject !== undefined
+    ? runSelfTest(subject.engine, subject.corpus, {
         operator: config.operator,
         instanceId: inputs.instanceId,
         createdAt: generatedAt,
@@ -131,7 +142,7 @@ export async function produceReadinessArtifacts(inputs: ReadinessInputs, store: 
     rate_limit: { window_ms: config.rateLimit.window_ms, max_requests: config.rateLimit.max_requests, scope: 'per_client_per_process', trusted_proxy_count: config.rateLimit.trusted_proxies?.length ?? 0 },
     providers: config.providers.map((p) => ({ provider_id: p.providerId, model: p.model })),
     corpus: inputs.engine.ok
-      ? { sha256: inputs.engine.corpus.sha256, source_count: inputs.engine.engine.stats.sourceCount, chunk_count: inputs.engine.engine.stats.chunkCount }
+      ? { sha256: inputs.engine.corpusSha256, source_count: inputs.engine.stats.sourceCount, chunk_count: inputs.engine.stats.chunkCount }
       : null,
     trust_store:
       trust !== null && trust.valid

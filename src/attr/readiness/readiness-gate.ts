@@ -151,7 +151,7 @@ export class ReadinessGate {
     const a = value as Artifact;
     if (a.instance_id !== this.#inputs.instanceId) return 'produced by another service instance (stale artifact)';
     if (a.config_sha256 !== this.#inputs.config.configSha256) return 'bound to a different configuration';
-    const corpus = this.#inputs.engine.ok ? this.#inputs.engine.corpus.sha256 : null;
+    const corpus = this.#inputs.engine.ok ? this.#inputs.engine.corpusSha256 : null;
     if (a.corpus_sha256 !== corpus) return 'bound to a different corpus';
     if ('status' in a && a.status !== 'passed') {
       const failing = Array.isArray(a.checks) ? (a.checks as Array<{ name: string; status: string }>).filter((c) => c.status !== 'passed').map((c) => c.name) : [];

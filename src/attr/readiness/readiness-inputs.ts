@@ -9,7 +9,30 @@ import type { FooterSigningLoad } from '../footer/load-footer-signer.ts';
 import type { TrustStore } from '../trust-store/trust-store-schema.ts';
 import type { TrustStoreValidationReport } from '../trust-store/trust-store-validation-report.ts';
 
-export type EngineLoad = { ok: true; engine: AttributionEngine; corpus: Corpus } | { ok: false; problem: string };
+/** Where the service runs the engine for requests (src/attr/service/attribution-runner.ts). */
+export interface EngineRunnerState {
+  /** Worker threads attributing; 0: the service's own thread. */
+  readonly workers: number;
+  /** Why requests cannot be attributed now (a worker pool that lost a worker and could not replace it). */
+  problem(): string | undefined;
+}
+
+/**
+ * The loaded engine as readiness sees it for the life of the process: what
+ * was loaded and whether the runner serving requests can take them. The
+ * engine object itself is not kept here: with a worker pool the service
+ * thread drops its own engine (and its corpus index) once the start-up
+ * self-test has run on it (produceReadinessArtifacts).
+ */
+export type EngineLoad =
+  | { ok: true; corpusSha256: string; stats: AttributionEngine['stats']; runner: EngineRunnerState }
+  | { ok: false; problem: string };
+
+/** What the start-up self-test attributes with: the in-process engine and its corpus. */
+export interface SelfTestSubject {
+  engine: AttributionEngine;
+  corpus: Corpus;
+}
 
 export interface EndpointDescription {
   method: string;

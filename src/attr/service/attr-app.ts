@@ -7,21 +7,24 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import os from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import { AuditLog } from '../audit/audit-log.ts';
 import type { ServiceConfig } from '../config/service-config.ts';
-import { createAttributionEngine, loadCorpus } from '../engine/index.ts';
+import { createAttributionEngine, loadCorpus, type AttributeInput, type AttributionEngine, type Corpus } from '../engine/index.ts';
 import { AttrError } from '../errors.ts';
 import { loadFooterSigner, type FooterSigningLoad } from '../footer/load-footer-signer.ts';
 import type { Fetch } from '../provider/chat-completions-client.ts';
 import { ArtifactStore } from '../readiness/artifact-store.ts';
 import { produceReadinessArtifacts } from '../readiness/produce-artifacts.ts';
 import { ReadinessGate } from '../readiness/readiness-gate.ts';
-import type { EngineLoad, ReadinessInputs } from '../readiness/readiness-inputs.ts';
+import type { EngineLoad, ReadinessInputs, SelfTestSubject } from '../readiness/readiness-inputs.ts';
 import { loadTrustStoreFile } from '../trust-store/validate-trust-store.ts';
+import { bodyDigest, encodeAttribution, InlineEngineRunner, type AttributionRunner } from './attribution-runner.ts';
 import { AttributionService } from './attribution-service.ts';
 import { BearerAuthenticator, TOKEN_DIGEST_ENV } from './bearer-auth.ts';
 import { ClientIdentity } from './client-identity.ts';
+import { EngineWorkerPool } from './engine-worker-pool.ts';
 import { ENDPOINTS } from './endpoints.ts';
 import { buildHttpServer } from './http-server.ts';
 import { REQUEST_ID_HEADER, SECURITY_HEADERS } from './security-headers.ts';
@@ -56,16 +59,61 @@ function serviceVersion(): string {
   }
 }
 
-async function loadEngine(corpusPath: string, footerSigning: FooterSigningLoad | null): Promise<EngineLoad> {
+/** `engine.workers`, or the cores this process may use (docs/decisions/140-attr-engine-worker-pool.md). */
+export function engineWorkerCount(config: Pick<ServiceConfig, 'engineWorkers'>): number {
+  return config.engineWorkers ?? os.availableParallelism();
+}
+
+/**
+ * The engine as readiness sees it, the runner requests go to, and the
+ * in-process engine for the start-up self-test (all but `load` undefined
+ * when the engine did not load).
+ */
+interface LoadedEngine {
+  load: EngineLoad;
+  runner: AttributionRunner | undefined;
+  selfTest: SelfTestSubject | undefined;
+}
+
+async function loadEngine(config: ServiceConfig, footerSigning: FooterSigningLoad | null): Promise<LoadedEngine> {
+  let corpus: Corpus;
+  let engine: AttributionEngine;
   try {
-    const corpus = await loadCorpus(corpusPath);
+    corpus = await loadCorpus(config.corpusPath);
     // A key that failed to load signs nothing; its readiness check keeps the gate closed.
     const footerSigner = footerSigning?.ok === true ? footerSigning.signer : undefined;
-    return { ok: true, corpus, engine: createAttributionEngine(corpus, footerSigner === undefined ? {} : { footerSigner }) };
+    engine = createAttributionEngine(corpus, footerSigner === undefined ? {} : { footerSigner });
   } catch (err) {
     const e = AttrError.from(err);
-    return { ok: false, problem: e.code === 'internal' ? 'engine failed to start' : `${e.code}: ${e.message}` };
+    return { load: { ok: false, problem: e.code === 'internal' ? 'engine failed to start' : `${e.code}: ${e.message}` }, runner: undefined, selfTest: undefined };
   }
+  // The in-process engine serves the readiness self-test and the workers' probe; with a pool it is dropped after start-up.
+  let runner: AttributionRunner;
+  try {
+    runner = await startRunner(config, corpus, engine, footerSigning);
+  } catch (err) {
+    return { load: { ok: false, problem: `engine workers failed to start: ${(err as Error).message}` }, runner: undefined, selfTest: undefined };
+  }
+  return { load: { ok: true, corpusSha256: corpus.sha256, stats: engine.stats, runner }, runner, selfTest: { engine, corpus } };
+}
+
+async function startRunner(config: ServiceConfig, corpus: Corpus, engine: AttributionEngine, footerSigning: FooterSigningLoad | null): Promise<AttributionRunner> {
+  const workers = engineWorkerCount(config);
+  if (workers === 0) return new InlineEngineRunner(engine);
+  // No output: the engine's demonstration answer from this corpus, so the probe exercises retrieval and the footer.
+  const probe: AttributeInput = {
+    prompt: 'attr engine worker probe',
+    grossRevenue: '1.00',
+    context: { eventId: 'evt_engine_worker_probe', requestId: 'req_engine_worker_probe', operator: config.operator, createdAt: '2000-01-01T00:00:00.000Z' },
+  };
+  return EngineWorkerPool.start({
+    size: workers,
+    corpus,
+    // A key that failed to load is not handed to workers: footer_signing keeps the gate closed anyway.
+    footerSigning: footerSigning?.ok === true ? config.footerSigning : undefined,
+    probe,
+    probeSha256: bodyDigest(encodeAttribution(engine.attribute(probe))),
+  });
 }
 
 export async function createAttrApp(config: ServiceConfig, options: AttrAppOptions = {}): Promise<AttrApp> {
@@ -74,8 +122,8 @@ export async function createAttrApp(config: ServiceConfig, options: AttrAppOptio
   const version = serviceVersion();
   const auth = new BearerAuthenticator(env);
   const footerSigning = config.footerSigning === undefined ? null : await loadFooterSigner(config.footerSigning);
-  const engine = await loadEngine(config.corpusPath, footerSigning);
-  const auditLog = await AuditLog.open(config.auditLogPath, { fsync: config.auditFsync, now });
+  // Workers build their engines while the audit chain is verified.
+  const [{ load: engine, runner, selfTest }, auditLog] = await Promise.all([loadEngine(config, footerSigning), AuditLog.open(config.auditLogPath, { fsync: config.auditFsync, now })]);
   const trustStoreLoad = config.trustStorePath === undefined ? null : await loadTrustStoreFile(config.trustStorePath);
   const trustStore = trustStoreLoad?.report ?? null;
   const metrics = new ServiceMetrics({
@@ -103,13 +151,15 @@ export async function createAttrApp(config: ServiceConfig, options: AttrAppOptio
     now,
   };
   const store = new ArtifactStore(config.artifactDir);
-  const produced = await produceReadinessArtifacts(inputs, store);
+  // After this the service thread keeps no reference to its own engine unless it runs requests inline (engine.workers 0):
+  // a ~50 MB corpus index less to mark on every full GC of the thread that serves HTTP and the audit log.
+  const produced = await produceReadinessArtifacts(inputs, store, selfTest);
   const gate = new ReadinessGate(inputs, store, { onChange: (ready) => metrics.setReady(ready) });
   await gate.evaluate();
 
   const attribution = new AttributionService({
     config,
-    engine: engine.ok ? engine.engine : undefined,
+    runner,
     auditLog,
     gate,
     metrics,
@@ -146,6 +196,7 @@ export async function createAttrApp(config: ServiceConfig, options: AttrAppOptio
     async close() {
       clearInterval(timer);
       await server.close();
+      await runner?.close();
       await auditLog.close();
     },
   };

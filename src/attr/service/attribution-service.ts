@@ -4,8 +4,9 @@
  * client. Route handlers only parse and call these two methods.
  *
  * Order of a request: readiness gate → size limits → (provider mode:
- * revenue pre-check, allowlist, provider call, response hash) → engine →
- * audit-log append (durable) → metrics → release. Every request that passes
+ * revenue pre-check, allowlist, provider call, response hash) → engine (in
+ * a worker thread of the pool, or inline; it hands back the serialised
+ * response) → audit-log append (durable) → metrics → release. Every request that passes
  * the gate gets exactly one audit entry, including the ones refused
  * fail-closed here (`outcome: "refused"` with the error code).
  */
@@ -14,18 +15,19 @@ import { sha256Hex } from '../../core/hashing.ts';
 import { AuditLogUnavailableError, type AuditLog } from '../audit/audit-log.ts';
 import type { AuditRecord } from '../audit/audit-entry.ts';
 import type { ServiceConfig } from '../config/service-config.ts';
-import type { AttributionEngine, AttributionResponse } from '../engine/index.ts';
 import { parseGrossRevenue } from '../engine/royalty/gross-revenue.ts';
 import { AttrError } from '../errors.ts';
 import { completeChat, type Fetch } from '../provider/chat-completions-client.ts';
 import { promptOf } from '../provider/chat-messages.ts';
 import type { ReadinessGate } from '../readiness/readiness-gate.ts';
+import type { AttributionResult, AttributionRunner } from './attribution-runner.ts';
 import type { AttributeRequest, ProviderAttributeRequest } from './request-schemas.ts';
 import type { ServiceMetrics } from './service-metrics.ts';
 
 export interface AttributionServiceDeps {
   config: ServiceConfig;
-  engine: AttributionEngine | undefined;
+  /** Runs the engine (worker pool or inline); undefined when the engine did not load. */
+  runner: AttributionRunner | undefined;
   auditLog: AuditLog;
   gate: Pick<ReadinessGate, 'ready'>;
   metrics: ServiceMetrics;
@@ -35,6 +37,15 @@ export interface AttributionServiceDeps {
 }
 
 type Route = AuditRecord['route'];
+
+/** Errors raised after the request's audit entry was written: #refuseOnError must not log them again. */
+const audited = new WeakSet<object>();
+
+function markAudited(err: unknown): AttrError {
+  const e = AttrError.from(err);
+  audited.add(e);
+  return e;
+}
 
 function utf8Bytes(text: string): number {
   return Buffer.byteLength(text, 'utf8');
@@ -61,27 +72,28 @@ export class AttributionService {
   }
 
   /** POST /v1/attribute: attributes `output` (or the demonstration answer) and logs it. */
-  async attribute(request: AttributeRequest, requestId: string): Promise<AttributionResponse> {
-    const engine = this.#admit();
+  /** Resolves with the response's JSON bytes, released only after its audit entry is durable. */
+  async attribute(request: AttributeRequest, requestId: string): Promise<Buffer> {
+    const runner = this.#admit();
     const base = this.#baseRecord('attribute', requestId, request.prompt, request.gross_revenue);
     return this.#refuseOnError(base, async () => {
       wellFormed('prompt', request.prompt);
       if (request.output !== undefined) wellFormed('output', request.output);
       this.#limit('prompt', request.prompt, this.#deps.config.limits.max_prompt_bytes);
       if (request.output !== undefined) this.#limit('output', request.output, this.#deps.config.limits.max_output_bytes);
-      const response = engine.attribute({
+      const result = await runner.attribute({
         prompt: request.prompt,
         ...(request.output === undefined ? {} : { output: request.output }),
         grossRevenue: request.gross_revenue,
         context: this.#context(requestId),
       });
-      return this.#release(base, response);
+      return this.#release(base, result);
     });
   }
 
   /** POST /v1/provider/attribute: calls the allowlisted provider, hashes its response, attributes, logs, then releases. */
-  async attributeWithProvider(request: ProviderAttributeRequest, requestId: string): Promise<AttributionResponse> {
-    const engine = this.#admit();
+  async attributeWithProvider(request: ProviderAttributeRequest, requestId: string): Promise<Buffer> {
+    const runner = this.#admit();
     const { limits, providers } = this.#deps.config;
     const prompt = promptOf(request.messages);
     const base = this.#baseRecord('provider_attribute', requestId, prompt, request.gross_revenue);
@@ -112,22 +124,22 @@ export class AttributionService {
         throw err;
       }
       base.provider = { provider_id: route.providerId, model: completion.model, response_sha256: completion.responseSha256 };
-      const response = engine.attribute({
+      const result = await runner.attribute({
         prompt,
         output: completion.content,
         grossRevenue: request.gross_revenue,
         context: { ...this.#context(requestId), provider: { providerId: route.providerId, model: completion.model, responseSha256: completion.responseSha256 } },
       });
-      return this.#release(base, response);
+      return this.#release(base, result);
     });
   }
 
   /** The readiness gate: no attribution until every check passes. */
-  #admit(): AttributionEngine {
-    if (!this.#deps.gate.ready || this.#deps.engine === undefined) {
+  #admit(): AttributionRunner {
+    if (!this.#deps.gate.ready || this.#deps.runner === undefined) {
       throw new AttrError('not_ready', 'the service is not ready; see GET /readyz');
     }
-    return this.#deps.engine;
+    return this.#deps.runner;
   }
 
   #limit(field: 'prompt' | 'output', text: string, limit: number): void {
@@ -161,25 +173,31 @@ export class AttributionService {
     };
   }
 
-  /** Logs the response durably, counts it, and only then hands it back for release. */
-  async #release(base: AuditRecord, response: AttributionResponse): Promise<AttributionResponse> {
+  /**
+   * Logs the response durably, counts it, and only then hands its bytes back
+   * for release. The entry is committed while the response is still being
+   * serialised (it needs only the summary); the bytes are released when both
+   * are done.
+   */
+  async #release(base: AuditRecord, result: AttributionResult): Promise<Buffer> {
+    const { summary } = result;
     const record: AuditRecord = {
       ...base,
-      outcome: response.status,
-      event_id: response.event.event_id,
-      event_hash: response.event.event_hash,
-      event_created_at: response.event.created_at,
-      footer_hash: response.source_footer.footer_hash,
-      source_count: response.source_footer.source_rows.length,
-      audit_error_count: response.audit_errors.length,
-      answer_sha256: response.event.answer_sha256,
+      outcome: summary.status,
+      event_id: summary.eventId,
+      event_hash: summary.eventHash,
+      event_created_at: summary.eventCreatedAt,
+      footer_hash: summary.footerHash,
+      source_count: summary.sourceCount,
+      audit_error_count: summary.auditErrorCount,
+      answer_sha256: summary.answerSha256,
     };
-    await this.#append(record);
+    const [, body] = await Promise.all([this.#append(record), result.body.catch((err: unknown) => Promise.reject(markAudited(err)))]);
     const { metrics } = this.#deps;
-    metrics.attribution(base.route, response.status);
-    metrics.auditErrors(response.audit_errors.length, 'response');
-    if (response.status === 'blocked') metrics.blocked('grounding_blocked');
-    return response;
+    metrics.attribution(base.route, summary.status);
+    metrics.auditErrors(summary.auditErrorCount, 'response');
+    if (summary.status === 'blocked') metrics.blocked('grounding_blocked');
+    return body;
   }
 
   /**
@@ -187,12 +205,13 @@ export class AttributionService {
    * failure (`internal`) — is logged (outcome `refused`) before the error
    * propagates. Only an audit log that cannot record is not re-logged.
    */
-  async #refuseOnError(base: AuditRecord, work: () => Promise<AttributionResponse>): Promise<AttributionResponse> {
+  async #refuseOnError(base: AuditRecord, work: () => Promise<Buffer>): Promise<Buffer> {
     try {
       return await work();
     } catch (err) {
       const code = AttrError.from(err).code;
-      if (code !== 'audit_unavailable') {
+      // A body lost after its entry was written (a worker died while serialising) is not logged twice.
+      if (code !== 'audit_unavailable' && !audited.has(err as object)) {
         this.#deps.metrics.attribution(base.route, 'refused');
         await this.#append({ ...base, outcome: 'refused', error_code: code }).catch(() => undefined);
       }

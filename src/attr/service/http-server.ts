@@ -4,7 +4,7 @@
  * handler, and the routes — each a thin adapter over the attribution domain,
  * the readiness gate or the metrics registry.
  */
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { AttributionService } from './attribution-service.ts';
 import type { BearerAuthenticator } from './bearer-auth.ts';
@@ -154,7 +154,7 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<FastifyInst
         response: { 200: described(AttributionResponseSchema, 'The attribution response: `ready` or `blocked` with its source footer'), ...errorResponses(...BODY_ERRORS, ...PROTECTED_ERRORS) },
       },
     },
-    async (request) => deps.attribution.attribute(request.body, request.id),
+    async (request, reply) => sendAttribution(reply, await deps.attribution.attribute(request.body, request.id)),
   );
 
   app.post<{ Body: ProviderAttributeRequest }>(
@@ -174,7 +174,7 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<FastifyInst
         },
       },
     },
-    async (request) => deps.attribution.attributeWithProvider(request.body, request.id),
+    async (request, reply) => sendAttribution(reply, await deps.attribution.attributeWithProvider(request.body, request.id)),
   );
 
   app.get(
@@ -215,4 +215,9 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<FastifyInst
   });
 
   return app;
+}
+
+/** The response arrives as its JSON bytes, serialised where the engine ran: sent as they are, never parsed or re-encoded here. */
+function sendAttribution(reply: FastifyReply, body: Buffer): FastifyReply {
+  return reply.type('application/json; charset=utf-8').send(body);
 }
