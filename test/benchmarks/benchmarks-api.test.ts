@@ -130,7 +130,11 @@ for (const engine of engines()) {
       assert.equal(ended.state, 'failed');
       assert.equal(ended.failure_reason, 'time_budget_exceeded');
       assert.equal(ended.progress.phase, 'priority 19', 'the suite process reported the priority it ran at');
-      const completed = (await ledgerEvents(s, 'benchmark.run.completed')).filter((e) => e.payload['run_id'] === run.run_id);
+      // The run row is finished before its ledger event is appended: wait for the event rather than race it.
+      let completed: Array<{ payload: Record<string, unknown> }> = [];
+      for (const until = Date.now() + 15_000; completed.length === 0 && Date.now() < until; await new Promise((r) => setTimeout(r, 100))) {
+        completed = (await ledgerEvents(s, 'benchmark.run.completed')).filter((e) => e.payload['run_id'] === run.run_id);
+      }
       assert.equal(completed[0]?.payload['failure_reason'], 'time_budget_exceeded');
       await service.close();
     });
