@@ -3,6 +3,8 @@
  * gRPC and the CLI all receive this one object; nothing else constructs
  * services. Shutdown drains the ledger queue before closing the store.
  */
+import { PackedChunkStore } from './chunk-store/packed-chunk-store.ts';
+import { GcService } from './gc/gc-service.ts';
 import path from 'node:path';
 import { ClusterSync } from './cluster/cluster-sync.ts';
 import { type AiServices, createAiServices } from './ai/compose/create-ai-services.ts';
@@ -100,6 +102,8 @@ export interface SvcApp {
   readonly benchmarks: BenchmarkService;
   /** Rehydration restore tests, on demand and on the configured interval (docs/restore-tests.md). */
   readonly restoreTests: RestoreTestService;
+  /** Garbage collection of chunks and abandoned uploads (`svc gc`, docs/objects.md#garbage-collection). */
+  readonly gc: GcService;
   /** Workload adapters: lakehouse, stream, training (docs/adapters.md). */
   readonly adapters: AdapterServices;
   /** Signed plugins: transforms, verifiers and adapters run in a sandbox (docs/plugins.md). */
@@ -286,6 +290,15 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     defaultSampleSize: config.restore_tests?.sample_size ?? 20,
     tableVerifier: adapters.tableVerifier,
   });
+  const gc = new GcService({
+    config,
+    store: objects.chunkBackend.store instanceof PackedChunkStore ? objects.chunkBackend.store : undefined,
+    index: store.chunkPacks,
+    manifests: store.manifests,
+    legalHolds: store.legalHolds,
+    multipart: objects.multipart,
+    ledger,
+  });
   const restoreSchedule = startRestoreTestSchedule(restoreTests, config.restore_tests, log);
   return {
     config,
@@ -324,6 +337,7 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     forecastFile,
     benchmarks,
     restoreTests,
+    gc,
     adapters,
     plugins,
     async close() {

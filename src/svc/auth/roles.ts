@@ -22,6 +22,7 @@ export const PERMISSIONS = [
   'scheduler:write',
   'benchmarks:run', // start benchmark runs against this deployment (deployment-wide keys only)
   'restore_tests:run', // run rehydration restore tests (a tenant-bound key: its own tenant)
+  'storage:gc', // run garbage collection of chunks and abandoned uploads (deployment-wide keys only; admin)
   'plugins:manage', // install and enable signed plugins (deployment-wide keys only); disable is also open to admin:switches
 ] as const;
 

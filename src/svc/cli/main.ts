@@ -8,6 +8,7 @@ import { register as registerAdapter } from './commands/adapter.ts';
 import { register as registerBenchmark } from './commands/benchmark.ts';
 import { register as registerCache } from './commands/cache.ts';
 import { register as registerRestoreTest } from './commands/restore-test.ts';
+import { register as registerGc } from './commands/gc.ts';
 import { register as registerExecute } from './commands/execute.ts';
 import { register as registerGateway } from './commands/gateway.ts';
 import { register as registerLedger } from './commands/ledger.ts';
@@ -46,6 +47,7 @@ registerScheduler(program);
 registerCache(program);
 registerBenchmark(program);
 registerRestoreTest(program);
+registerGc(program);
 registerAdapter(program);
 registerPlugin(program);
 

@@ -76,6 +76,9 @@ const ENV_MAP: Array<[string, string[], (name: string, raw: string) => unknown]>
   ['SVC_LOG_LEVEL', ['log_level'], (_n, v) => v],
   ['SVC_POLICY_BUNDLE', ['policy', 'bundle_name'], (_n, v) => v],
   ['SVC_MULTIPART_MIN_PART_BYTES', ['multipart', 'min_part_bytes'], intFromEnv],
+  ['SVC_GC_TOMBSTONE_RETENTION_DAYS', ['gc', 'tombstone_retention_days'], intFromEnv],
+  ['SVC_GC_GRACE_MINUTES', ['gc', 'grace_minutes'], intFromEnv],
+  ['SVC_GC_MULTIPART_EXPIRY_HOURS', ['gc', 'multipart_expiry_hours'], intFromEnv],
   ['SVC_PROVIDERS_JSON', ['providers'], jsonFromEnv],
   ['SVC_PLUGINS_TRUSTED_PUBLISHERS_JSON', ['plugins', 'trusted_publishers'], jsonFromEnv],
 ];
@@ -154,7 +157,7 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
   }
   for (const [k, v] of Object.entries(options.overrides ?? {})) setPath(raw, k.split('.'), v);
   // Fill nested defaults: sections first, then their fields.
-  for (const section of ['server', 'grpc', 'storage', 'multipart', 'policy']) raw[section] ??= {};
+  for (const section of ['server', 'grpc', 'storage', 'multipart', 'gc', 'policy']) raw[section] ??= {};
   const withDefaults = Value.Default(SvcConfig, raw);
   const problems = problemsOf(withDefaults);
   if (problems.length === 0) problems.push(...crossKeyProblems(withDefaults as SvcConfig));

@@ -84,6 +84,27 @@ export const StorageConfig = Type.Object(
   { additionalProperties: false },
 );
 
+/** Garbage collection of chunks and abandoned uploads (`svc gc`, docs/objects.md#garbage-collection, decision 116). */
+export const GcConfig = Type.Object(
+  {
+    /**
+     * Days a deleted (tombstoned) object's chunks are kept after the delete, for audit and rehydration by manifest id;
+     * `null` keeps them forever. Legal holds and quarantine keep chunks regardless.
+     */
+    tombstone_retention_days: Type.Union([Type.Integer({ minimum: 0, maximum: 36_500 }), Type.Null()], { default: 30 }),
+    /**
+     * A chunk found unreferenced is first condemned, and deleted by a later run at least this long after; chunks
+     * indexed more recently than this are never condemned. Must exceed the longest ingest (one object's upload).
+     */
+    grace_minutes: Type.Integer({ minimum: 0, maximum: 43_200, default: 360 }),
+    /** A pack whose dead bytes reach this share of its size is rewritten with its live chunks only. */
+    repack_dead_ratio: Type.Number({ minimum: 0.05, maximum: 1, default: 0.5 }),
+    /** Open multipart uploads with no activity for this long are aborted and their parts discarded; `null`: never. */
+    multipart_expiry_hours: Type.Union([Type.Integer({ minimum: 1, maximum: 87_600 }), Type.Null()], { default: 168 }),
+  },
+  { additionalProperties: false },
+);
+
 export const MultipartConfig = Type.Object(
   {
     min_part_bytes: Type.Integer({ minimum: 1, default: 5 * 1024 * 1024 }),
@@ -103,6 +124,7 @@ export const SvcConfig = Type.Object(
     default_mode: Type.Union([Type.Literal('observe'), Type.Literal('enforce')], { default: 'enforce' }),
     log_level: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace'].map((l) => Type.Literal(l)), { default: 'info' }),
     multipart: MultipartConfig,
+    gc: GcConfig,
     policy: Type.Object({ bundle_name: Type.String({ default: 'default', pattern: '^[a-z0-9][a-z0-9_-]*$' }) }, { additionalProperties: false }),
     /** Canary selectors (src/svc/rollout/canary.ts, docs/rollout.md); absent: no rollout restriction. */
     rollout: Type.Optional(RolloutConfig),

@@ -260,6 +260,13 @@ export class ManifestService {
 
   /** Rehydration of a manifest already authorised by the caller (object gateway get/range). */
   async openVerified(ctx: RequestContext, manifest: ByteManifest, range?: RehydrateRequest['range'], options: { fromStorage?: boolean } = {}): Promise<Rehydration> {
+    if (manifest.state === 'tombstoned' && manifest.state_reason === 'retention_expired') {
+      // Garbage collection may have collected its chunks (docs/objects.md#garbage-collection): that is the
+      // documented end of a deleted object, not data loss, so no quarantine and no incident.
+      throw new SvcError('not_found', `manifest ${manifest.manifest_id} was deleted and its retention has expired; its bytes may have been garbage-collected`, {
+        details: { manifest_id: manifest.manifest_id, reason: 'retention_expired' },
+      }).withContext({ workUnitId: manifest.work_unit_id, policyBundleId: manifest.policy_bundle_id ?? undefined });
+    }
     const started = performance.now();
     const scope = parseChunkScope(manifest.chunk_scope);
     let opened: Rehydration;

@@ -180,6 +180,28 @@ export class MultipartService {
     return { upload_id: upload.id, state: 'aborted' };
   }
 
+  /**
+   * Aborts open uploads untouched since `before` and discards their parts
+   * (garbage collection; `gc.multipart_expiry_hours`). Each is an
+   * `object.multipart.expired` ledger event. An upload that moves on meanwhile
+   * (a part arrives, a completion starts) is left alone.
+   * @returns the uploads expired (or that would be, with `dryRun`)
+   */
+  async expireAbandoned(ctx: RequestContext, before: string, options: { dryRun?: boolean; limit?: number } = {}): Promise<Array<{ upload_id: string; tenant: string; parts: number; bytes: number }>> {
+    const out: Array<{ upload_id: string; tenant: string; parts: number; bytes: number }> = [];
+    for (const upload of await this.#deps.uploads.openSince(before, options.limit ?? 10_000)) {
+      const parts = await this.#deps.uploads.parts(upload.id);
+      const bytes = parts.reduce((n, p) => n + p.size, 0);
+      if (!options.dryRun) {
+        if (!(await this.#deps.uploads.abortIfIdle(upload.id, before))) continue;
+        await this.#deps.parts.discard(upload.id);
+        await this.#audit(ctx, 'object.multipart.expired', upload, { parts: parts.length, bytes, last_activity_at: upload.updated_at });
+      }
+      out.push({ upload_id: upload.id, tenant: upload.tenant, parts: parts.length, bytes });
+    }
+    return out;
+  }
+
   /** The stored parts named by a completion request, after checking order, presence, digests and sizes. */
   #checkCompletion(requested: CompleteMultipartRequest['parts'], stored: UploadPartRow[]): UploadPartRow[] {
     const { min_part_bytes, max_parts } = this.#deps.limits;

@@ -8,6 +8,7 @@ import { migrate } from './migrate.ts';
 import { type DbTarget, openDb } from './open-db.ts';
 import { AdapterRecordRepository } from './repositories/adapter-records.ts';
 import { AiManifestRepository } from './repositories/ai-manifests.ts';
+import { ChunkPackRepository } from './repositories/chunk-packs.ts';
 import { CacheEntryRepository } from './repositories/cache-entries.ts';
 import { SqlApprovalRepository } from './repositories/approvals.ts';
 import { LedgerRepository } from './repositories/ledger.ts';
@@ -48,6 +49,8 @@ export interface Store {
   readonly adapterRecords: AdapterRecordRepository;
   /** Installed plugin bundles (src/svc/plugins). */
   readonly plugins: PluginRepository;
+  /** The pack index of the chunk store (src/svc/chunk-store/packed-chunk-store.ts) and garbage collection's lease. */
+  readonly chunkPacks: ChunkPackRepository;
   close(): Promise<void>;
 }
 
@@ -72,6 +75,7 @@ export function storeOver(db: Db): Store {
     benchmarkRuns: new BenchmarkRunRepository(db),
     adapterRecords: new AdapterRecordRepository(db),
     plugins: new PluginRepository(db),
+    chunkPacks: new ChunkPackRepository(db),
     close: () => db.close(),
   };
 }

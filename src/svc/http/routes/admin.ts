@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { SvcApp } from '../../app.ts';
+import { GcRequest } from '../../gc/gc-service.ts';
 import { RestoreTestRequest } from '../../restore-tests/restore-test.ts';
 import { checkReadiness } from '../../readiness.ts';
 import { SwitchChange } from '../../rollout/switches.ts';
@@ -31,6 +32,20 @@ export async function adminRoutes(server: FastifyInstance, app: SvcApp): Promise
     '/v1/admin/restore-tests',
     { ...doc, schema: { tags: ['admin'], summary: 'Run one rehydration restore test now (restore_tests:run): sampled_exact, critical_full, table_logical, cache_source, manifest_migration; a ledger event (docs/restore-tests.md)', body: RestoreTestRequest } },
     async (request) => ({ result: await app.restoreTests.run(ctx(request), request.body) }),
+  );
+
+  server.post(
+    '/v1/admin/gc',
+    {
+      ...doc,
+      schema: {
+        tags: ['admin'],
+        summary:
+          'Garbage collection now (storage:gc, admin; deployment-wide keys): mark retained manifests, condemn or delete unreferenced packed chunks, delete and repack packs, expire abandoned multipart uploads; dry_run reports without changing anything; a storage.gc_completed ledger event (docs/objects.md#garbage-collection)',
+        body: GcRequest,
+      },
+    },
+    async (request) => ({ result: await app.gc.runRequest(ctx(request), request.body) }),
   );
 
   server.get('/v1/admin/alerts', { schema: { tags: ['admin'], summary: 'The spec alerts evaluated in process now: state, value, window, PromQL (docs/alerts.md)' } }, async (request) =>

@@ -74,8 +74,13 @@ export class ChunkPackRepository {
         return `($1, $${n - 3}, $${n - 2}, $2, $${n - 1}, $${n}, $3)`;
       });
       const inserted = await this.#db.all<{ chunk_id: string; codec: string }>(
+        // A condemned row (garbage collection found it unreferenced) is replaced by the fresh copy: ingest
+        // does not deduplicate against condemned rows, so whoever wrote this copy is about to reference it.
         `INSERT INTO chunk_index (scope, chunk_id, codec, pack_id, pack_offset, stored_length, created_at) VALUES ${rows.join(', ')}
-         ON CONFLICT (scope, chunk_id, codec) DO NOTHING RETURNING chunk_id, codec`,
+         ON CONFLICT (scope, chunk_id, codec) DO UPDATE SET pack_id = excluded.pack_id, pack_offset = excluded.pack_offset,
+           stored_length = excluded.stored_length, created_at = excluded.created_at, condemned_at = NULL
+         WHERE chunk_index.condemned_at IS NOT NULL
+         RETURNING chunk_id, codec`,
         params,
       );
       for (const r of inserted) won.add(`${r.chunk_id}.${r.codec}`);
@@ -89,9 +94,9 @@ export class ChunkPackRepository {
     return row ? location(row) : undefined;
   }
 
-  /** Every indexed form of a chunk (zero, one or two rows). */
+  /** Every indexed form of a chunk that may be deduplicated against (zero, one or two rows; condemned rows are left out). */
   async locateForms(scope: string, chunkId: string): Promise<ChunkLocation[]> {
-    const rows = await this.#db.all('SELECT pack_id, pack_offset, stored_length, codec FROM chunk_index WHERE scope = $1 AND chunk_id = $2', [scope, chunkId]);
+    const rows = await this.#db.all('SELECT pack_id, pack_offset, stored_length, codec FROM chunk_index WHERE scope = $1 AND chunk_id = $2 AND condemned_at IS NULL', [scope, chunkId]);
     return rows.map(location);
   }
 
@@ -111,6 +116,56 @@ export class ChunkPackRepository {
       [scope, chunkId, codec, fromPack, to.pack_id, to.pack_offset, to.stored_length],
     );
     return changes > 0;
+  }
+
+  /** Records a pack written by a repack (its entries are moved there with {@link relocate}). */
+  async insertPackRow(pack: PackRow): Promise<void> {
+    await this.#db.run('INSERT INTO chunk_packs (pack_id, scope, size_bytes, entry_count, created_at) VALUES ($1, $2, $3, $4, $5)', [
+      pack.pack_id,
+      pack.scope,
+      pack.size_bytes,
+      pack.entry_count,
+      pack.created_at,
+    ]);
+  }
+
+  /** Marks an unreferenced row (garbage collection); false when it is condemned already or gone. */
+  async condemn(scope: string, chunkId: string, codec: string, at: string): Promise<boolean> {
+    const { changes } = await this.#db.run('UPDATE chunk_index SET condemned_at = $4 WHERE scope = $1 AND chunk_id = $2 AND codec = $3 AND condemned_at IS NULL', [scope, chunkId, codec, at]);
+    return changes > 0;
+  }
+
+  /** Clears a condemnation: a manifest references the row again. */
+  async absolve(scope: string, chunkId: string, codec: string): Promise<void> {
+    await this.#db.run('UPDATE chunk_index SET condemned_at = NULL WHERE scope = $1 AND chunk_id = $2 AND codec = $3', [scope, chunkId, codec]);
+  }
+
+  /**
+   * Deletes a row condemned at exactly `condemnedAt`: a row replaced by a
+   * fresh copy since (condemnation cleared) is left alone.
+   */
+  async deleteCondemned(scope: string, chunkId: string, codec: string, condemnedAt: string): Promise<boolean> {
+    const { changes } = await this.#db.run('DELETE FROM chunk_index WHERE scope = $1 AND chunk_id = $2 AND codec = $3 AND condemned_at = $4', [scope, chunkId, codec, condemnedAt]);
+    return changes > 0;
+  }
+
+  /**
+   * Takes (or renews) the named lease for `holder` until `until`, unless
+   * another holder has it and it has not expired.
+   */
+  async takeLease(name: string, holder: string, now: string, until: string): Promise<boolean> {
+    const rows = await this.#db.all<{ holder: string }>(
+      `INSERT INTO gc_leases (name, holder, expires_at) VALUES ($1, $2, $3)
+       ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+       WHERE gc_leases.holder = excluded.holder OR gc_leases.expires_at < $4
+       RETURNING holder`,
+      [name, holder, until, now],
+    );
+    return rows.length === 1 && rows[0]!.holder === holder;
+  }
+
+  async releaseLease(name: string, holder: string): Promise<void> {
+    await this.#db.run('DELETE FROM gc_leases WHERE name = $1 AND holder = $2', [name, holder]);
   }
 
   getPack(packId: string): Promise<PackRow | undefined> {
@@ -152,15 +207,15 @@ export class ChunkPackRepository {
    * Every indexed form in pages ordered by key (garbage collection's sweep),
    * after `after` (exclusive).
    */
-  async listEntries(after: { scope: string; chunk_id: string; codec: string } | undefined, limit: number): Promise<Array<PackEntryRow & { scope: string; pack_id: string; created_at: string }>> {
+  async listEntries(after: { scope: string; chunk_id: string; codec: string } | undefined, limit: number): Promise<Array<PackEntryRow & { scope: string; pack_id: string; created_at: string; condemned_at: string | null }>> {
     const rows = after
       ? await this.#db.all<Record<string, unknown>>(
-          `SELECT scope, chunk_id, codec, pack_id, pack_offset, stored_length, created_at FROM chunk_index
+          `SELECT scope, chunk_id, codec, pack_id, pack_offset, stored_length, created_at, condemned_at FROM chunk_index
            WHERE (scope > $1) OR (scope = $1 AND chunk_id > $2) OR (scope = $1 AND chunk_id = $2 AND codec > $3)
            ORDER BY scope, chunk_id, codec LIMIT $4`,
           [after.scope, after.chunk_id, after.codec, limit],
         )
-      : await this.#db.all<Record<string, unknown>>('SELECT scope, chunk_id, codec, pack_id, pack_offset, stored_length, created_at FROM chunk_index ORDER BY scope, chunk_id, codec LIMIT $1', [limit]);
+      : await this.#db.all<Record<string, unknown>>('SELECT scope, chunk_id, codec, pack_id, pack_offset, stored_length, created_at, condemned_at FROM chunk_index ORDER BY scope, chunk_id, codec LIMIT $1', [limit]);
     return rows.map((r) => ({
       scope: String(r['scope']),
       chunk_id: String(r['chunk_id']),
@@ -169,6 +224,7 @@ export class ChunkPackRepository {
       pack_offset: Number(r['pack_offset']),
       stored_length: Number(r['stored_length']),
       created_at: String(r['created_at']),
+      condemned_at: r['condemned_at'] === null || r['condemned_at'] === undefined ? null : String(r['condemned_at']),
     }));
   }
 

@@ -127,6 +127,17 @@ export class ManifestRepository {
     return changes > 0;
   }
 
+  /**
+   * Records that a tombstoned manifest outlived its retention: garbage
+   * collection may collect the chunks only it referenced, and a rehydration
+   * is refused as such instead of failing on a missing chunk. The state stays
+   * `tombstoned`; `updated_at` is left alone (it dates the tombstone).
+   */
+  async markRetentionExpired(id: string): Promise<boolean> {
+    const { changes } = await this.#db.run(`UPDATE manifests SET state_reason = 'retention_expired' WHERE id = $1 AND state = 'tombstoned'`, [id]);
+    return changes > 0;
+  }
+
   async setVerifierStatus(id: string, status: VerifierStatus): Promise<void> {
     await this.#db.run('UPDATE manifests SET verifier_status = $2 WHERE id = $1 AND verifier_status <> $2', [id, status]);
   }

@@ -65,6 +65,29 @@ export class UploadRepository {
     return Number(row?.n ?? 0);
   }
 
+  /**
+   * Open uploads with no activity (creation, state change or a part) since
+   * `before` (ISO time), oldest first: the abandoned ones garbage collection expires.
+   */
+  async openSince(before: string, limit: number): Promise<UploadRow[]> {
+    return this.#db.all<UploadRow>(
+      `SELECT * FROM uploads u WHERE u.state = 'open' AND u.updated_at < $1
+         AND NOT EXISTS (SELECT 1 FROM upload_parts p WHERE p.upload_id = u.id AND p.created_at >= $1)
+       ORDER BY u.updated_at LIMIT $2`,
+      [before, limit],
+    );
+  }
+
+  /** Aborts an upload only if it is still open and idle since `before`; false when it moved on. */
+  async abortIfIdle(id: string, before: string): Promise<boolean> {
+    const { changes } = await this.#db.run(
+      `UPDATE uploads SET state = 'aborted', updated_at = $3 WHERE id = $1 AND state = 'open' AND updated_at < $2
+         AND NOT EXISTS (SELECT 1 FROM upload_parts p WHERE p.upload_id = uploads.id AND p.created_at >= $2)`,
+      [id, before, new Date().toISOString()],
+    );
+    return changes > 0;
+  }
+
   /** Moves an upload from `from` to `to`; false if it was not in `from` (another request got there first). */
   async transition(id: string, from: UploadState, to: UploadState, result: { manifest_id?: string; work_unit_id?: string } = {}): Promise<boolean> {
     const { changes } = await this.#db.run(

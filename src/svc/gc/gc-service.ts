@@ -1,0 +1,326 @@
+/**
+ * Garbage collection of packed chunks and abandoned multipart uploads
+ * (docs/objects.md#garbage-collection, decision 116). One run:
+ *
+ * 1. **Mark.** Every manifest that must stay readable marks the stored forms
+ *    it references: active and quarantined ones always, tombstoned ones
+ *    within `gc.tombstone_retention_days` of the delete, and any manifest a
+ *    legal hold covers. A tombstoned manifest past its retention (and not
+ *    held) is marked `retention_expired` first: its rehydration is refused
+ *    as such from then on, never reported as data loss.
+ * 2. **Sweep, in two phases.** An index row nothing marked is *condemned*
+ *    (ingest no longer deduplicates against it; a fresh copy replaces it);
+ *    a row condemned at least `gc.grace_minutes` ago and still unmarked is
+ *    deleted; a condemned row that is marked again is cleared. Rows indexed
+ *    within the grace period are never condemned. So a chunk written after
+ *    the mark started is never swept, and an ingest that deduplicated
+ *    against a row just before it was condemned has the whole grace period
+ *    to commit its manifest, which the next run then sees.
+ * 3. **Packs.** A pack with no index row left is deleted (row, then bytes);
+ *    one whose dead bytes reach `gc.repack_dead_ratio` is rewritten with its
+ *    live entries, each verified against its SHA-256 first (a damaged entry
+ *    stays where it is, reported). Pack files with no pack row (a crash
+ *    between the pack write and its row) are deleted once old.
+ * 4. **Uploads.** Open multipart uploads idle for `gc.multipart_expiry_hours`
+ *    are aborted and their parts discarded.
+ *
+ * Old-layout chunk files (one per chunk, written before packs) are never
+ * deleted: they have no index row to condemn. `dryRun` reports what a run
+ * would do and changes nothing. Each run is one `storage.gc_completed`
+ * ledger event. One run at a time across processes (a lease row).
+ */
+import { randomBytes } from 'node:crypto';
+import { type Static, Type } from 'typebox';
+import type { RequestContext } from '../context.ts';
+import { requirePermission } from '../auth/principal.ts';
+import type { ChunkScope } from '../chunk-store/chunk-scope.ts';
+import { buildPack } from '../chunk-store/pack-format.ts';
+import { newPackId } from '../chunk-store/pack-files.ts';
+import type { PackedChunkStore } from '../chunk-store/packed-chunk-store.ts';
+import { decodeVerifiedChunk } from '../chunk-store/verify-chunk.ts';
+import type { SvcConfig } from '../config/schema.ts';
+import { SvcError } from '../errors.ts';
+import { validate } from '../validation.ts';
+import type { LedgerAppender } from '../ledger/appender.ts';
+import { holdCovers, type LegalHold } from '../legal-holds/legal-hold.ts';
+import type { ByteManifest } from '../manifests/manifest.ts';
+import type { ChunkPackRepository } from '../store/repositories/chunk-packs.ts';
+
+/** Body of `POST /v1/admin/gc`. */
+export const GcRequest = Type.Object({ dry_run: Type.Optional(Type.Boolean()) }, { additionalProperties: false });
+export type GcRequest = Static<typeof GcRequest>;
+
+export interface GcOptions {
+  dryRun?: boolean;
+}
+
+export interface GcReport {
+  run_id: string;
+  dry_run: boolean;
+  started_at: string;
+  finished_at: string;
+  duration_ms: number;
+  /** `packs` when packed chunks were collected; `files` when the store has no pack index (nothing to collect but uploads). */
+  chunk_layout: 'packs' | 'files';
+  manifests: { scanned: number; retained: number; retention_expired: number; held: number };
+  chunks: { live: number; condemned: number; absolved: number; deleted: number; pending: number; bytes_deleted: number; bytes_condemned: number };
+  packs: { scanned: number; deleted: number; repacked: number; orphans_deleted: number; damaged_entries_kept: number };
+  /** Bytes of storage given back (or that would be): deleted and orphan packs, and what repacking saved. */
+  bytes_freed: number;
+  uploads: { expired: number; parts: number; bytes: number };
+}
+
+export interface GcDeps {
+  config: Readonly<SvcConfig>;
+  /** The packed chunk store (uncached); absent when chunks are stored one file each. */
+  store: PackedChunkStore | undefined;
+  index: ChunkPackRepository;
+  manifests: {
+    page(tenant: string | undefined, after: string, limit: number): Promise<ByteManifest[]>;
+    markRetentionExpired(id: string): Promise<boolean>;
+  };
+  legalHolds: { active(tenant: string | undefined): Promise<LegalHold[]> };
+  multipart: { expireAbandoned(ctx: RequestContext, before: string, options: { dryRun?: boolean }): Promise<Array<{ parts: number; bytes: number }>> };
+  ledger: LedgerAppender;
+  /** The clock (tests move it). */
+  now?: () => Date;
+}
+
+const MANIFEST_PAGE = 500;
+const INDEX_PAGE = 2000;
+const LEASE = 'gc';
+const LEASE_MS = 15 * 60_000;
+/** Packs and unlisted pack files younger than this are left alone whatever the grace period (a pack row goes in before its index rows). */
+const PACK_MIN_AGE_MS = 5 * 60_000;
+const ORPHAN_MIN_AGE_MS = 60 * 60_000;
+
+/** `bucket/key` of an object-gateway logical ref (`s3://bucket/key`), the namespace legal holds name. */
+function namespaceOfRef(logicalRef: string): string {
+  const m = /^[a-z][a-z0-9+.-]*:\/\/(.*)$/i.exec(logicalRef);
+  return m ? m[1]! : logicalRef;
+}
+
+export class GcService {
+  readonly #d: GcDeps;
+  constructor(deps: GcDeps) {
+    this.#d = deps;
+  }
+
+  /** `POST /v1/admin/gc` and `svc gc`: the request body validated, then {@link run}. */
+  runRequest(ctx: RequestContext, body: unknown): Promise<GcReport> {
+    requirePermission(ctx.principal, 'storage:gc');
+    const request = validate(GcRequest, body ?? {});
+    return this.run(ctx, { dryRun: request.dry_run ?? false });
+  }
+
+  async run(ctx: RequestContext, options: GcOptions = {}): Promise<GcReport> {
+    requirePermission(ctx.principal, 'storage:gc');
+    if (ctx.principal.tenant !== undefined) throw new SvcError('forbidden', 'garbage collection spans every tenant: it needs a key that is not bound to a tenant');
+    const dryRun = options.dryRun ?? false;
+    const holder = `gc_${randomBytes(8).toString('hex')}`;
+    const clock = this.#d.now ?? (() => new Date());
+    const started = clock();
+    if (!dryRun && !(await this.#d.index.takeLease(LEASE, holder, started.toISOString(), new Date(started.getTime() + LEASE_MS).toISOString()))) {
+      throw new SvcError('conflict', 'another garbage collection is running (its lease expires within 15 minutes of its last step)');
+    }
+    try {
+      const report = await this.#collect(ctx, dryRun, started, clock, holder);
+      await this.#d.ledger.append({
+        type: 'storage.gc_completed',
+        tenant: null,
+        actor: ctx.principal.actor,
+        trace_id: ctx.traceId,
+        payload: { ...report },
+      });
+      return report;
+    } finally {
+      if (!dryRun) await this.#d.index.releaseLease(LEASE, holder);
+    }
+  }
+
+  async #collect(ctx: RequestContext, dryRun: boolean, started: Date, clock: () => Date, holder: string): Promise<GcReport> {
+    const gc = this.#d.config.gc;
+    const nowIso = started.toISOString();
+    const cutoff = new Date(started.getTime() - gc.grace_minutes * 60_000).toISOString();
+    const report: GcReport = {
+      run_id: `gcr_${randomBytes(10).toString('hex')}`,
+      dry_run: dryRun,
+      started_at: nowIso,
+      finished_at: nowIso,
+      duration_ms: 0,
+      chunk_layout: this.#d.store ? 'packs' : 'files',
+      manifests: { scanned: 0, retained: 0, retention_expired: 0, held: 0 },
+      chunks: { live: 0, condemned: 0, absolved: 0, deleted: 0, pending: 0, bytes_deleted: 0, bytes_condemned: 0 },
+      packs: { scanned: 0, deleted: 0, repacked: 0, orphans_deleted: 0, damaged_entries_kept: 0 },
+      bytes_freed: 0,
+      uploads: { expired: 0, parts: 0, bytes: 0 },
+    };
+    const renew = async () => {
+      if (dryRun) return;
+      const at = clock();
+      if (!(await this.#d.index.takeLease(LEASE, holder, at.toISOString(), new Date(at.getTime() + LEASE_MS).toISOString()))) {
+        throw new SvcError('conflict', 'garbage collection lost its lease (it ran longer than the lease without renewing); nothing more was deleted');
+      }
+    };
+
+    if (this.#d.store) {
+      const live = await this.#mark(report, dryRun, started);
+      await renew();
+      await this.#sweepIndex(report, live, dryRun, nowIso, cutoff);
+      await renew();
+      await this.#sweepPacks(report, dryRun, started, cutoff, renew);
+    }
+    if (gc.multipart_expiry_hours !== null) {
+      const before = new Date(started.getTime() - gc.multipart_expiry_hours * 3_600_000).toISOString();
+      const expired = await this.#d.multipart.expireAbandoned(ctx, before, { dryRun });
+      report.uploads = { expired: expired.length, parts: expired.reduce((n, u) => n + u.parts, 0), bytes: expired.reduce((n, u) => n + u.bytes, 0) };
+    }
+    const finished = clock();
+    report.finished_at = finished.toISOString();
+    report.duration_ms = finished.getTime() - started.getTime();
+    return report;
+  }
+
+  /** The stored forms (`scope/id.codec`) retained manifests reference. */
+  async #mark(report: GcReport, dryRun: boolean, started: Date): Promise<Set<string>> {
+    const retentionDays = this.#d.config.gc.tombstone_retention_days;
+    const expiredBefore = retentionDays === null ? undefined : new Date(started.getTime() - retentionDays * 86_400_000).toISOString();
+    const holds = await this.#d.legalHolds.active(undefined);
+    const live = new Set<string>();
+    let after = '';
+    for (;;) {
+      const page = await this.#d.manifests.page(undefined, after, MANIFEST_PAGE);
+      if (page.length === 0) break;
+      for (const m of page) {
+        report.manifests.scanned++;
+        const held = holds.some((h) => holdCovers(h, { tenant: m.tenant, namespace: namespaceOfRef(m.logical_ref), manifestId: m.manifest_id }));
+        if (held) report.manifests.held++;
+        const expired = m.state === 'tombstoned' && (m.state_reason === 'retention_expired' || (expiredBefore !== undefined && m.updated_at < expiredBefore));
+        if (expired && !held) {
+          report.manifests.retention_expired++;
+          if (!dryRun && m.state_reason !== 'retention_expired') await this.#d.manifests.markRetentionExpired(m.manifest_id);
+          continue;
+        }
+        report.manifests.retained++;
+        for (const c of m.chunks) live.add(`${m.chunk_scope}/${c.id}.${c.codec}`);
+      }
+      after = page[page.length - 1]!.manifest_id;
+    }
+    return live;
+  }
+
+  async #sweepIndex(report: GcReport, live: Set<string>, dryRun: boolean, nowIso: string, cutoff: string): Promise<void> {
+    const index = this.#d.index;
+    let after: { scope: string; chunk_id: string; codec: string } | undefined;
+    for (;;) {
+      const rows = await index.listEntries(after, INDEX_PAGE);
+      if (rows.length === 0) break;
+      for (const r of rows) {
+        if (live.has(`${r.scope}/${r.chunk_id}.${r.codec}`)) {
+          report.chunks.live++;
+          if (r.condemned_at !== null) {
+            report.chunks.absolved++;
+            if (!dryRun) await index.absolve(r.scope, r.chunk_id, r.codec);
+          }
+          continue;
+        }
+        if (r.condemned_at === null) {
+          // Young rows may belong to an ingest that has not committed its manifest yet.
+          if (r.created_at > cutoff) {
+            report.chunks.live++;
+            continue;
+          }
+          if (dryRun || (await index.condemn(r.scope, r.chunk_id, r.codec, nowIso))) {
+            report.chunks.condemned++;
+            report.chunks.bytes_condemned += r.stored_length;
+          }
+        } else if (r.condemned_at <= cutoff) {
+          if (dryRun || (await index.deleteCondemned(r.scope, r.chunk_id, r.codec, r.condemned_at))) {
+            report.chunks.deleted++;
+            report.chunks.bytes_deleted += r.stored_length;
+          }
+        } else {
+          report.chunks.pending++;
+        }
+      }
+      const last = rows[rows.length - 1]!;
+      after = { scope: last.scope, chunk_id: last.chunk_id, codec: last.codec };
+    }
+  }
+
+  async #sweepPacks(report: GcReport, dryRun: boolean, started: Date, cutoff: string, renew: () => Promise<void>): Promise<void> {
+    const store = this.#d.store!;
+    const index = this.#d.index;
+    const packCutoff = new Date(Math.min(Date.parse(cutoff), started.getTime() - PACK_MIN_AGE_MS)).toISOString();
+    const usage = await index.packUsage();
+    const known = new Set(usage.map((p) => p.pack_id));
+    // In a dry run, the rows this run would delete still count as live in the usage figures: subtract nothing, report a lower bound.
+    for (const p of usage) {
+      report.packs.scanned++;
+      if (p.created_at > packCutoff) continue;
+      const scope = p.scope as ChunkScope;
+      if (p.live_entries === 0) {
+        if (dryRun || (await index.deletePackIfEmpty(p.pack_id))) {
+          if (!dryRun) await store.packs.delete(scope, p.pack_id);
+          report.packs.deleted++;
+          report.bytes_freed += p.size_bytes;
+        }
+        continue;
+      }
+      const dead = p.size_bytes - p.live_bytes;
+      if (dead / p.size_bytes < this.#d.config.gc.repack_dead_ratio) continue;
+      if (dryRun) {
+        report.packs.repacked++;
+        report.bytes_freed += dead;
+        continue;
+      }
+      const saved = await this.#repack(report, scope, p.pack_id, p.size_bytes);
+      report.bytes_freed += saved;
+      await renew();
+    }
+    // Pack files nothing knows about: a crash between writing a pack and recording it.
+    const orphanBefore = started.getTime() - Math.max(ORPHAN_MIN_AGE_MS, this.#d.config.gc.grace_minutes * 60_000);
+    for (const scope of await store.packs.scopes()) {
+      for (const f of await store.packs.list(scope)) {
+        if (known.has(f.packId) || f.modified.getTime() >= orphanBefore) continue;
+        if (await index.getPack(f.packId)) continue; // recorded since the usage was read
+        if (!dryRun) await store.packs.delete(scope, f.packId);
+        report.packs.orphans_deleted++;
+        report.bytes_freed += f.size;
+      }
+    }
+  }
+
+  /** Rewrites a pack with its indexed entries only; returns the bytes saved. */
+  async #repack(report: GcReport, scope: ChunkScope, packId: string, oldSize: number): Promise<number> {
+    const store = this.#d.store!;
+    const index = this.#d.index;
+    const entries = await index.entriesOf(packId);
+    const keep: Array<{ id: string; codec: 'raw' | 'zstd'; data: Uint8Array }> = [];
+    for (const e of entries) {
+      const bytes = await store.packs.read(scope, packId, e.pack_offset, e.stored_length);
+      try {
+        if (!bytes) throw new Error('missing');
+        await decodeVerifiedChunk(e.chunk_id, e.codec, bytes, undefined);
+        keep.push({ id: e.chunk_id, codec: e.codec, data: bytes });
+      } catch {
+        // Left where it is, so a restore test still finds and reports it; the old pack stays.
+        report.packs.damaged_entries_kept++;
+      }
+    }
+    if (keep.length === 0) return 0;
+    const built = buildPack(keep);
+    const newId = newPackId();
+    await store.packs.write(scope, newId, built.bytes);
+    await index.insertPackRow({ pack_id: newId, scope, size_bytes: built.bytes.byteLength, entry_count: built.entries.length, created_at: new Date().toISOString() });
+    for (const placed of built.entries) {
+      await index.relocate(scope, placed.id, placed.codec, packId, { pack_id: newId, pack_offset: placed.offset, stored_length: placed.length });
+    }
+    report.packs.repacked++;
+    if (await index.deletePackIfEmpty(packId)) {
+      await store.packs.delete(scope, packId);
+      return oldSize - built.bytes.byteLength;
+    }
+    return 0;
+  }
+}
