@@ -11,7 +11,8 @@ import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { summarize } from '../bench-report.ts';
 
-export function measureCommitFloor(commits = 300): { p50: number; p95: number } {
+/** `samples`: every commit's time (ms), for pooling several measurements of one run. */
+export function measureCommitFloor(commits = 300): { p50: number; p95: number; samples: number[] } {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'commit-floor-'));
   const db = new DatabaseSync(path.join(dir, 'floor.db'));
   try {
@@ -27,7 +28,7 @@ export function measureCommitFloor(commits = 300): { p50: number; p95: number } 
       ms.push(performance.now() - t0);
     }
     const s = summarize(ms);
-    return { p50: s.p50, p95: s.p95 };
+    return { p50: s.p50, p95: s.p95, samples: ms };
   } finally {
     db.close();
     rmSync(dir, { recursive: true, force: true });
