@@ -10,7 +10,8 @@ import { LedgerRepository } from '../store/repositories/ledger.ts';
 import { type RangeResult, verifyRange } from './verify-range.ts';
 
 export type WorkerRequest = { kind: 'verify'; fromSeq: number; toSeq: number } | { kind: 'close' };
-export type WorkerReply = { kind: 'ready' } | { kind: 'result'; result: RangeResult } | { kind: 'error'; message: string };
+/** `cpuSeconds`: this thread's CPU time for the chunk (VerifyOptions.stats). */
+export type WorkerReply = { kind: 'ready' } | { kind: 'result'; result: RangeResult; cpuSeconds: number } | { kind: 'error'; message: string };
 
 if (parentPort) {
   const port = parentPort;
@@ -23,8 +24,12 @@ if (parentPort) {
       void db.close();
       return;
     }
+    const cpu = process.threadCpuUsage();
     verifyRange(repo, m.fromSeq, m.toSeq).then(
-      (result) => post({ kind: 'result', result }),
+      (result) => {
+        const used = process.threadCpuUsage(cpu);
+        post({ kind: 'result', result, cpuSeconds: (used.user + used.system) / 1e6 });
+      },
       (err: unknown) => post({ kind: 'error', message: (err as Error).message }),
     );
   });

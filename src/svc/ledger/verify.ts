@@ -45,6 +45,12 @@ export interface VerifyOptions {
   chunkEvents?: number;
   /** Whether the calling thread verifies chunks too (default true); false: worker threads only. */
   callerThread?: boolean;
+  /** Filled in by a parallel run, for benchmarks: CPU seconds each thread spent on its chunks (the calling thread first). */
+  stats?: VerifyStats;
+}
+
+export interface VerifyStats {
+  threadCpuSeconds: number[];
 }
 
 /** A worker cannot reach an in-memory SQLite database. */
@@ -63,7 +69,8 @@ export async function verifyLedger(repo: LedgerRepository, options: VerifyOption
     return { ...stitch([range]), duration_ms: Math.round(performance.now() - started), workers: 1 };
   }
   const chunks = options.chunkEvents === undefined ? guidedChunks(headSeq, threads) : fixedChunks(headSeq, Math.max(1, options.chunkEvents));
-  const { ranges, threadsUsed } = await verifyChunks(repo, options.target!, chunks, threads, options.callerThread ?? true);
+  const { ranges, threadsUsed, threadCpuSeconds } = await verifyChunks(repo, options.target!, chunks, threads, options.callerThread ?? true);
+  if (options.stats) options.stats.threadCpuSeconds = threadCpuSeconds;
   return { ...stitch(ranges), duration_ms: Math.round(performance.now() - started), workers: threadsUsed };
 }
 
@@ -90,8 +97,9 @@ export function guidedChunks(headSeq: number, threads: number): Array<readonly [
  * Verifies the chunks with the calling thread and `threads − 1` workers pulling from one queue. Once a chunk holds a
  * break, later chunks are not started (the earliest break is all the report names) and the result ends there.
  */
-async function verifyChunks(repo: LedgerRepository, target: DbTarget, chunks: ReadonlyArray<readonly [number, number]>, threads: number, callerThread: boolean): Promise<{ ranges: RangeResult[]; threadsUsed: number }> {
+async function verifyChunks(repo: LedgerRepository, target: DbTarget, chunks: ReadonlyArray<readonly [number, number]>, threads: number, callerThread: boolean): Promise<{ ranges: RangeResult[]; threadsUsed: number; threadCpuSeconds: number[] }> {
   const ranges: RangeResult[] = [];
+  let callerCpu = 0;
   let next = 0;
   let inFlight = 0;
   let stopAfter = Number.POSITIVE_INFINITY;
@@ -134,6 +142,7 @@ async function verifyChunks(repo: LedgerRepository, target: DbTarget, chunks: Re
       if (m.kind === 'error') return fail(new Error(`ledger verify worker: ${m.message}`));
       const k = w.chunk!;
       w.chunk = undefined;
+      w.cpuSeconds += m.cpuSeconds;
       settle(k, m.result);
       feed();
     });
@@ -143,7 +152,13 @@ async function verifyChunks(repo: LedgerRepository, target: DbTarget, chunks: Re
   // The calling thread takes chunks too: it needs no start-up, and between its pages it hands chunks to workers.
   if (callerThread) {
     void (async () => {
-      for (let k = take(); k !== undefined; k = take()) settle(k, await verifyRange(repo, chunks[k]![0], chunks[k]![1]));
+      for (let k = take(); k !== undefined; k = take()) {
+        const cpu = process.threadCpuUsage();
+        const range = await verifyRange(repo, chunks[k]![0], chunks[k]![1]);
+        const used = process.threadCpuUsage(cpu);
+        callerCpu += (used.user + used.system) / 1e6;
+        settle(k, range);
+      }
     })().catch(fail);
   }
   try {
@@ -152,7 +167,8 @@ async function verifyChunks(repo: LedgerRepository, target: DbTarget, chunks: Re
     // Workers still starting are stopped; the others close their connections and exit.
     await Promise.all(workers.map((w) => w.stop()));
   }
-  return { ranges: ranges.slice(0, Math.min(chunks.length, stopAfter + 1)), threadsUsed };
+  const threadCpuSeconds = [...(callerThread ? [callerCpu] : []), ...workers.filter((w) => w.served).map((w) => w.cpuSeconds)];
+  return { ranges: ranges.slice(0, Math.min(chunks.length, stopAfter + 1)), threadsUsed, threadCpuSeconds };
 }
 
 /** A verify worker thread (src/svc/ledger/verify-worker.ts) and where it is in the queue. */
@@ -161,6 +177,7 @@ class VerifyWorker {
   ready = false;
   served = false;
   chunk: number | undefined;
+  cpuSeconds = 0;
 
   constructor(target: DbTarget) {
     // Only the connection fields cross the thread boundary (callers may pass richer objects).
