@@ -39,7 +39,7 @@ export type IdPrefix = (typeof ID_PREFIXES)[keyof typeof ID_PREFIXES];
  */
 const pool = new Uint8Array(4096);
 let poolAt = pool.length;
-function pooledRandom(): number {
+export function pooledRandom(): number {
   if (poolAt === pool.length) {
     randomFillSync(pool);
     poolAt = 0;

@@ -4,8 +4,10 @@
  * exactly one request this process handled.
  */
 import { monotonicFactory } from 'ulidx';
+import { pooledRandom } from '../../core/ids.ts';
 
-const ulid = monotonicFactory();
+// Pooled randomness: ulidx's default draws one OS random byte per character (16 calls per id, on every request).
+const ulid = monotonicFactory(pooledRandom);
 
 export function newRequestId(): string {
   return `req_${ulid().toLowerCase()}`;
