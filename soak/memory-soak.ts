@@ -20,7 +20,10 @@
  * the mean of the last fifth of samples exceeds the mean of the second
  * fifth by at most `maxGrowthMb`.
  *
- * `npm run soak -- memory [--requests 100000] [--clients 16]`
+ * The server runs with the node flags of `npm start` (package.json), so the
+ * soak measures what users run.
+ *
+ * `npm run soak -- memory [--requests 100000] [--clients 16] [--mix op=share,…] [--node-flags="…"]`
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
@@ -34,6 +37,13 @@ import { freePort } from '../test/helpers/svc-process.ts';
 
 const SVC_BIN = fileURLToPath(new URL('../bin/svc.mjs', import.meta.url));
 
+/** The node flags `npm start` gives the server (package.json), so that the soak measures what users run. */
+export function npmStartNodeFlags(): string[] {
+  const pkg = JSON.parse(readFileSync(fileURLToPath(new URL('../package.json', import.meta.url)), 'utf8')) as { scripts: { start: string } };
+  const words = pkg.scripts.start.split(/\s+/);
+  return words.slice(words.indexOf('node') + 1, words.indexOf('bin/svc.mjs')).filter((w) => w.startsWith('--'));
+}
+
 export interface MemorySoakOptions {
   requests: number;
   clients: number;
@@ -44,6 +54,8 @@ export interface MemorySoakOptions {
   seed?: number;
   /** Shares by operation (default {@link DEFAULT_MIX}); e.g. `{ put_small: 1 }` for puts only. */
   mix?: Partial<Record<Op, number>>;
+  /** Node flags of the svc process; default: those of `npm start`. */
+  nodeFlags?: string[];
   /** Extra environment for the svc process (e.g. MALLOC_ARENA_MAX). */
   env?: Record<string, string>;
   log?: (line: string) => void;
@@ -59,6 +71,7 @@ export interface MemorySample {
 }
 
 export interface MemorySoakResult {
+  node_flags: string[];
   requests: number;
   clients: number;
   operations: Record<string, number>;
@@ -101,12 +114,12 @@ function blob(rand: () => number, n: number): Buffer {
   return b;
 }
 
-async function startSvc(env: Record<string, string>): Promise<{ url: string; child: ChildProcess; output: () => string }> {
+async function startSvc(env: Record<string, string>, nodeFlags: string[]): Promise<{ url: string; child: ChildProcess; output: () => string }> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   // Only PATH (and glibc's malloc tuning, to experiment with) reaches the child: nothing of a live deployment.
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => k === 'PATH' || k.startsWith('MALLOC_')));
-  const child = spawn(process.execPath, [SVC_BIN, 'serve', '--port', String(port)], { env: { ...inherited, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeFlags, SVC_BIN, 'serve', '--port', String(port)], { env: { ...inherited, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d) => (out = (out + d).slice(-8000)));
   child.stderr!.on('data', (d) => (out = (out + d).slice(-8000)));
@@ -137,6 +150,7 @@ export async function runMemorySoak(options: MemorySoakOptions): Promise<MemoryS
   const maxRssMb = options.maxRssMb ?? 512;
   const maxGrowthMb = options.maxGrowthMb ?? 48;
   const rand = mulberry32(options.seed ?? 112);
+  const nodeFlags = options.nodeFlags ?? npmStartNodeFlags();
   const mix: Array<[Op, number]> = options.mix ? OPS.filter((op) => (options.mix![op] ?? 0) > 0).map((op) => [op, options.mix![op]!]) : DEFAULT_MIX;
   const mixTotal = mix.reduce((a, [, share]) => a + share, 0);
   // A mix without puts reads back objects seeded on the way.
@@ -176,7 +190,7 @@ export async function runMemorySoak(options: MemorySoakOptions): Promise<MemoryS
   const started = performance.now();
 
   try {
-    svc = await startSvc(env);
+    svc = await startSvc(env, nodeFlags);
     const { url } = svc;
     const pid = svc.child.pid!;
     const headers = { 'x-api-key': key, 'content-type': 'application/json' };
@@ -345,6 +359,7 @@ export async function runMemorySoak(options: MemorySoakOptions): Promise<MemoryS
   const second = mean(fifth(1));
   const last = mean(fifth(4));
   return {
+    node_flags: nodeFlags,
     requests: done,
     clients: options.clients,
     operations,
@@ -376,6 +391,8 @@ export function memorySoakMarkdown(r: MemorySoakResult): string {
   if (lastSample && r.samples.length % step !== 1) rows.push(`| ${lastSample.t_s} | ${lastSample.requests} | ${lastSample.rss_mb} | ${lastSample.heap_used_mb} | ${lastSample.heap_total_mb} | ${lastSample.external_mb} |`);
   return [
     `# Memory soak: ${r.requests} requests, ${r.clients} clients — ${r.passed ? 'PASSED' : 'FAILED'}`,
+    '',
+    `svc serve as \`npm start\` runs it (node ${r.node_flags.join(' ') || 'without flags'}), fresh SQLite + chunk directory, mock upstream for chat.`,
     '',
     `Operations: ${Object.entries(r.operations).map(([k, v]) => `${k} ${v}`).join(', ')}. Failures: ${r.failures}. ${r.duration_s} s (${r.requests_per_s} requests/s).`,
     '',

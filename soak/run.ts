@@ -7,7 +7,7 @@
  *   10,000 operations and 10 SIGKILLs by default; needs SVC_TEST_DATABASE_URL.
  * - `adversarial [--requests N] [--kills K]`: the cross-tenant suite with 100,000 requests and the crash suite
  *   with 50 kills (test/security/).
- * - `memory [--requests N] [--clients C] [--out DIR] [--mix op=share,…]`: resident memory of a fresh `svc serve` under a mixed
+ * - `memory [--requests N] [--clients C] [--out DIR] [--mix op=share,…] [--node-flags="…"]`: resident memory of a fresh `svc serve` under a mixed
  *   load (puts, multipart, rehydrates, cache, chat), 100,000 requests by default; writes DIR/memory.{json,md}
  *   (default soak/results). A shorter run: `--requests 10000`. test/memory/ holds the `npm test` version.
  */
@@ -18,7 +18,7 @@ import path from 'node:path';
 import { runAttrSoak } from './attr-soak.ts';
 import { memorySoakMarkdown, OPS, runMemorySoak } from './memory-soak.ts';
 
-const USAGE = 'usage: npm run soak -- attr [--attributions 100000] [--rotations 2] [--concurrency 16] | scaleout [--ops 10000] [--kills 10] | adversarial [--requests 100000] [--kills 50] | memory [--requests 100000] [--clients 16] [--out soak/results]';
+const USAGE = 'usage: npm run soak -- attr [--attributions 100000] [--rotations 2] [--concurrency 16] | scaleout [--ops 10000] [--kills 10] | adversarial [--requests 100000] [--kills 50] | memory [--requests 100000] [--clients 16] [--out soak/results] [--mix op=share,…] [--node-flags="--flag …" (default: those of npm start)]';
 const [suite, ...rest] = process.argv.slice(2);
 
 /** Runs test files under node:test with the given environment; their diagnostics carry the figures. */
@@ -48,7 +48,7 @@ if (suite === 'attr') {
   const { values } = parseArgs({ args: rest, options: { requests: { type: 'string', default: '100000' }, kills: { type: 'string', default: '50' } } });
   process.exit(runTests(['test/security/cross-tenant.test.ts', 'test/security/crash.test.ts'], { SVC_ADVERSARIAL_REQUESTS: values.requests, SVC_CRASH_KILLS: values.kills }));
 } else if (suite === 'memory') {
-  const { values } = parseArgs({ args: rest, options: { requests: { type: 'string', default: '100000' }, clients: { type: 'string', default: '16' }, out: { type: 'string', default: 'soak/results' }, mix: { type: 'string' } } });
+  const { values } = parseArgs({ args: rest, options: { requests: { type: 'string', default: '100000' }, clients: { type: 'string', default: '16' }, out: { type: 'string', default: 'soak/results' }, mix: { type: 'string' }, 'node-flags': { type: 'string' } } });
   // --mix put_small=3,chat=1: only these operations, in these shares (to find which one grows memory).
   const mix = values.mix ? Object.fromEntries(values.mix.split(',').map((kv) => [kv.split('=')[0]!, Number(kv.split('=')[1] ?? 1)])) : undefined;
   const unknown = Object.keys(mix ?? {}).filter((op) => !(OPS as readonly string[]).includes(op));
@@ -56,7 +56,7 @@ if (suite === 'attr') {
     console.error(`unknown operations in --mix: ${unknown.join(', ')} (known: ${OPS.join(', ')})`);
     process.exit(2);
   }
-  const result = await runMemorySoak({ requests: Number(values.requests), clients: Number(values.clients), ...(mix ? { mix } : {}), log: (line) => console.error(`[soak] ${line}`) });
+  const result = await runMemorySoak({ requests: Number(values.requests), clients: Number(values.clients), ...(mix ? { mix } : {}), ...(values['node-flags'] !== undefined ? { nodeFlags: values['node-flags'].split(/\s+/).filter(Boolean) } : {}), log: (line) => console.error(`[soak] ${line}`) });
   mkdirSync(values.out, { recursive: true });
   writeFileSync(path.join(values.out, 'memory.json'), `${JSON.stringify(result, null, 2)}\n`);
   const report = memorySoakMarkdown(result);

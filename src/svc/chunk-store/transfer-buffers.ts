@@ -6,7 +6,7 @@
  * waits for another isolate's garbage collection. (The SharedArrayBuffers
  * used before lived until every isolate that had seen one collected; idle
  * workers rarely do, and resident memory grew by gigabytes: docs/chunking.md
- * "Memory", docs/decisions/111-transfer-buffers-for-hash-workers.md.)
+ * "Memory", docs/decisions/111-memory-under-load.md.)
  *
  * Sizes are powers of two from {@link MIN_CLASS_BYTES} to
  * {@link MAX_CLASS_BYTES}; larger requests get an exact, unpooled buffer.
