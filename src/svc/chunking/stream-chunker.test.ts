@@ -55,3 +55,27 @@ test('a region between boundaries chunks identically whatever its neighbours, un
   const sharedAligned = [...aligned1].filter((id) => aligned2.has(id)).length;
   assert.ok(sharedAligned >= frozen.size && sharedAligned > sharedPlain - 1, `aligned ${sharedAligned} vs plain ${sharedPlain}`);
 });
+
+test('windows are sized to the input: a small object gets a small buffer, a large one at most four max-size chunks', async () => {
+  const windowsOf = async (data: Uint8Array, piece: number) => {
+    const sizes = new Set<number>();
+    const chunks: Uint8Array[] = [];
+    const source = (async function* () {
+      for (let i = 0; i < data.length; i += piece) yield data.subarray(i, Math.min(data.length, i + piece));
+    })();
+    for await (const c of chunkStream(source)) {
+      sizes.add(c.buffer.byteLength);
+      chunks.push(c);
+    }
+    assert.deepEqual(Buffer.concat(chunks), Buffer.from(data));
+    return [...sizes];
+  };
+  // One 3 KiB piece (a JSON put): one 3 KiB window, not 1 MiB.
+  assert.deepEqual(await windowsOf(bytes(1, 3000), 3000), [3000]);
+  // Many tiny pieces: the window doubles as needed, never past what the object needs twice over.
+  const tiny = await windowsOf(bytes(2, 5000), 7);
+  assert.ok(Math.max(...tiny) < 2 * 5000, `windows ${tiny.join(', ')}`);
+  // A large object in 64 KiB pieces: the window grows to 4 × max_size (1 MiB by default) and no further.
+  const large = await windowsOf(bytes(3, 5 << 20), 65_536);
+  assert.equal(Math.max(...large), 1 << 20);
+});
