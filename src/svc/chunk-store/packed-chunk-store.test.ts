@@ -164,3 +164,20 @@ test('a pack cut short (a torn copy) is reported corrupt on read, never returned
   truncateSync(file, loc.pack_offset + 100);
   await assert.rejects(make().get(acme, id, 'raw'), (err: Error & { details?: Record<string, unknown> }) => err.details?.['reason'] === 'corrupt');
 });
+
+test('pack reads keep descriptors open (more packs than the cache holds read back), and a deleted pack reads as absent', async (t) => {
+  const { make, files, index } = await setUp(t);
+  const store = make(undefined, 1);
+  const raws = chunks(80, 2000, 'descriptors');
+  for (const raw of raws) await store.put(acme, chunkIdOf(raw), 'raw', raw);
+  await store.flush();
+  assert.equal((await index.packUsage()).length, 80, 'one pack per chunk at a one-byte target');
+  for (let round = 0; round < 2; round++) {
+    await Promise.all(raws.map(async (raw) => assert.deepEqual(Buffer.from(await store.get(acme, chunkIdOf(raw), 'raw')), raw)));
+  }
+  const loc = (await index.locate(acme, chunkIdOf(raws[0]!), 'raw'))!;
+  assert.ok(await files.read(acme, loc.pack_id, loc.pack_offset, 10), 'cached');
+  assert.equal(await files.delete(acme, loc.pack_id), true);
+  assert.equal(await files.read(acme, loc.pack_id, loc.pack_offset, 10), undefined);
+  await assert.rejects(store.get(acme, chunkIdOf(raws[0]!), 'raw'), (err: Error & { details?: Record<string, unknown> }) => err.details?.['reason'] === 'missing');
+});

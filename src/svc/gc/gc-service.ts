@@ -215,34 +215,28 @@ export class GcService {
     for (;;) {
       const rows = await index.listEntries(after, INDEX_PAGE);
       if (rows.length === 0) break;
+      const page: Parameters<ChunkPackRepository['sweepPage']>[1] = { condemn: [], absolve: [], remove: [] };
       for (const r of rows) {
         if (live.has(`${r.scope}/${r.chunk_id}.${r.codec}`)) {
           report.chunks.live++;
-          if (r.condemned_at !== null) {
-            report.chunks.absolved++;
-            if (!dryRun) await index.absolve(r.scope, r.chunk_id, r.codec);
-          }
-          continue;
-        }
-        if (r.condemned_at === null) {
+          if (r.condemned_at !== null) page.absolve.push(r);
+        } else if (r.condemned_at === null) {
           // Young rows may belong to an ingest that has not committed its manifest yet.
-          if (r.created_at > cutoff) {
-            report.chunks.live++;
-            continue;
-          }
-          if (dryRun || (await index.condemn(r.scope, r.chunk_id, r.codec, nowIso))) {
-            report.chunks.condemned++;
-            report.chunks.bytes_condemned += r.stored_length;
-          }
+          if (r.created_at > cutoff) report.chunks.live++;
+          else page.condemn.push(r);
         } else if (r.condemned_at <= cutoff) {
-          if (dryRun || (await index.deleteCondemned(r.scope, r.chunk_id, r.codec, r.condemned_at))) {
-            report.chunks.deleted++;
-            report.chunks.bytes_deleted += r.stored_length;
-          }
+          page.remove.push({ ...r, condemned_at: r.condemned_at });
         } else {
           report.chunks.pending++;
         }
       }
+      // Each change is conditional, so a row an ingest replaced meanwhile (condemnation cleared) is left alone.
+      const applied = dryRun ? { condemned: page.condemn, removed: page.remove } : await index.sweepPage(nowIso, page);
+      report.chunks.absolved += page.absolve.length;
+      report.chunks.condemned += applied.condemned.length;
+      report.chunks.bytes_condemned += applied.condemned.reduce((n, r) => n + r.stored_length, 0);
+      report.chunks.deleted += applied.removed.length;
+      report.chunks.bytes_deleted += applied.removed.reduce((n, r) => n + r.stored_length, 0);
       const last = rows[rows.length - 1]!;
       after = { scope: last.scope, chunk_id: last.chunk_id, codec: last.codec };
     }
@@ -313,9 +307,11 @@ export class GcService {
     const newId = newPackId();
     await store.packs.write(scope, newId, built.bytes);
     await index.insertPackRow({ pack_id: newId, scope, size_bytes: built.bytes.byteLength, entry_count: built.entries.length, created_at: new Date().toISOString() });
-    for (const placed of built.entries) {
-      await index.relocate(scope, placed.id, placed.codec, packId, { pack_id: newId, pack_offset: placed.offset, stored_length: placed.length });
-    }
+    await index.relocateAll(
+      scope,
+      packId,
+      built.entries.map((placed) => ({ chunk_id: placed.id, codec: placed.codec, pack_id: newId, pack_offset: placed.offset, stored_length: placed.length })),
+    );
     report.packs.repacked++;
     if (await index.deletePackIfEmpty(packId)) {
       await store.packs.delete(scope, packId);

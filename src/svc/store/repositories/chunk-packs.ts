@@ -24,6 +24,14 @@ export interface PackEntryRow {
   stored_length: number;
 }
 
+/** One index row as garbage collection's sweep names it. */
+export interface SweepRow {
+  scope: string;
+  chunk_id: string;
+  codec: string;
+  stored_length: number;
+}
+
 export interface PackRow {
   pack_id: string;
   scope: string;
@@ -129,24 +137,27 @@ export class ChunkPackRepository {
     ]);
   }
 
-  /** Marks an unreferenced row (garbage collection); false when it is condemned already or gone. */
-  async condemn(scope: string, chunkId: string, codec: string, at: string): Promise<boolean> {
-    const { changes } = await this.#db.run('UPDATE chunk_index SET condemned_at = $4 WHERE scope = $1 AND chunk_id = $2 AND codec = $3 AND condemned_at IS NULL', [scope, chunkId, codec, at]);
-    return changes > 0;
-  }
-
-  /** Clears a condemnation: a manifest references the row again. */
-  async absolve(scope: string, chunkId: string, codec: string): Promise<void> {
-    await this.#db.run('UPDATE chunk_index SET condemned_at = NULL WHERE scope = $1 AND chunk_id = $2 AND codec = $3', [scope, chunkId, codec]);
-  }
-
   /**
-   * Deletes a row condemned at exactly `condemnedAt`: a row replaced by a
-   * fresh copy since (condemnation cleared) is left alone.
+   * One page of garbage collection's sweep in one transaction (one commit,
+   * not one per row): condemn, clear and delete as the conditional
+   * statements above do.
+   * @returns the bytes of the rows that were condemned and deleted, and how many
    */
-  async deleteCondemned(scope: string, chunkId: string, codec: string, condemnedAt: string): Promise<boolean> {
-    const { changes } = await this.#db.run('DELETE FROM chunk_index WHERE scope = $1 AND chunk_id = $2 AND codec = $3 AND condemned_at = $4', [scope, chunkId, codec, condemnedAt]);
-    return changes > 0;
+  async sweepPage(at: string, page: { condemn: SweepRow[]; absolve: SweepRow[]; remove: Array<SweepRow & { condemned_at: string }> }): Promise<{ condemned: SweepRow[]; removed: SweepRow[] }> {
+    return this.#db.transaction(async (tx) => {
+      const condemned: SweepRow[] = [];
+      const removed: SweepRow[] = [];
+      for (const r of page.condemn) {
+        const { changes } = await tx.run('UPDATE chunk_index SET condemned_at = $4 WHERE scope = $1 AND chunk_id = $2 AND codec = $3 AND condemned_at IS NULL', [r.scope, r.chunk_id, r.codec, at]);
+        if (changes > 0) condemned.push(r);
+      }
+      for (const r of page.absolve) await tx.run('UPDATE chunk_index SET condemned_at = NULL WHERE scope = $1 AND chunk_id = $2 AND codec = $3', [r.scope, r.chunk_id, r.codec]);
+      for (const r of page.remove) {
+        const { changes } = await tx.run('DELETE FROM chunk_index WHERE scope = $1 AND chunk_id = $2 AND codec = $3 AND condemned_at = $4', [r.scope, r.chunk_id, r.codec, r.condemned_at]);
+        if (changes > 0) removed.push(r);
+      }
+      return { condemned, removed };
+    });
   }
 
   /**
@@ -166,6 +177,21 @@ export class ChunkPackRepository {
 
   async releaseLease(name: string, holder: string): Promise<void> {
     await this.#db.run('DELETE FROM gc_leases WHERE name = $1 AND holder = $2', [name, holder]);
+  }
+
+  /** Moves a repacked pack's entries to their new places in one transaction; returns how many still pointed at `fromPack`. */
+  async relocateAll(scope: string, fromPack: string, moves: ReadonlyArray<{ chunk_id: string; codec: string; pack_id: string; pack_offset: number; stored_length: number }>): Promise<number> {
+    return this.#db.transaction(async (tx) => {
+      let moved = 0;
+      for (const m of moves) {
+        const { changes } = await tx.run(
+          'UPDATE chunk_index SET pack_id = $5, pack_offset = $6, stored_length = $7 WHERE scope = $1 AND chunk_id = $2 AND codec = $3 AND pack_id = $4',
+          [scope, m.chunk_id, m.codec, fromPack, m.pack_id, m.pack_offset, m.stored_length],
+        );
+        moved += changes;
+      }
+      return moved;
+    });
   }
 
   getPack(packId: string): Promise<PackRow | undefined> {
