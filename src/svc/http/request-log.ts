@@ -16,6 +16,11 @@ function header(reply: FastifyReply, name: string): string | undefined {
   return typeof v === 'string' && v !== '' ? v : undefined;
 }
 
+/** The level of a request's line: server faults are errors, refused credentials warnings, the rest info. */
+export function requestLogLevel(status: number): 'info' | 'warn' | 'error' {
+  return status >= 500 ? 'error' : status === 401 ? 'warn' : 'info';
+}
+
 /** Fields and message of a request's log line. */
 export function requestLogLine(request: FastifyRequest, reply: FastifyReply): { level: 'info' | 'warn' | 'error'; fields: LogFields; message: string } {
   const route = request.routeOptions.url ?? 'unmatched route';
@@ -50,6 +55,8 @@ export function isLoggedRequest(url: string): boolean {
 
 export function logRequest(log: OpLog, request: FastifyRequest, reply: FastifyReply): void {
   if (!isLoggedRequest(request.url)) return;
+  // At a level that writes nothing, the line is not even built (one per request on the hot path).
+  if (!log.enabled(requestLogLevel(reply.statusCode))) return;
   const line = requestLogLine(request, reply);
   log[line.level](line.fields, line.message);
 }

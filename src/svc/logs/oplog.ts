@@ -28,6 +28,8 @@ export interface OpLog {
   error(fields: LogFields, message: string): void;
   /** Alert-level entries (critical alerts of the spec): severity "alert". */
   alert(fields: LogFields, message: string): void;
+  /** Whether entries at `level` are written: callers that build fields per request skip the work otherwise. */
+  enabled(level: 'debug' | 'info' | 'warn' | 'error' | 'alert'): boolean;
   flush(): Promise<void>;
 }
 
@@ -46,6 +48,7 @@ function build(logger: Logger, file: string | undefined, flush: () => Promise<vo
     warn: write('warn', 'warning'),
     error: write('error', 'error'),
     alert: write('fatal', 'alert'),
+    enabled: (level) => logger.isLevelEnabled(level === 'alert' ? 'fatal' : level),
     flush,
   };
 }

@@ -40,7 +40,8 @@ export function countUpstreamCall(d: GatewayDeps, run: RequestRun, route: RouteD
 export async function callOnce(d: GatewayDeps, p: Prepared, route: RouteDecision, transport: 'json' | 'stream'): Promise<{ value: unknown; usage: Usage | undefined; text?: string }> {
   const { run, profile } = p;
   const client = d.upstreams.client(route.provider.name);
-  const body = { ...p.upstreamBody, model: route.model.id };
+  // The upstream body already names the primary route's model; only a fallback needs a copy with its own.
+  const body = route.model.id === p.upstreamBody.model ? p.upstreamBody : { ...p.upstreamBody, model: route.model.id };
   const t0 = performance.now();
   countUpstreamCall(d, run, route);
   try {
