@@ -130,6 +130,22 @@ for (const engine of engines()) {
   });
 }
 
+test('a verify worker that cannot read its chunk fails the run with its message, and no worker is left running', async () => {
+  const target = await engineTarget('sqlite');
+  const empty = await engineTarget('sqlite'); // a database without the ledger table: the worker's query fails
+  try {
+    const store = await openStore(target);
+    await new LedgerAppender(store.ledger).appendMany(Array.from({ length: 30 }, (_, i) => ({ type: 'w.t', actor: 'w', payload: { i } })));
+    const before = process.getActiveResourcesInfo().filter((r) => r === 'MessagePort').length;
+    await assert.rejects(verifyLedger(store.ledger, { target: empty, workers: 2, parallelMinEvents: 0, chunkEvents: 10, callerThread: false }), /ledger verify worker: .*no such table/);
+    assert.equal(process.getActiveResourcesInfo().filter((r) => r === 'MessagePort').length, before);
+    await store.close();
+  } finally {
+    await target.cleanup();
+    await empty.cleanup();
+  }
+});
+
 describe('ledger shared by two processes on PostgreSQL', { skip: PG_URL ? false : 'PostgreSQL tests skipped: SVC_TEST_DATABASE_URL is not set' }, () => {
   let target: EngineTarget;
   before(async () => {

@@ -121,7 +121,7 @@ export class LedgerRepository {
     return this.db.all<LedgerRow>(sql, params);
   }
 
-  /** Rows in chain order after `afterSeq`, for verification and streaming. */
+  /** Rows in chain order after `afterSeq`, for streaming (verification reads `scanRecords`). */
   scan(afterSeq: number, limit: number): Promise<LedgerRow[]> {
     return this.db.all<LedgerRow>(`SELECT ${COLUMNS.join(', ')} FROM ledger_events WHERE seq > $1 ORDER BY seq LIMIT $2`, [afterSeq, limit]);
   }
