@@ -6,9 +6,11 @@
  *
  * Anchors measured in the same run, interleaved with the sequential HTTP
  * samples so that all of them see the same neighbours on a shared machine:
- * - the engine alone, in this process, warmed up like the service's engine
- *   (150 calls, see bench attr-engine), on the same answer: the floor under
- *   the HTTP figure, so service overhead = HTTP p50 − engine p50;
+ * - the engine alone, in a worker thread of this process (an isolate holding
+ *   one engine, like each of the service's engine workers, away from the load
+ *   generator's garbage), warmed up like the service's engine (150 calls, see
+ *   bench attr-engine), on the same answer: the floor under the HTTP figure,
+ *   so service overhead = HTTP p50 − engine p50;
  * - the durable-commit floor: one ~1 KB append + fdatasync on the audit
  *   log's file system, which every released response waits for once;
  * - GET /healthz: the HTTP round trip without auth, body or engine.
@@ -26,10 +28,12 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import { once } from 'node:events';
 import { performance } from 'node:perf_hooks';
+import { Worker } from 'node:worker_threads';
+import type { AnchorData, AnchorReply } from '../attr/engine-anchor-worker.ts';
 import { verifyAuditLogFile } from '../../src/attr/audit/verify-audit-log.ts';
 import { syntheticCorpusText } from '../../src/attr/corpus/synthetic-corpus.ts';
-import { createAttributionEngine, parseCorpus } from '../../src/attr/engine/index.ts';
 import { startServiceProcess, type ServiceProcess } from '../../src/attr/smoke/service-process.ts';
 import type { BenchReport } from '../report.ts';
 import { round, summarize } from '../report.ts';
@@ -166,6 +170,7 @@ export default async function run(args: string[]): Promise<BenchReport> {
   const cores = os.availableParallelism();
   const dir = await mkdtemp(path.join(os.tmpdir(), 'attr-bench-'));
   let svc: ServiceProcess | undefined;
+  let anchor: Worker | undefined;
   try {
     const corpusText = syntheticCorpusText(SOURCES);
     const corpusPath = path.join(dir, 'corpus.jsonl');
@@ -188,15 +193,17 @@ export default async function run(args: string[]): Promise<BenchReport> {
     const readiness = (await (await svc.request('/readyz')).json()) as { checks: Array<{ name: string; detail: string }> };
     const engineLoad = readiness.checks.find((c) => c.name === 'engine_load')?.detail ?? '';
 
-    // The engine alone, in this process, on the same answer: the floor under the HTTP figure.
-    const engine = createAttributionEngine(parseCorpus(corpusText));
-    const ctx = (i: number) => ({ eventId: `evt_bench_${i}`, requestId: `req_bench_${i}`, operator: 'bench', createdAt: '2025-01-01T00:00:00Z' });
-    const engineCall = (i: number) => engine.attribute({ prompt: body.prompt, output: answer, grossRevenue: body.gross_revenue, context: ctx(i) });
+    // The engine alone, in this process but in a worker thread of its own (the service's engines run in workers
+    // too), on the same answer: the floor under the HTTP figure.
+    anchor = new Worker(new URL('../attr/engine-anchor-worker.ts', import.meta.url), {
+      workerData: { corpusText, prompt: body.prompt, output: answer, grossRevenue: body.gross_revenue, warmup: ENGINE_WARMUP } satisfies AnchorData,
+    });
+    const anchorReady = once(anchor, 'message');
 
     // Warm-up: JIT of every engine worker of the service (one client per core keeps them all busy) and of the
-    // in-process engine, the connection pool, the first audit batches.
+    // anchor's engine, the connection pool, the first audit batches.
     await Promise.all(Array.from({ length: cores }, () => timeSequential(ENGINE_WARMUP, attribute)));
-    for (let i = 0; i < ENGINE_WARMUP; i++) engineCall(i);
+    await anchorReady;
     await timeSequential(50, healthz);
 
     // Interleaved blocks: HTTP sequential, engine alone, commit floor, healthz — each sees the same neighbours.
@@ -209,21 +216,29 @@ export default async function run(args: string[]): Promise<BenchReport> {
     const healthzSamples: number[] = [];
     const engineN = Math.max(1, Math.round(Math.min(latencyRequests, 50) / BLOCKS));
     let engineCpuMs = 0;
-    const engineBlock = (): void => {
-      for (let i = 0; i < engineN; i++) {
-        // This thread's CPU: the process's helper threads are still collecting the load generator's garbage. So the
-        // engine's own GC work on helper threads is not counted here (it is in the service's gc_and_other).
-        const c0 = process.threadCpuUsage();
-        const t0 = performance.now();
-        engineCall(i);
-        engineSamples.push(performance.now() - t0);
-        const c = process.threadCpuUsage(c0);
-        engineCpuMs += (c.user + c.system) / 1000;
+    /**
+     * Engine calls one message each, like sequential requests reach the service's workers: the thread sleeps
+     * between calls (a burst of back-to-back calls is not what the service's engine sees). CPU: the anchor thread's,
+     * between its answers; the engine's GC work on V8's helper threads is not counted here (in the service it is,
+     * under gc_and_other), so the CPU comparison leans against the service.
+     */
+    const engineCalls = async (n: number): Promise<void> => {
+      for (let i = 0; i < n; i++) {
+        const reply = once(anchor!, 'message');
+        anchor!.postMessage({ calls: 1 });
+        const [{ samplesMs, cpuMs }] = (await reply) as [AnchorReply];
+        engineSamples.push(...samplesMs);
+        engineCpuMs += cpuMs;
       }
     };
+    const engineBlock = (): Promise<void> => engineCalls(engineN);
+    const perBlock = Math.max(1, Math.round(latencyRequests / BLOCKS));
     for (let b = 0; b < BLOCKS; b++) {
-      await timeSequential(Math.max(1, Math.round(latencyRequests / BLOCKS)), attribute, attributeSamples);
-      engineBlock();
+      // HTTP request and engine call alternate, so both see the same moment of the machine.
+      for (let i = 0; i < perBlock; i++) {
+        await timeSequential(1, attribute, attributeSamples);
+        if (i < engineN) await engineCalls(1);
+      }
       for (let i = 0; i < 5; i++) {
         const t0 = performance.now();
         writeSync(commitFd, commitLine);
@@ -259,7 +274,7 @@ export default async function run(args: string[]): Promise<BenchReport> {
       clientCpuMs += (clientCpu.user + clientCpu.system) / 1000;
       attributeThroughput.requests += window.requests;
       attributeThroughput.ok += window.ok;
-      engineBlock();
+      await engineBlock();
     }
     attributeThroughput.rps = attributeThroughput.ok / (throughputMs / 1000);
     const engineLatency = summarize(engineSamples);
@@ -355,7 +370,7 @@ export default async function run(args: string[]): Promise<BenchReport> {
             round(attributeThroughput.rps, 1),
             `${attributeThroughput.requests} requests; target ≥ ${TARGET_THROUGHPUT_SHARE} × ${cores} cores × 1000 / engine p50 = ${round(rpsTarget, 1)} req/s: ${yes(results.target_throughput_met)} (${round(100 * results.throughput_share_of_engine_capacity, 1)}% of engine capacity); service CPU ${results.service_cpu_ms_per_request ?? '?'} ms/request, load generator ${results.client_cpu_ms_per_request} ms/request`,
           ],
-          ['anchor: engine only, in-process, same answer', ms(engineLatency.p50), ms(engineLatency.p95), '', `${ENGINE_WARMUP} warm-up calls, then samples interleaved with the sequential HTTP samples and the throughput windows; mean CPU ${results.baseline_engine_only_cpu_ms_mean} ms/call; service: ${engineLoad}`],
+          ['anchor: engine only, same answer, in a worker thread of the bench', ms(engineLatency.p50), ms(engineLatency.p95), '', `${ENGINE_WARMUP} warm-up calls, then samples interleaved with the sequential HTTP samples and the throughput windows; mean CPU ${results.baseline_engine_only_cpu_ms_mean} ms/call; service: ${engineLoad}`],
           [
             'CPU accounting (throughput windows)',
             '',
@@ -379,6 +394,7 @@ export default async function run(args: string[]): Promise<BenchReport> {
       ],
     };
   } finally {
+    await anchor?.terminate();
     await svc?.stop();
     await rm(dir, { recursive: true, force: true });
   }
