@@ -98,6 +98,11 @@ export class S3PackFiles implements PackFiles {
     return out;
   }
 
+  /**
+   * Every scope under the prefix (`Delimiter: '/'`). s3rver, the test
+   * server, does not report common prefixes of nested keys; garbage
+   * collection therefore also walks the scopes the pack index knows.
+   */
   async scopes(): Promise<ChunkScope[]> {
     const base = this.prefix === '' ? '' : `${this.prefix}/`;
     const out: ChunkScope[] = [];

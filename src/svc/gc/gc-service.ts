@@ -274,7 +274,8 @@ export class GcService {
     }
     // Pack files nothing knows about: a crash between writing a pack and recording it.
     const orphanBefore = started.getTime() - Math.max(ORPHAN_MIN_AGE_MS, this.#d.config.gc.grace_minutes * 60_000);
-    for (const scope of await store.packs.scopes()) {
+    const scopes = new Set<ChunkScope>([...(await store.packs.scopes()), ...usage.map((p) => p.scope as ChunkScope)]);
+    for (const scope of scopes) {
       for (const f of await store.packs.list(scope)) {
         if (known.has(f.packId) || f.modified.getTime() >= orphanBefore) continue;
         if (await index.getPack(f.packId)) continue; // recorded since the usage was read
