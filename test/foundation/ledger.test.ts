@@ -12,6 +12,7 @@ import { canonicalEventBody } from '../../src/svc/ledger/event.ts';
 import { verifyLedger } from '../../src/svc/ledger/verify.ts';
 import { canonicalJson } from '../../src/core/canonical-json.ts';
 import { chainHash } from '../../src/core/hash-chain.ts';
+import { openDb } from '../../src/svc/store/open-db.ts';
 import { openStore } from '../../src/svc/store/store.ts';
 import { LEDGER_COLUMNS } from '../../src/svc/store/repositories/ledger.ts';
 import { type EngineTarget, PG_URL, engineTarget, engines } from '../helpers/engines.ts';
@@ -134,6 +135,7 @@ test('a verify worker that cannot read its chunk fails the run with its message,
   const target = await engineTarget('sqlite');
   const empty = await engineTarget('sqlite'); // a database without the ledger table: the worker's query fails
   try {
+    await openDb(empty).close();
     const store = await openStore(target);
     await new LedgerAppender(store.ledger).appendMany(Array.from({ length: 30 }, (_, i) => ({ type: 'w.t', actor: 'w', payload: { i } })));
     const before = process.getActiveResourcesInfo().filter((r) => r === 'MessagePort').length;

@@ -146,7 +146,7 @@ async function verifyChunks(repo: LedgerRepository, target: DbTarget, chunks: Re
       settle(k, m.result);
       feed();
     });
-    w.worker.once('error', fail);
+    w.worker.once('error', (err) => fail(new Error(`ledger verify worker: ${err.message}`)));
     w.worker.once('exit', (code) => w.chunk !== undefined && fail(new Error(`ledger verify worker exited with code ${code}`)));
   }
   // The calling thread takes chunks too: it needs no start-up, and between its pages it hands chunks to workers.

@@ -44,7 +44,8 @@ export class SqliteDb implements Db {
   constructor(path: string, options: { synchronous?: 'full' | 'normal' } = {}) {
     this.#db = new DatabaseSync(path);
     const sync = options.synchronous === 'normal' ? 'NORMAL' : 'FULL';
-    this.#db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = ${sync}; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;`);
+    // busy_timeout first: switching to WAL needs a lock, and another connection (a verify worker, another process) may hold it.
+    this.#db.exec(`PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = ${sync}; PRAGMA foreign_keys = ON;`);
   }
 
   #prepare(sql: string): StatementSync {
