@@ -186,6 +186,12 @@ for (const engine of engines()) {
         ['example.tampered', 'load'],
       ]);
       assert.equal(await metric('svc_plugin_signature_failures_total', 'stage="load"'), 1);
+      // A stored manifest that no longer parses is not what was signed: refused and audited like a bad signature.
+      await s.app.store.db.run('UPDATE plugins SET manifest_json = $1, status = $2 WHERE id = $3', ['{', 'disabled', 'example.tampered']);
+      const garbled = await s.call('POST', '/v1/plugins/example.tampered/enable');
+      assert.equal(garbled.status, 422);
+      assert.equal((await json(garbled)).error.details.failure, 'bad_signature');
+      assert.deepEqual((await ledger('plugin.signature_failed')).at(-1)?.stage, 'enable');
     });
 
     test('a plugin that loops forever or allocates without bound is stopped at its limit; svc keeps serving', async () => {

@@ -1,16 +1,15 @@
 /** Wires the plugin service from configuration (docs/plugins.md). */
 import type { SvcConfig } from '../config/schema.ts';
-import type { LedgerEventInput } from '../ledger/event.ts';
 import type { SvcMetrics } from '../observability/metrics.ts';
 import type { PluginRepository } from '../store/repositories/plugins.ts';
 import { PluginSandbox } from './plugin-sandbox.ts';
-import { PluginService } from './plugin-service.ts';
+import { PluginService, type PluginServiceDeps } from './plugin-service.ts';
 import { buildTrustList } from './trust-list.ts';
 
 export function createPluginService(deps: {
   config: SvcConfig;
   repo: PluginRepository;
-  ledger: { append(input: LedgerEventInput): Promise<unknown> };
+  ledger: PluginServiceDeps['ledger'];
   metrics: SvcMetrics;
   switchedOff: () => readonly string[];
   builtinAdapters: () => readonly string[];

@@ -19,7 +19,8 @@ import { requirePermission } from '../auth/principal.ts';
 import type { DomainContext } from '../policy/audit-event.ts';
 import { SvcError } from '../errors.ts';
 import type { LedgerEventInput } from '../ledger/event.ts';
-import type { PluginRecord, PluginRepository } from '../store/repositories/plugins.ts';
+import type { Db } from '../store/db.ts';
+import { type PluginRecord, PluginRepository } from '../store/repositories/plugins.ts';
 import { validate } from '../validation.ts';
 import { type PluginBundle as PluginBundleType, PluginBundle, PluginIdParams, type PluginManifest, type PluginView } from './plugin-manifest.ts';
 import type { PluginSandbox, SandboxResult } from './plugin-sandbox.ts';
@@ -52,7 +53,8 @@ export interface PluginServiceDeps {
   repo: PluginRepository;
   trust: TrustList;
   sandbox: PluginSandbox;
-  ledger: { append(input: LedgerEventInput): Promise<unknown> };
+  /** Audit events; `commit` writes a plugin row and the event that describes it in one transaction. */
+  ledger: { append(input: LedgerEventInput): Promise<unknown>; commit(unit: { write?: (tx: Db) => Promise<unknown>; events: readonly LedgerEventInput[] }): Promise<unknown> };
   limits: PluginLimits;
   metrics: PluginMetrics;
   /** Plugin ids the rollback switch `disable_plugin` names. */
@@ -153,8 +155,10 @@ export class PluginService {
       updated_at: at,
       updated_by: ctx.principal.actor,
     };
-    await this.#d.repo.put(record);
-    await this.#audit(ctx, 'plugin.installed', { plugin_id: manifest.id, version: manifest.version, kind: manifest.kind, publisher: manifest.publisher, bundle_sha256: checked.bundleSha256, replaced_version: existing?.version ?? null });
+    await this.#d.ledger.commit({
+      write: (tx) => new PluginRepository(tx).put(record),
+      events: [this.#event(ctx, 'plugin.installed', { plugin_id: manifest.id, version: manifest.version, kind: manifest.kind, publisher: manifest.publisher, bundle_sha256: checked.bundleSha256, replaced_version: existing?.version ?? null })],
+    });
     return { plugin: this.#view(record), created: true };
   }
 
@@ -162,17 +166,12 @@ export class PluginService {
   async enable(ctx: DomainContext, id: string): Promise<PluginView> {
     this.#requireManage(ctx.principal);
     const record = await this.#record(id);
-    const checked = checkBundle(toBundle(record), this.#d.trust);
-    if (!checked.verdict.ok) {
-      await this.#signatureFailed(ctx, 'enable', checked.manifest, checked.verdict.failure);
-      throw new SvcError('plugin_signature_invalid', `plugin ${id} cannot be enabled: ${checked.verdict.message}`, { details: { plugin: id, version: record.version, failure: checked.verdict.failure } });
+    const verdict = this.#recheck(record);
+    if (!verdict.ok) {
+      await this.#signatureFailed(ctx, 'enable', { id, version: record.version, publisher: record.publisher }, verdict.failure);
+      throw new SvcError('plugin_signature_invalid', `plugin ${id} cannot be enabled: ${verdict.message}`, { details: { plugin: id, version: record.version, failure: verdict.failure } });
     }
-    if (record.status !== 'enabled') {
-      if (!(await this.#d.repo.setStatus(id, record.bundle_sha256, 'enabled', ctx.principal.actor, this.#now()))) {
-        throw new SvcError('conflict', `plugin ${id} was replaced while it was being enabled; check it and enable again`);
-      }
-      await this.#audit(ctx, 'plugin.enabled', { plugin_id: id, version: record.version, bundle_sha256: record.bundle_sha256 });
-    }
+    if (record.status !== 'enabled') await this.#setStatus(ctx, record, 'enabled');
     return this.#view(await this.#record(id));
   }
 
@@ -181,10 +180,7 @@ export class PluginService {
     if (!ctx.principal.permissions.has('plugins:manage')) requirePermission(ctx.principal, 'admin:switches');
     this.#requireDeploymentWide(ctx.principal);
     const record = await this.#record(id);
-    if (record.status !== 'disabled') {
-      await this.#d.repo.setStatus(id, record.bundle_sha256, 'disabled', ctx.principal.actor, this.#now());
-      await this.#audit(ctx, 'plugin.disabled', { plugin_id: id, version: record.version, bundle_sha256: record.bundle_sha256 });
-    }
+    if (record.status !== 'disabled') await this.#setStatus(ctx, record, 'disabled');
     return this.#view(await this.#record(id));
   }
 
@@ -332,8 +328,34 @@ export class PluginService {
     await this.#audit(ctx, 'plugin.signature_failed', { plugin_id: manifest.id, version: manifest.version, publisher: manifest.publisher, failure, stage });
   }
 
+  /** The status change and its ledger event in one transaction; refused when another bundle replaced the row meanwhile. */
+  async #setStatus(ctx: DomainContext, record: PluginRecord, status: 'enabled' | 'disabled'): Promise<void> {
+    let changed = false;
+    await this.#d.ledger.commit({
+      write: async (tx) => {
+        changed = await new PluginRepository(tx).setStatus(record.id, record.bundle_sha256, status, ctx.principal.actor, this.#now());
+        // Rolling back keeps the event out of the ledger when nothing changed.
+        if (!changed) throw new SvcError('conflict', `plugin ${record.id} was replaced meanwhile; check it and try again`);
+      },
+      events: [this.#event(ctx, `plugin.${status}`, { plugin_id: record.id, version: record.version, bundle_sha256: record.bundle_sha256 })],
+    });
+  }
+
+  /** The full check of a stored bundle; a row that no longer parses counts as a bad signature (it is not what was signed). */
+  #recheck(record: PluginRecord): { ok: true } | { ok: false; failure: SignatureFailure; message: string } {
+    try {
+      return checkBundle(toBundle(record), this.#d.trust).verdict;
+    } catch {
+      return { ok: false, failure: 'bad_signature', message: 'the stored bundle no longer parses' };
+    }
+  }
+
+  #event(ctx: DomainContext, type: string, payload: Record<string, unknown>): LedgerEventInput {
+    return { type, tenant: null, actor: ctx.principal.actor, trace_id: ctx.traceId ?? null, payload };
+  }
+
   async #audit(ctx: DomainContext, type: string, payload: Record<string, unknown>): Promise<void> {
-    await this.#d.ledger.append({ type, tenant: null, actor: ctx.principal.actor, trace_id: ctx.traceId ?? null, payload });
+    await this.#d.ledger.append(this.#event(ctx, type, payload));
   }
 
   #view(r: PluginRecord): PluginView {
@@ -366,9 +388,19 @@ function toBundle(r: PluginRecord): PluginBundleType {
   return { manifest_json: r.manifest_json, ...(r.signature ? { signature: r.signature } : {}), files: r.files };
 }
 
-/** The stored manifest for display (validated at install; never used to decide trust). */
+/**
+ * The stored manifest for display (validated at install; never used to decide
+ * trust). A row that no longer parses still lists — as an unreadable bundle
+ * that can never load — instead of breaking every list.
+ */
 function parseStored(r: PluginRecord): PluginManifest {
-  return JSON.parse(r.manifest_json) as PluginManifest;
+  try {
+    const m = JSON.parse(r.manifest_json) as PluginManifest;
+    if (m && typeof m === 'object' && Array.isArray(m.capabilities) && typeof m.summary === 'string') return m;
+  } catch {
+    // fall through
+  }
+  return { schema: 'svc.plugin/v1', id: r.id, version: r.version, kind: r.kind as PluginManifest['kind'], publisher: r.publisher, summary: '(stored manifest unreadable: the bundle cannot load)', capabilities: [], entry: '', files: {} };
 }
 
 const nameOf = (l: Loaded) => `${l.manifest.id}@${l.manifest.version}`;
