@@ -24,9 +24,9 @@
  * Transport and permission failures are `unavailable` (503, retryable), never
  * `rehydration_failed`: they say nothing about the chunk.
  */
+import { InFlight } from './in-flight.ts';
 import { randomBytes } from 'node:crypto';
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { SvcError } from '../errors.ts';
 import type { ChunkCodec } from '../chunking/chunk-codec.ts';
 import { chunkKeySegments } from './chunk-key.ts';
 import type { ChunkScope } from './chunk-scope.ts';
@@ -53,8 +53,7 @@ export class S3ChunkStore implements ChunkStore {
   readonly prefix: string;
   readonly #client: S3Client;
   /** S3 operations under way (a close lets them finish first). */
-  readonly #inFlight = new Set<Promise<unknown>>();
-  #closed = false;
+  readonly #inFlight = new InFlight();
 
   constructor(options: S3ChunkStoreOptions) {
     if (options.bucket.length === 0) throw new TypeError('an S3 chunk store needs a bucket');
@@ -176,8 +175,7 @@ export class S3ChunkStore implements ChunkStore {
    * calls fail with `unavailable`.
    */
   async close(): Promise<void> {
-    this.#closed = true;
-    await Promise.allSettled([...this.#inFlight]);
+    await this.#inFlight.close();
     this.#client.destroy();
   }
 
@@ -215,11 +213,6 @@ export class S3ChunkStore implements ChunkStore {
   }
 
   #track<T>(operation: () => Promise<T>): Promise<T> {
-    if (this.#closed) return Promise.reject(new SvcError('unavailable', 'chunk store is closed'));
-    const running = operation();
-    this.#inFlight.add(running);
-    const forget = () => this.#inFlight.delete(running);
-    running.then(forget, forget);
-    return running;
+    return this.#inFlight.track(operation);
   }
 }

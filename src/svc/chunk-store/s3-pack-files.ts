@@ -12,8 +12,8 @@
  *
  * Transport and permission failures are `unavailable`, never data loss.
  */
+import { InFlight } from './in-flight.ts';
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { SvcError } from '../errors.ts';
 import type { ChunkScope } from './chunk-scope.ts';
 import { CHUNK_SCOPE_PATTERN } from './chunk-scope.ts';
 import { PACK_ID_PATTERN, type PackFiles, packKeySegments } from './pack-files.ts';
@@ -31,8 +31,7 @@ export class S3PackFiles implements PackFiles {
   readonly prefix: string;
   readonly counters: { puts: number };
   readonly #client: S3Client;
-  readonly #inFlight = new Set<Promise<unknown>>();
-  #closed = false;
+  readonly #inFlight = new InFlight();
 
   constructor(options: S3PackFilesOptions) {
     this.bucket = options.bucket;
@@ -119,8 +118,7 @@ export class S3PackFiles implements PackFiles {
   }
 
   async close(): Promise<void> {
-    this.#closed = true;
-    await Promise.allSettled([...this.#inFlight]);
+    await this.#inFlight.close();
     this.#client.destroy();
   }
 
@@ -146,11 +144,6 @@ export class S3PackFiles implements PackFiles {
   }
 
   #track<T>(operation: () => Promise<T>): Promise<T> {
-    if (this.#closed) return Promise.reject(new SvcError('unavailable', 'chunk store is closed'));
-    const running = operation();
-    this.#inFlight.add(running);
-    const forget = () => this.#inFlight.delete(running);
-    running.then(forget, forget);
-    return running;
+    return this.#inFlight.track(operation);
   }
 }

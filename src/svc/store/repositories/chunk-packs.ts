@@ -219,14 +219,7 @@ export class ChunkPackRepository {
   /** The live entries of one pack. */
   async entriesOf(packId: string): Promise<Array<PackEntryRow & { scope: string; created_at: string }>> {
     const rows = await this.#db.all<Record<string, unknown>>('SELECT scope, chunk_id, codec, pack_offset, stored_length, created_at FROM chunk_index WHERE pack_id = $1 ORDER BY pack_offset', [packId]);
-    return rows.map((r) => ({
-      scope: String(r['scope']),
-      chunk_id: String(r['chunk_id']),
-      codec: r['codec'] as 'raw' | 'zstd',
-      pack_offset: Number(r['pack_offset']),
-      stored_length: Number(r['stored_length']),
-      created_at: String(r['created_at']),
-    }));
+    return rows.map(indexRow);
   }
 
   /**
@@ -243,13 +236,8 @@ export class ChunkPackRepository {
         )
       : await this.#db.all<Record<string, unknown>>('SELECT scope, chunk_id, codec, pack_id, pack_offset, stored_length, created_at, condemned_at FROM chunk_index ORDER BY scope, chunk_id, codec LIMIT $1', [limit]);
     return rows.map((r) => ({
-      scope: String(r['scope']),
-      chunk_id: String(r['chunk_id']),
-      codec: r['codec'] as 'raw' | 'zstd',
+      ...indexRow(r),
       pack_id: String(r['pack_id']),
-      pack_offset: Number(r['pack_offset']),
-      stored_length: Number(r['stored_length']),
-      created_at: String(r['created_at']),
       condemned_at: r['condemned_at'] === null || r['condemned_at'] === undefined ? null : String(r['condemned_at']),
     }));
   }
@@ -263,4 +251,16 @@ export class ChunkPackRepository {
       return changes > 0;
     });
   }
+}
+
+/** The columns every chunk_index listing reads, typed. */
+function indexRow(r: Record<string, unknown>): PackEntryRow & { scope: string; created_at: string } {
+  return {
+    scope: String(r['scope']),
+    chunk_id: String(r['chunk_id']),
+    codec: r['codec'] as 'raw' | 'zstd',
+    pack_offset: Number(r['pack_offset']),
+    stored_length: Number(r['stored_length']),
+    created_at: String(r['created_at']),
+  };
 }
