@@ -69,7 +69,7 @@ export const PARITY: Record<string, ParityEntry> = {
   'GET /v1/admin/switches': { grpc: 'svc.v1.AdminService/GetSwitches' },
   'POST /v1/admin/switches': { grpc: 'svc.v1.AdminService/ChangeSwitch' },
   'POST /v1/admin/restore-tests': { grpc: 'svc.v1.AdminService/RunRestoreTest' },
-  'POST /v1/admin/gc': { exception: 'storage maintenance run by operators from the CLI (`svc gc`) or cron; a long-running deployment-wide job, not part of the client API the gRPC surface serves' },
+  'POST /v1/admin/gc': { grpc: 'svc.v1.AdminService/RunGc' },
 
   'GET /v1/adapters': { grpc: 'svc.v1.AdapterService/ListAdapters' },
   'GET /v1/adapters/{name}': { grpc: 'svc.v1.AdapterService/GetAdapter' },

@@ -67,7 +67,7 @@ function probe(client: grpc.Client, def: protoLoader.MethodDefinition<object, ob
 const ID = /^[a-z]{2,5}_[0-9a-hjkmnp-tv-z]{26}$/;
 const TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/;
 /** Values that differ per call by design (who asked when), masked before comparing. */
-const PER_CALL = new Set(['token', 'trace_id', 'created', 'id', 'jti', 'duration_ms', 'age_seconds', 'signature', 'system_fingerprint', 'exported_at', 'evaluated_at', 'computed_at', 'generated_at']);
+const PER_CALL = new Set(['run_id', 'token', 'trace_id', 'created', 'id', 'jti', 'duration_ms', 'age_seconds', 'signature', 'system_fingerprint', 'exported_at', 'evaluated_at', 'computed_at', 'generated_at']);
 
 function mask(value: unknown, key?: string): unknown {
   if (key !== undefined && PER_CALL.has(key)) return '<per-call>';
@@ -304,6 +304,8 @@ for (const engine of engines()) {
       same(await rest('GET', '/v1/platforms', KEYS.acmeReader), await g('admin', 'ListPlatforms', {}, KEYS.acmeReader, (r) => asJson(r.result)), 'platforms');
       same(await rest('GET', '/v1/platforms/matrix', KEYS.acmeReader), await g('admin', 'PlatformMatrix', {}, KEYS.acmeReader, (r) => asJson(r.result)), 'platform matrix');
       same(await rest('POST', '/v1/admin/restore-tests', KEYS.acmeWriter, { kind: 'nope' }), await g('admin', 'RunRestoreTest', { request: toStruct({ kind: 'nope' }) }, KEYS.acmeWriter, (r) => r), 'restore test refused');
+      same(await rest('POST', '/v1/admin/gc', ADMIN(), { dry_run: true }), await g('admin', 'RunGc', { dry_run: true }, ADMIN(), (r) => asJson(r.result)), 'gc dry run');
+      same(await rest('POST', '/v1/admin/gc', KEYS.operator, { dry_run: true }), await g('admin', 'RunGc', { dry_run: true }, KEYS.operator, (r) => r), 'gc refused to an operator');
     });
 
     test('observability, scheduler and benchmarks: logs refused across tenants, reports for a closed window, forecasts, suites, runs', async () => {

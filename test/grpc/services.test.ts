@@ -12,7 +12,7 @@ import { type MockOpenAI, startMockOpenAI } from '../fixtures/mock-openai/mock-o
 import { fromStruct, toStruct, toValue } from '../../src/svc/grpc/mapping/struct.ts';
 import { startGrpcServer } from '../../src/svc/grpc/server.ts';
 import { engines } from '../helpers/engines.ts';
-import { KEYS } from '../helpers/server.ts';
+import { ADMIN_KEY, KEYS } from '../helpers/server.ts';
 import { type GrpcTestServer, errorBodyFrom, grpcFailure, readStream, startGrpcTestServer, unary, withKey } from './support/grpc-test-server.ts';
 
 type Any = Record<string, any>;
@@ -183,6 +183,27 @@ for (const engine of engines()) {
     test('an object put with both bodies is impossible; with neither it is INVALID_ARGUMENT', async () => {
       const err = await grpcFailure(() => unary(s.clients.objects, 'Put', { bucket: 'grpc-bucket', key: 'empty' }, withKey(KEYS.acmeWriter)));
       assert.equal(err.code, grpc.status.INVALID_ARGUMENT);
+    });
+
+    test('admin RunGc: a dry run by a deployment-wide admin reports and changes nothing, a real run is a ledger event, other roles and tenant-bound keys are refused', async () => {
+      const put = await unary<Any, Any>(s.clients.objects, 'Put', { bucket: 'grpc-gc', key: 'a.bin', body_base64: Buffer.from('bytes kept by gc') }, withKey(KEYS.acmeWriter));
+      assert.equal(put.response.size, 16);
+      const dry = (await unary<Any, Any>(s.clients.admin, 'RunGc', { dry_run: true }, withKey(ADMIN_KEY))).response;
+      const dryReport = fromStruct(dry.result).result as Any;
+      assert.deepEqual([dryReport.dry_run, dryReport.run_id, dryReport.chunk_layout], [true, dry.run_id, 'packs']);
+      assert.match(dry.run_id, /^gcr_[0-9a-f]{20}$/);
+      const real = (await unary<Any, Any>(s.clients.admin, 'RunGc', {}, withKey(ADMIN_KEY))).response;
+      const report = fromStruct(real.result).result as Any;
+      assert.equal(report.dry_run, false, 'an absent dry_run is a real run');
+      assert.ok(report.manifests.retained >= 1);
+      for (const key of [KEYS.operator, KEYS.acmeWriter, KEYS.auditor]) {
+        const denied = await grpcFailure(() => unary(s.clients.admin, 'RunGc', { dry_run: true }, withKey(key)));
+        assert.equal(denied.code, grpc.status.PERMISSION_DENIED, key);
+      }
+      const unauthenticated = await grpcFailure(() => unary(s.clients.admin, 'RunGc', { dry_run: true }, withKey(null)));
+      assert.equal(unauthenticated.code, grpc.status.UNAUTHENTICATED);
+      const events = (await unary<Any, Any>(s.clients.ledger, 'Query', { event_types: ['storage.gc_completed'], limit: 10 }, withKey(KEYS.auditor))).response.events;
+      assert.deepEqual(events.map((e: Any) => fromStruct(e.payload).run_id), [dry.run_id, real.run_id]);
     });
 
     test('admin readiness reports the checks, and metrics include gRPC calls by method and code', async () => {

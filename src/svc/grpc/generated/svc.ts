@@ -46,6 +46,8 @@ import type { AdminServiceReadinessRequest as _svc_v1_AdminServiceReadinessReque
 import type { AdminServiceReadinessResponse as _svc_v1_AdminServiceReadinessResponse, AdminServiceReadinessResponse__Output as _svc_v1_AdminServiceReadinessResponse__Output } from './svc/v1/AdminServiceReadinessResponse.ts';
 import type { AdminServiceReleaseLegalHoldRequest as _svc_v1_AdminServiceReleaseLegalHoldRequest, AdminServiceReleaseLegalHoldRequest__Output as _svc_v1_AdminServiceReleaseLegalHoldRequest__Output } from './svc/v1/AdminServiceReleaseLegalHoldRequest.ts';
 import type { AdminServiceReleaseLegalHoldResponse as _svc_v1_AdminServiceReleaseLegalHoldResponse, AdminServiceReleaseLegalHoldResponse__Output as _svc_v1_AdminServiceReleaseLegalHoldResponse__Output } from './svc/v1/AdminServiceReleaseLegalHoldResponse.ts';
+import type { AdminServiceRunGcRequest as _svc_v1_AdminServiceRunGcRequest, AdminServiceRunGcRequest__Output as _svc_v1_AdminServiceRunGcRequest__Output } from './svc/v1/AdminServiceRunGcRequest.ts';
+import type { AdminServiceRunGcResponse as _svc_v1_AdminServiceRunGcResponse, AdminServiceRunGcResponse__Output as _svc_v1_AdminServiceRunGcResponse__Output } from './svc/v1/AdminServiceRunGcResponse.ts';
 import type { AdminServiceRunRestoreTestRequest as _svc_v1_AdminServiceRunRestoreTestRequest, AdminServiceRunRestoreTestRequest__Output as _svc_v1_AdminServiceRunRestoreTestRequest__Output } from './svc/v1/AdminServiceRunRestoreTestRequest.ts';
 import type { AdminServiceRunRestoreTestResponse as _svc_v1_AdminServiceRunRestoreTestResponse, AdminServiceRunRestoreTestResponse__Output as _svc_v1_AdminServiceRunRestoreTestResponse__Output } from './svc/v1/AdminServiceRunRestoreTestResponse.ts';
 import type { AiResponseMetadata as _svc_v1_AiResponseMetadata, AiResponseMetadata__Output as _svc_v1_AiResponseMetadata__Output } from './svc/v1/AiResponseMetadata.ts';
@@ -303,6 +305,8 @@ export interface ProtoGrpcType {
       AdminServiceReadinessResponse: MessageTypeDefinition<_svc_v1_AdminServiceReadinessResponse, _svc_v1_AdminServiceReadinessResponse__Output>
       AdminServiceReleaseLegalHoldRequest: MessageTypeDefinition<_svc_v1_AdminServiceReleaseLegalHoldRequest, _svc_v1_AdminServiceReleaseLegalHoldRequest__Output>
       AdminServiceReleaseLegalHoldResponse: MessageTypeDefinition<_svc_v1_AdminServiceReleaseLegalHoldResponse, _svc_v1_AdminServiceReleaseLegalHoldResponse__Output>
+      AdminServiceRunGcRequest: MessageTypeDefinition<_svc_v1_AdminServiceRunGcRequest, _svc_v1_AdminServiceRunGcRequest__Output>
+      AdminServiceRunGcResponse: MessageTypeDefinition<_svc_v1_AdminServiceRunGcResponse, _svc_v1_AdminServiceRunGcResponse__Output>
       AdminServiceRunRestoreTestRequest: MessageTypeDefinition<_svc_v1_AdminServiceRunRestoreTestRequest, _svc_v1_AdminServiceRunRestoreTestRequest__Output>
       AdminServiceRunRestoreTestResponse: MessageTypeDefinition<_svc_v1_AdminServiceRunRestoreTestResponse, _svc_v1_AdminServiceRunRestoreTestResponse__Output>
       AiResponseMetadata: MessageTypeDefinition<_svc_v1_AiResponseMetadata, _svc_v1_AiResponseMetadata__Output>

@@ -1,4 +1,4 @@
-/** svc.v1.AdminService — the gRPC form of `/v1/admin` (route admin.ts): readiness, switches (read and change), alerts, legal holds, restore tests. */
+/** svc.v1.AdminService — the gRPC form of `/v1/admin` (route admin.ts): readiness, switches (read and change), alerts, legal holds, restore tests, garbage collection. */
 import { checkReadiness } from '../../readiness.ts';
 import type { AdminServiceHandlers } from '../generated/svc/v1/AdminService.ts';
 import { toStruct } from '../mapping/struct.ts';
@@ -45,6 +45,12 @@ export function adminService(rt: GrpcRuntime): AdminServiceHandlers {
     PlatformReadiness: unary(rt, 'AdminService/PlatformReadiness', async (ctx) => {
       const report = await app.platforms.readiness(ctx);
       return { ready: report.ready, result: jsonResult(report) };
+    }),
+
+    // The same request validation and permission check (storage:gc, deployment-wide admin) as POST /v1/admin/gc.
+    RunGc: unary(rt, 'AdminService/RunGc', async (ctx, req) => {
+      const report = await app.gc.runRequest(ctx, restBody({ dry_run: req.dry_run }));
+      return { run_id: report.run_id, result: jsonResult({ result: report }) };
     }),
 
     RunRestoreTest: unary(rt, 'AdminService/RunRestoreTest', async (ctx, req) => ({ result: jsonResult({ result: await app.restoreTests.run(ctx, fromOptionalStruct(req.request) ?? {}) }) })),

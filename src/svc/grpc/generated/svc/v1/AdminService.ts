@@ -23,6 +23,8 @@ import type { AdminServiceReadinessRequest as _svc_v1_AdminServiceReadinessReque
 import type { AdminServiceReadinessResponse as _svc_v1_AdminServiceReadinessResponse, AdminServiceReadinessResponse__Output as _svc_v1_AdminServiceReadinessResponse__Output } from '../../svc/v1/AdminServiceReadinessResponse.ts';
 import type { AdminServiceReleaseLegalHoldRequest as _svc_v1_AdminServiceReleaseLegalHoldRequest, AdminServiceReleaseLegalHoldRequest__Output as _svc_v1_AdminServiceReleaseLegalHoldRequest__Output } from '../../svc/v1/AdminServiceReleaseLegalHoldRequest.ts';
 import type { AdminServiceReleaseLegalHoldResponse as _svc_v1_AdminServiceReleaseLegalHoldResponse, AdminServiceReleaseLegalHoldResponse__Output as _svc_v1_AdminServiceReleaseLegalHoldResponse__Output } from '../../svc/v1/AdminServiceReleaseLegalHoldResponse.ts';
+import type { AdminServiceRunGcRequest as _svc_v1_AdminServiceRunGcRequest, AdminServiceRunGcRequest__Output as _svc_v1_AdminServiceRunGcRequest__Output } from '../../svc/v1/AdminServiceRunGcRequest.ts';
+import type { AdminServiceRunGcResponse as _svc_v1_AdminServiceRunGcResponse, AdminServiceRunGcResponse__Output as _svc_v1_AdminServiceRunGcResponse__Output } from '../../svc/v1/AdminServiceRunGcResponse.ts';
 import type { AdminServiceRunRestoreTestRequest as _svc_v1_AdminServiceRunRestoreTestRequest, AdminServiceRunRestoreTestRequest__Output as _svc_v1_AdminServiceRunRestoreTestRequest__Output } from '../../svc/v1/AdminServiceRunRestoreTestRequest.ts';
 import type { AdminServiceRunRestoreTestResponse as _svc_v1_AdminServiceRunRestoreTestResponse, AdminServiceRunRestoreTestResponse__Output as _svc_v1_AdminServiceRunRestoreTestResponse__Output } from '../../svc/v1/AdminServiceRunRestoreTestResponse.ts';
 
@@ -181,6 +183,21 @@ export interface AdminServiceClient extends grpc.Client {
   releaseLegalHold(argument: _svc_v1_AdminServiceReleaseLegalHoldRequest, callback: grpc.requestCallback<_svc_v1_AdminServiceReleaseLegalHoldResponse__Output>): grpc.ClientUnaryCall;
   
   /**
+   * POST /v1/admin/gc: garbage collection now (storage:gc, admin; deployment-wide keys); a storage.gc_completed ledger event.
+   */
+  RunGc(argument: _svc_v1_AdminServiceRunGcRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_AdminServiceRunGcResponse__Output>): grpc.ClientUnaryCall;
+  RunGc(argument: _svc_v1_AdminServiceRunGcRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_AdminServiceRunGcResponse__Output>): grpc.ClientUnaryCall;
+  RunGc(argument: _svc_v1_AdminServiceRunGcRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_AdminServiceRunGcResponse__Output>): grpc.ClientUnaryCall;
+  RunGc(argument: _svc_v1_AdminServiceRunGcRequest, callback: grpc.requestCallback<_svc_v1_AdminServiceRunGcResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * POST /v1/admin/gc: garbage collection now (storage:gc, admin; deployment-wide keys); a storage.gc_completed ledger event.
+   */
+  runGc(argument: _svc_v1_AdminServiceRunGcRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_AdminServiceRunGcResponse__Output>): grpc.ClientUnaryCall;
+  runGc(argument: _svc_v1_AdminServiceRunGcRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_AdminServiceRunGcResponse__Output>): grpc.ClientUnaryCall;
+  runGc(argument: _svc_v1_AdminServiceRunGcRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_AdminServiceRunGcResponse__Output>): grpc.ClientUnaryCall;
+  runGc(argument: _svc_v1_AdminServiceRunGcRequest, callback: grpc.requestCallback<_svc_v1_AdminServiceRunGcResponse__Output>): grpc.ClientUnaryCall;
+  
+  /**
    * POST /v1/admin/restore-tests: run one rehydration restore test now (restore_tests:run).
    */
   RunRestoreTest(argument: _svc_v1_AdminServiceRunRestoreTestRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_AdminServiceRunRestoreTestResponse__Output>): grpc.ClientUnaryCall;
@@ -252,6 +269,11 @@ export interface AdminServiceHandlers extends grpc.UntypedServiceImplementation 
   ReleaseLegalHold: grpc.handleUnaryCall<_svc_v1_AdminServiceReleaseLegalHoldRequest__Output, _svc_v1_AdminServiceReleaseLegalHoldResponse>;
   
   /**
+   * POST /v1/admin/gc: garbage collection now (storage:gc, admin; deployment-wide keys); a storage.gc_completed ledger event.
+   */
+  RunGc: grpc.handleUnaryCall<_svc_v1_AdminServiceRunGcRequest__Output, _svc_v1_AdminServiceRunGcResponse>;
+  
+  /**
    * POST /v1/admin/restore-tests: run one rehydration restore test now (restore_tests:run).
    */
   RunRestoreTest: grpc.handleUnaryCall<_svc_v1_AdminServiceRunRestoreTestRequest__Output, _svc_v1_AdminServiceRunRestoreTestResponse>;
@@ -269,5 +291,6 @@ export interface AdminServiceDefinition extends grpc.ServiceDefinition {
   PlatformReadiness: MethodDefinition<_svc_v1_AdminServicePlatformReadinessRequest, _svc_v1_AdminServicePlatformReadinessResponse, _svc_v1_AdminServicePlatformReadinessRequest__Output, _svc_v1_AdminServicePlatformReadinessResponse__Output>
   Readiness: MethodDefinition<_svc_v1_AdminServiceReadinessRequest, _svc_v1_AdminServiceReadinessResponse, _svc_v1_AdminServiceReadinessRequest__Output, _svc_v1_AdminServiceReadinessResponse__Output>
   ReleaseLegalHold: MethodDefinition<_svc_v1_AdminServiceReleaseLegalHoldRequest, _svc_v1_AdminServiceReleaseLegalHoldResponse, _svc_v1_AdminServiceReleaseLegalHoldRequest__Output, _svc_v1_AdminServiceReleaseLegalHoldResponse__Output>
+  RunGc: MethodDefinition<_svc_v1_AdminServiceRunGcRequest, _svc_v1_AdminServiceRunGcResponse, _svc_v1_AdminServiceRunGcRequest__Output, _svc_v1_AdminServiceRunGcResponse__Output>
   RunRestoreTest: MethodDefinition<_svc_v1_AdminServiceRunRestoreTestRequest, _svc_v1_AdminServiceRunRestoreTestResponse, _svc_v1_AdminServiceRunRestoreTestRequest__Output, _svc_v1_AdminServiceRunRestoreTestResponse__Output>
 }
