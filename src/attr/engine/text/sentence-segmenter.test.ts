@@ -40,3 +40,11 @@ test('line breaks end units and list bullets are not part of them', () => {
 test('question and exclamation marks end sentences', () => {
   assert.deepEqual(texts('Is it hot? Yes! It is.'), ['Is it hot?', 'Yes!', 'It is.']);
 });
+
+test('an exclamation or question mark followed by a lower-case word does not end the sentence', () => {
+  assert.deepEqual(texts('They covered it for the "Kerrang!" release of 2006. Was it "Who\'s Buying?" again? Yes.'), [
+    'They covered it for the "Kerrang!" release of 2006.',
+    'Was it "Who\'s Buying?" again?',
+    'Yes.',
+  ]);
+});

@@ -4,7 +4,8 @@
  * `Intl.Segmenter` splits after every "Dr." and "Jan.", so boundaries are
  * found by hand: a `.`, `!` or `?` (plus closing quotes or brackets) followed
  * by white space ends a sentence unless the word before it is a known
- * abbreviation, an initial ("J."), or the next word starts in lower case.
+ * abbreviation, an initial ("J."), or the next word starts in lower case
+ * (after `!`, `?` and `…` too: "the "Kerrang!" release" is one sentence).
  * Decimals ("3.5") and URLs never contain white space after the dot, so they
  * are never split. A citation marker right after the end ("... 100 °C. [1]")
  * stays with the sentence it cites. Line breaks always end a unit, and list
@@ -69,6 +70,11 @@ function segmentLine(text: string, from: number, to: number, out: TextSegment[])
         i = end;
         continue;
       }
+      // "… for the "Kerrang!" release …", "Who's Buying?" album": a title's own mark, the sentence goes on in lower case.
+      if (ch !== '.' && nextIsLowerCase(text, end, to)) {
+        i = end;
+        continue;
+      }
       // Keep citation markers that follow the terminal punctuation with this sentence.
       let cut = end;
       let probe = end;
@@ -87,6 +93,13 @@ function segmentLine(text: string, from: number, to: number, out: TextSegment[])
     i++;
   }
   pushTrimmed(text, sentenceStart, to, out);
+}
+
+/** The first non-space character from `after` is a lower-case letter. */
+function nextIsLowerCase(text: string, after: number, to: number): boolean {
+  let next = after;
+  while (next < to && /\s/.test(text[next]!)) next++;
+  return /\p{Ll}/u.test(text[next] ?? '');
 }
 
 /** Decides whether the period at `dot` (followed by white space at `after`) ends a sentence. */

@@ -78,3 +78,22 @@ test('a hyphenated number word is one figure', () => {
   assert.deepEqual(warrantMismatchFlags('It has 66 writers.', 'It has sixty-six writers.'), []);
   assert.deepEqual(warrantMismatchFlags('It has 60 writers.', 'It has sixty-six writers.'), ['numeric_value_not_in_evidence']);
 });
+
+test('a sentence sharing one word with a short claim does not carry it', () => {
+  const span = 'Members should not use tobacco or alcohol. Visitors may bring guests, allowing outsiders in.';
+  assert.deepEqual(warrantMismatchFlags('Tobacco and alcohol are not allowed.', span), []);
+  // The hedged sentence holds two of the claim's words: it carries the claim, and its hedge counts.
+  assert.deepEqual(warrantMismatchFlags('Visitors are allowed to bring guests.', span), ['modality_stronger_than_evidence']);
+});
+
+test('scope is judged on the words a scope word governs', () => {
+  // The claim's "never" governs "identified"; a sentence about the man that says nothing of all time narrows nothing.
+  const bodies = 'The bodies found in Notts have never been identified. The remains of a man were found in a caravan in 2014.';
+  assert.deepEqual(warrantMismatchFlags('The man found in the caravan has never been identified.', bodies), []);
+  // "all" governs "public schools in the country": evidence about public schools without "all" is narrower.
+  assert.deepEqual(warrantMismatchFlags('All public schools in the country must desegregate.', 'Segregation in public schools was unconstitutional.'), ['scope_broader_than_evidence']);
+  // The evidence's own scope word narrows the words it governs…
+  assert.deepEqual(warrantMismatchFlags('Bees forage within 3 kilometres.', 'Some bees forage within 3 kilometres.'), ['scope_broader_than_evidence']);
+  // …and nothing else: "several physicians" says nothing about how many students volunteer.
+  assert.deepEqual(warrantMismatchFlags('Students volunteer at the clinics.', 'Students volunteer at the clinics, and several physicians supervise them.'), []);
+});

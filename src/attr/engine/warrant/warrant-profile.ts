@@ -12,7 +12,7 @@ import { numberMentions, type NumberMentions } from './numbers.ts';
 import { stripCitationNoise } from '../text/citation-markers.ts';
 import { stripLinks } from '../text/links.ts';
 import { segmentSentences } from '../text/sentence-segmenter.ts';
-import { contentTokens } from '../text/tokenizer.ts';
+import { contentTokens, tokenSpans } from '../text/tokenizer.ts';
 
 /** Citation markers and links carry no warrant; "[1]" is not the number one. */
 function body(text: string): string {
@@ -51,8 +51,36 @@ export function readWarrant(rawText: string): WarrantReading {
   };
 }
 
-/** A sentence of the evidence carries the claim when it holds at least this share of the claim's distinct tokens. */
+/** A sentence of the evidence carries the claim when it holds at least this share of the claim's distinct tokens… */
 export const CARRYING_SHARE = 0.25;
+/** …and at least this many of them (one shared word of a short claim is a coincidence: "allowed" / "allowing outsiders"). */
+export const CARRYING_MIN_TERMS = 2;
+/** A scope word ("all", "never", "several", "most") governs the content words that start within this many characters after it. */
+export const SCOPE_REACH = 24;
+
+const SCOPE_CUES = { universal: globalOf(UNIVERSAL), general: globalOf(GENERAL), particular: globalOf(PARTICULAR) } as const;
+
+function globalOf(re: RegExp): RegExp {
+  return new RegExp(re.source, 'g');
+}
+
+/**
+ * The content tokens a text's scope word governs: those starting within
+ * SCOPE_REACH characters after each cue of its scope ("all public schools in
+ * the country" → public, school, countri; "have never been identified" →
+ * identifi). Empty for a text of unspecified scope.
+ */
+export function scopeGoverned(text: string, scope: WarrantProfile['scope']): Set<string> {
+  const out = new Set<string>();
+  if (scope === 'unspecified') return out;
+  const lower = text.replace(MONTH_MAY, 'month').toLowerCase();
+  const spans = tokenSpans(text);
+  for (const m of lower.matchAll(SCOPE_CUES[scope])) {
+    const end = m.index + m[0].length;
+    for (const sp of spans) if (sp.start >= end && sp.start - end <= SCOPE_REACH) out.add(sp.term);
+  }
+  return out;
+}
 
 function termsOf(reading: WarrantReading): ReadonlySet<string> {
   return (reading.terms ??= new Set(contentTokens(reading.text)));
@@ -76,7 +104,7 @@ function carryingSentences(claim: WarrantReading, evidence: WarrantReading): Car
   const sentences = (evidence.sentences ??= segmentSentences(evidence.text).map((s) => ({ text: s.text, terms: new Set(contentTokens(s.text)) })));
   if (sentences.length <= 1) return undefined;
   const claimTerms = termsOf(claim);
-  const need = Math.max(1, CARRYING_SHARE * claimTerms.size);
+  const need = Math.max(Math.min(CARRYING_MIN_TERMS, claimTerms.size), CARRYING_SHARE * claimTerms.size);
   const carrying: CarryingSentence[] = [];
   for (const s of sentences) {
     const held = new Set<string>();
@@ -104,7 +132,7 @@ function carryingSentences(claim: WarrantReading, evidence: WarrantReading): Car
  * ("The law applies to public and private unions. … a law that might not have
  * been conceivable …").
  */
-function weakerWhereNeeded(carrying: readonly CarryingSentence[], weaker: (p: WarrantProfile) => boolean): boolean {
+function weakerWhereNeeded(carrying: readonly CarryingSentence[], weaker: (p: WarrantProfile) => boolean, concerns: (s: CarryingSentence, t: string) => boolean = () => true): boolean {
   const strongHeld = new Set<string>();
   let anyWeak = false;
   for (const s of carrying) {
@@ -112,7 +140,22 @@ function weakerWhereNeeded(carrying: readonly CarryingSentence[], weaker: (p: Wa
     else for (const t of s.held) strongHeld.add(t);
   }
   if (!anyWeak) return false;
-  return carrying.some((s) => weaker(s.profile) && [...s.held].some((t) => !strongHeld.has(t)));
+  return carrying.some((s) => weaker(s.profile) && [...s.held].some((t) => !strongHeld.has(t) && concerns(s, t)));
+}
+
+/**
+ * Which claim words a narrower evidence sentence narrows (decision 151): the
+ * words the claim's own scope word governs ("never been identified": a
+ * sentence about "the remains of a man" without "never" narrows nothing the
+ * claim says of all time), and the words the sentence's own scope word
+ * governs ("at several community clinics" narrows "clinics", not "UC Davis
+ * medical students"). A claim whose scope word governs no content word keeps
+ * every word in play.
+ */
+function scopeConcerns(claim: WarrantReading): (s: CarryingSentence, t: string) => boolean {
+  const claimGoverned = scopeGoverned(claim.text, claim.profile.scope);
+  const everything = claim.profile.scope !== 'unspecified' && claimGoverned.size === 0;
+  return (s, t) => everything || claimGoverned.has(t) || scopeGoverned(s.text, s.profile.scope).has(t);
 }
 
 /**
@@ -125,6 +168,12 @@ function relation(t: string): WarrantProfile['relation'] {
   const rest = correlational ? t.replace(CORRELATIONAL_PHRASE, ' ') : t;
   if (CAUSAL.test(rest) || EFFECT_VERB.test(rest)) return 'causal';
   return correlational ? 'correlational' : 'descriptive';
+}
+
+/** The claim's distinct tokens the evidence holds. */
+function heldTerms(claim: WarrantReading, evidence: WarrantReading): Set<string> {
+  const ev = termsOf(evidence);
+  return new Set([...termsOf(claim)].filter((t) => ev.has(t)));
 }
 
 export function warrantProfile(rawText: string): WarrantProfile {
@@ -185,7 +234,9 @@ export function mismatchFlags(claim: WarrantReading, evidence: WarrantReading): 
   const flags: string[] = [];
   if (c.relation === 'causal' && e.relation === 'correlational') flags.push('relation_causal_from_correlational');
   if (carrying === undefined ? weakerModality(e) : weakerWhereNeeded(carrying, weakerModality)) flags.push('modality_stronger_than_evidence');
-  if (carrying === undefined ? narrowerScope(e) : weakerWhereNeeded(carrying, narrowerScope)) flags.push('scope_broader_than_evidence');
+  // Scope is judged per sentence even for a one-sentence span: what matters is which claim words a scope word governs.
+  const scopeSentences = carrying ?? [{ text: evidence.text, profile: evidence.profile, held: heldTerms(claim, evidence) }];
+  if (weakerWhereNeeded(scopeSentences, narrowerScope, scopeConcerns(claim))) flags.push('scope_broader_than_evidence');
   const cn = claim.numbers;
   const en = evidence.numbers;
   if (cn.years.some((y) => !en.years.includes(y))) flags.push('temporal_year_not_in_evidence');
