@@ -89,7 +89,7 @@ export class CorpusIndex {
             const id = intern(term);
             if (capitalized) capital[id] = (capital[id] ?? 0) + 1;
             else lower[id] = (lower[id] ?? 0) + 1;
-          });
+          }, true);
           const page = this.#pageTerms[sourceIndex]!;
           for (const t of tokens) page.add(t);
           termStarts.push(sentenceTerms.length);
@@ -127,7 +127,7 @@ export class CorpusIndex {
     let r = this.#readings[key];
     if (r === undefined) {
       const text = chunk.sentences[j]!.text;
-      const spans = tokenSpans(text);
+      const spans = tokenSpans(text, true);
       r = { lower: text.toLowerCase(), spans, negatedTerms: negatedTerms(text, spans), passive: PASSIVE.test(text) };
       this.#readings[key] = r;
     }

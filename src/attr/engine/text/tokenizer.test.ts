@@ -47,3 +47,13 @@ test('an abbreviated month next to a figure is the month', () => {
 test('a hyphenated tens-and-unit number word is one number', () => {
   assert.deepEqual(contentTokens('Sixty-Six Books by sixty-six writers, twenty days'), ['66', 'book', '66', 'writer', '20', 'dai']);
 });
+
+test('with compounds, a hyphenated pair of words is also read as one word (evidence side)', () => {
+  assert.deepEqual(tokenSpans('the 6th Ibero-American chess championship', true).map((s) => s.term), ['6', 'iberoamerican', 'ibero', 'american', 'chess', 'championship']);
+  assert.deepEqual(tokenSpans('the 6th Ibero-American chess championship').map((s) => s.term), ['6', 'ibero', 'american', 'chess', 'championship']);
+  // Only a pair: the words of a longer chain stay apart.
+  assert.deepEqual(tokenSpans('A state-of-the-art arena', true).map((s) => s.term), ['state', 'art', 'arena']);
+  const seen: string[] = [];
+  eachContentToken('her co-star', (t) => seen.push(t), true);
+  assert.deepEqual(seen, ['costar', 'co', 'star']);
+});

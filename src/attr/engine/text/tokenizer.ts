@@ -97,7 +97,7 @@ export interface TokenSpan {
  * Visits the content tokens of `text` in order. Offsets refer to the text
  * after NFKC and digit folding (the same as the input for ASCII text).
  */
-function eachToken(raw: string, visit: (term: string, start: number, end: number, original: string, number: boolean) => void): void {
+function eachToken(raw: string, visit: (term: string, start: number, end: number, original: string, number: boolean) => void, compounds = false): void {
   const text = NON_ASCII.test(raw) ? foldDigits(raw.normalize('NFKC')) : raw;
   let skipUntil = -1;
   for (const m of text.matchAll(TOKEN)) {
@@ -137,10 +137,22 @@ function eachToken(raw: string, visit: (term: string, start: number, end: number
       visit(month, m.index, m.index + original.length, original, false);
       continue;
     }
+    const end = m.index + original.length;
+    if (compounds) {
+      // "Ibero-American" is also "Iberoamerican", "co-star" also "costar": the compound written as one word.
+      const joined = HYPHENATED_NEXT.exec(text.slice(end, end + 40));
+      if (joined && /^\p{L}+$/u.test(t) && !/[-‐]/.test(text[m.index - 1] ?? '')) {
+        const whole = t + joined[1]!.toLowerCase();
+        if (!STOP_WORDS.has(whole)) visit(stem(whole), m.index, end + joined[0].length, text.slice(m.index, end + joined[0].length), false);
+      }
+    }
     if (t.length < 2 || STOP_WORDS.has(t)) continue;
-    visit(stem(t), m.index, m.index + original.length, original, false);
+    visit(stem(t), m.index, end, original, false);
   }
 }
+
+/** A hyphen and the next word right after a word ("-American" in "Ibero-American"). */
+const HYPHENATED_NEXT = /^[-‐]([\p{L}]+)(?![\p{L}\p{N}]*[-‐][\p{L}\p{N}])/u;
 
 /** Content tokens of `text`, in order (duplicates kept). */
 export function contentTokens(text: string): string[] {
@@ -155,12 +167,18 @@ function isCapitalized(original: string): boolean {
   return /\p{Lu}/u.test(String.fromCodePoint(original.codePointAt(0)!));
 }
 
-/** Content tokens with offsets, capitalisation and number flag (for claim analysis). */
-export function tokenSpans(text: string): TokenSpan[] {
+/**
+ * Content tokens with offsets, capitalisation and number flag (for claim
+ * analysis). `compounds`: a hyphenated pair of words also yields the pair
+ * written as one word, before its parts (evidence side only, so that a claim
+ * writing "Iberoamerican" finds "Ibero-American"; a claim's own hyphenated
+ * words stay two terms, which evidence writing them apart still matches).
+ */
+export function tokenSpans(text: string, compounds = false): TokenSpan[] {
   const out: TokenSpan[] = [];
   eachToken(text, (term, start, end, original, number) => {
     out.push({ term, start, end, capitalized: !number && isCapitalized(original), number });
-  });
+  }, compounds);
   return out;
 }
 
@@ -168,11 +186,11 @@ export function tokenSpans(text: string): TokenSpan[] {
  * Visits the content tokens of `text` in order with whether each was written
  * with a capital (numbers never are) and whether it is the text's first token.
  */
-export function eachContentToken(text: string, visit: (term: string, capitalized: boolean, first: boolean) => void): void {
+export function eachContentToken(text: string, visit: (term: string, capitalized: boolean, first: boolean) => void, compounds = false): void {
   let first = true;
   eachToken(text, (term, start, _end, original, number) => {
     // A token is the sentence's first when only punctuation or quotes stand before it.
     visit(term, !number && isCapitalized(original), first && !/[\p{L}\p{N}]/u.test(text.slice(0, start)));
     first = false;
-  });
+  }, compounds);
 }

@@ -97,3 +97,14 @@ test('scope is judged on the words a scope word governs', () => {
   // …and nothing else: "several physicians" says nothing about how many students volunteer.
   assert.deepEqual(warrantMismatchFlags('Students volunteer at the clinics.', 'Students volunteer at the clinics, and several physicians supervise them.'), []);
 });
+
+test('a hedge weakens the clause it stands in, not the rest of the sentence', () => {
+  const claim = 'The permit covers hiking, camping and fishing trips.';
+  const hedgedElsewhere = 'The permit covers hiking and camping in the park. The permit might not have been issued without a review, a rule that applied to fishing trips as well.';
+  assert.deepEqual(warrantMismatchFlags(claim, hedgedElsewhere), []);
+  const hedgedHere = 'The permit covers hiking and camping in the park. The permit might cover fishing trips as well.';
+  assert.deepEqual(warrantMismatchFlags(claim, hedgedHere), ['modality_stronger_than_evidence']);
+  // One sentence: the hedged clause is the one that holds the claim's words.
+  assert.deepEqual(warrantMismatchFlags('The law applies to unions.', 'The law applies to unions, though it may be repealed.'), []);
+  assert.deepEqual(warrantMismatchFlags('The law applies to unions.', 'The law may apply to unions, lawyers said.'), ['modality_stronger_than_evidence']);
+});

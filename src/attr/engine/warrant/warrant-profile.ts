@@ -170,6 +170,30 @@ function relation(t: string): WarrantProfile['relation'] {
   return correlational ? 'correlational' : 'descriptive';
 }
 
+/** Where a clause ends inside a sentence: commas, semicolons, colons, brackets and dashes. */
+const CLAUSE_EDGE = /[,;:()]|\s[–—-]\s/;
+
+/**
+ * The content tokens of the clauses of a sentence that hold a hedge ("may",
+ * "could", "probably"…): "But that law might not have been conceivable if
+ * Walker had not first succeeded in passing Act 10, a 2011 law that applied
+ * exclusively to government employee unions" hedges "law", "conceivable",
+ * "Walker"…, not "employee unions". Undefined when the sentence has no hedge
+ * word (it is weaker than a claim of certainty as a whole).
+ */
+export function hedgedTerms(text: string): Set<string> | undefined {
+  const clauses = text.replace(MONTH_MAY, 'month').split(CLAUSE_EDGE);
+  const hedged = clauses.filter((c) => POSSIBLE.test(c.toLowerCase()) || PROBABLE.test(c.toLowerCase()));
+  if (hedged.length === 0) return undefined;
+  return new Set(hedged.flatMap((c) => contentTokens(c)));
+}
+
+/** A hedged sentence concerns the claim words of its hedged clauses only. */
+function hedgeConcerns(s: CarryingSentence, t: string): boolean {
+  if (s.profile.modality === 'asserted' || s.profile.modality === 'certain') return true;
+  return hedgedTerms(s.text)?.has(t) ?? true;
+}
+
 /** The claim's distinct tokens the evidence holds. */
 function heldTerms(claim: WarrantReading, evidence: WarrantReading): Set<string> {
   const ev = termsOf(evidence);
@@ -233,10 +257,11 @@ export function mismatchFlags(claim: WarrantReading, evidence: WarrantReading): 
   const narrowerScope = (p: WarrantProfile) => SCOPE_RANK[c.scope] > SCOPE_RANK[p.scope];
   const flags: string[] = [];
   if (c.relation === 'causal' && e.relation === 'correlational') flags.push('relation_causal_from_correlational');
-  if (carrying === undefined ? weakerModality(e) : weakerWhereNeeded(carrying, weakerModality)) flags.push('modality_stronger_than_evidence');
+  // A hedge weakens the clause it stands in (decision 151), for a one-sentence span too.
+  const sentencesRead = carrying ?? [{ text: evidence.text, profile: evidence.profile, held: heldTerms(claim, evidence) }];
+  if (weakerWhereNeeded(sentencesRead, weakerModality, hedgeConcerns)) flags.push('modality_stronger_than_evidence');
   // Scope is judged per sentence even for a one-sentence span: what matters is which claim words a scope word governs.
-  const scopeSentences = carrying ?? [{ text: evidence.text, profile: evidence.profile, held: heldTerms(claim, evidence) }];
-  if (weakerWhereNeeded(scopeSentences, narrowerScope, scopeConcerns(claim))) flags.push('scope_broader_than_evidence');
+  if (weakerWhereNeeded(sentencesRead, narrowerScope, scopeConcerns(claim))) flags.push('scope_broader_than_evidence');
   const cn = claim.numbers;
   const en = evidence.numbers;
   if (cn.years.some((y) => !en.years.includes(y))) flags.push('temporal_year_not_in_evidence');
