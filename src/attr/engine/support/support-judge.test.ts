@@ -122,3 +122,21 @@ test('a claim writing a compound as one word meets evidence that hyphenates it (
   // The quantity check still reads the figure against what it counts.
   assert.deepEqual(judgeSupport(readClaim('He won the 7th Iberoamerican chess championship in Bilbao.'), ones, w).flags.includes('number_missing'), true);
 });
+
+test("the source's title counts toward recall: the footer shows it with the window", () => {
+  const withTitle = judge('Jones is named on the Ambleston War Memorial.', ['Jones is named on it, with his brother.'], 'Ambleston War Memorial');
+  assert.deepEqual(withTitle.flags, []);
+  assert.equal(withTitle.recall, 1);
+  assert.ok(withTitle.score >= calibratedScore(SUPPORTED_RECALL));
+  const without = judge('Jones is named on the Ambleston War Memorial.', ['Jones is named on it, with his brother.'], 'Roll of honour');
+  assert.ok(without.score < calibratedScore(SUPPORTED_RECALL));
+  // A clause the title does not speak to still needs its own support.
+  assert.ok(judge('Jones is named on the Ambleston War Memorial, and he also produced gold.', ['Jones is named on it, with his brother.'], 'Ambleston War Memorial').flags.includes('fragment_unsupported'));
+});
+
+test('a word after a subject pronoun is not read as a substituted subject', () => {
+  // "He reportedly grew close" against "The three grew close": "three" stands for "He", not for "reportedly".
+  assert.equal(judge('He reportedly grew close to the twins.', ['The three grew close to the twins.']).flags.includes('word_substituted'), false);
+  // A clause's own first word is still compared with what the sentence puts in its place.
+  assert.ok(judge('The rye starter is a stable culture of wild yeasts.', ['The sourdough starter is a stable culture of wild yeasts.']).flags.includes('word_substituted'));
+});

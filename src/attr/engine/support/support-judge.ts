@@ -4,6 +4,9 @@
  * checks that cap the score below the supported threshold when the window
  * does not say what the claim says even though it holds its words:
  *
+ * Recall counts the words of the window and of the source's title (shown
+ * with the window in the footer's source row).
+ *
  * - `fragment_unsupported`: a clause of the claim is not itself covered
  *   (a rider such as "…, and they also produce gold");
  * - `entity_missing`: a name the claim uses is in neither the window nor
@@ -105,7 +108,7 @@ export interface WindowReading {
 }
 
 export interface SupportVerdict {
-  /** Weighted recall of the claim's tokens in the window. */
+  /** Weighted recall of the claim's tokens in the window and the source's title. */
   recall: number;
   /** The support score: `calibratedScore(recall)`, capped when a check fails. */
   score: number;
@@ -115,12 +118,14 @@ export interface SupportVerdict {
 export function judgeSupport(claim: ClaimReading, weight: (term: string) => number, window: WindowReading): SupportVerdict {
   const flags: string[] = [];
   const has = window.terms;
+  // The source's title is shown with every window of it (the footer's source row): its words count as said (decision 151).
+  const said = (t: string) => has.has(t) || window.titleTerms.has(t);
   let total = 0;
   let hit = 0;
   for (const t of claim.terms) {
     const w = weight(t);
     total += w;
-    if (has.has(t)) hit += w;
+    if (said(t)) hit += w;
   }
   const recall = total === 0 ? 0 : hit / total;
 
@@ -165,7 +170,7 @@ export function judgeSupport(claim: ClaimReading, weight: (term: string) => numb
     for (const t of f.terms) {
       const w = weight(t);
       fTotal += w;
-      if (has.has(t)) fHit += w;
+      if (said(t)) fHit += w;
     }
     if (fTotal > 0 && fHit / fTotal < FRAGMENT_MIN_RECALL) fragmentFailed = true;
     const best = bestSentence(window.sentences, f.terms);
@@ -331,6 +336,9 @@ function substituted(claimText: string, claim: readonly TokenSpan[], sentence: r
     if (window.has(m.term) || m.number) continue;
     // Words of force ("causes", "always", "may", "about") are rule 4's to judge, against the evidence's own force.
     if (FORCE_WORD.test(claimText.slice(m.start, m.end).toLowerCase())) continue;
+    // A word right after a subject pronoun ("He reportedly grew close …") is no subject: whatever the sentence
+    // puts before the next claim word ("The three grew close …") stands for the pronoun, not for it.
+    if (i === 0 && SUBJECT_PRONOUN_BEFORE.test(claimText.slice(Math.max(0, m.start - 8), m.start))) continue;
     // At either end of the clause the sentence's own first or last word stands in for the missing neighbour.
     const a = i === 0 ? [-1] : at.get(claim[i - 1]!.term);
     const b = i + 1 === claim.length ? [sentence.length] : at.get(claim[i + 1]!.term);
@@ -352,6 +360,9 @@ function substituted(claimText: string, claim: readonly TokenSpan[], sentence: r
   }
   return false;
 }
+
+/** A subject pronoun right before a word (see `substituted`). */
+const SUBJECT_PRONOUN_BEFORE = /(?:^|[^\p{L}])(?:he|she|it|they|we|i|you)\s+$/iu;
 
 /**
  * Relations whose year is part of the span they name: "since 2019", "from
