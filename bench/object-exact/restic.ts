@@ -52,3 +52,25 @@ export function resticRestore(repo: string, target: string): number {
   restic(repo, ['restore', 'latest', '--target', target]);
   return performance.now() - started;
 }
+
+/** The environment restic runs with here (repository password). */
+export function resticEnv(): NodeJS.ProcessEnv {
+  return ENV;
+}
+
+/**
+ * Garbage collection as a restic user does it: a first snapshot of `all`, a
+ * second of `kept` only, then `forget` of the first and `prune`. Returns the
+ * wall time of forget + prune and the repository bytes they freed.
+ */
+export function resticGc(repo: string, cwd: string, all: string[], kept: string[]): { ms: number; freedBytes: number } {
+  resticInit(repo);
+  resticBackup(repo, cwd, all);
+  const first = JSON.parse(restic(repo, ['snapshots', '--json'])) as Array<{ id: string }>;
+  resticBackup(repo, cwd, kept);
+  const before = dirSize(repo);
+  const started = performance.now();
+  restic(repo, ['forget', first[0]!.id]);
+  restic(repo, ['prune']);
+  return { ms: performance.now() - started, freedBytes: before - dirSize(repo) };
+}

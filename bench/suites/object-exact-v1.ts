@@ -14,9 +14,19 @@
  * 5. 1 MiB range reads (p50/p95) on compressed and raw objects, cold and
  *    through the verified-chunk cache;
  * 6. manifest write latency on SQLite;
- * 7. a multipart upload and a get through the real HTTP server.
+ * 7. a multipart upload and a get through the real HTTP server;
+ * 8. the user path (bench/object-exact/user-path.ts): `svc serve` in its own
+ *    process as `npm start` runs it, `svc execute --kind byte_object --file`
+ *    per file and `svc manifest rehydrate --out` per object (CLI processes),
+ *    next to `restic backup` / `restic restore` of the same files, alternating
+ *    rounds; stored bytes, the insert cost, range reads cold and warm over
+ *    HTTP, files and fsyncs per GiB (strace of both), S3 PUTs per GiB (s3rver),
+ *    GC time and bytes freed per GiB against restic forget + prune.
  *
- * `npm run bench -- object-exact-v1 [--size-mib N]` (N MiB per corpus kind, default 24).
+ * `npm run bench -- object-exact-v1 [--size-mib N] [--issue-mib M] [--rounds R] [--quick]`
+ * (N MiB per suite corpus kind, default 24; M MiB per file of the issue-12
+ * corpus — random, random, log-like, JSON — default 50; `--quick`: 2 MiB
+ * kinds, 4 MiB issue files, one round — a smoke run, not a result).
  */
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -47,6 +57,10 @@ import { buildServer } from '../../src/svc/http/server.ts';
 import type { IngestResult } from '../../src/svc/exact-bytes/ingest.ts';
 import { ingest } from '../../src/svc/exact-bytes/ingest.ts';
 import { openRehydration } from '../../src/svc/exact-bytes/rehydrate.ts';
+import S3rver from 's3rver';
+import { resticGc } from '../object-exact/restic.ts';
+import { ioCounts, svcGc, svcUserRound, type UserFile, type UserRound, userRangeReads } from '../object-exact/user-path.ts';
+import { execFileSync } from 'node:child_process';
 
 const MiB = 1024 * 1024;
 const scope = chunkScopeFor('tenant', 'bench');
@@ -303,17 +317,224 @@ function resticRound(workDir: string, corpusDir: string, corpus: { base: CorpusE
   return { ingestMs: base.ms + shifted.ms, storedBytes: base.addedBytes + shifted.addedBytes, insertBytes: shifted.addedBytes, restoreMs, initBytes };
 }
 
+/** The issue-12 corpus (random, random, log-like, JSON at `mib` MiB each), written beside the suite's own files. */
+function writeIssueCorpus(dir: string, mib: number): CorpusEntry[] {
+  const kinds: Array<[string, 'random' | 'log-like' | 'json', string]> = [
+    ['issue-random-a.bin', 'random', 'issue-12-a'],
+    ['issue-random-b.bin', 'random', 'issue-12-b'],
+    ['issue-log-like.bin', 'log-like', 'issue-12-log'],
+    ['issue-json.bin', 'json', 'issue-12-json'],
+  ];
+  return kinds.map(([name, kind, seed]) => {
+    const data = corpusFile(kind, mib * MiB, seed);
+    const file = path.join(dir, name);
+    writeFileSync(file, data);
+    return { name, file, bytes: data.length, sha256: createHash('sha256').update(data).digest('hex') };
+  });
+}
+
+interface ResticUserRound {
+  ingestMs: number;
+  restoreMs: number;
+  storedBytes: number;
+  insertBytes: number;
+  exact: number;
+}
+
+/** restic on the user-path files: a snapshot of all but the shifted copy, a second with every file, then a restore of the latest. */
+function resticUserRound(workDir: string, corpusDir: string, files: UserFile[]): ResticUserRound {
+  const repo = path.join(workDir, 'restic-user-repo');
+  rmSync(repo, { recursive: true, force: true });
+  resticInit(repo);
+  const init = dirSize(repo);
+  const names = files.map((f) => f.name);
+  const base = resticBackup(repo, corpusDir, names.slice(0, -1));
+  const shifted = resticBackup(repo, corpusDir, names);
+  const restoreDir = path.join(workDir, 'restic-user-restore');
+  const restoreMs = resticRestore(repo, restoreDir);
+  const exact = files.filter((f) => sha256File(path.join(restoreDir, f.name)) === f.sha256).length;
+  rmSync(restoreDir, { recursive: true, force: true });
+  const storedBytes = dirSize(repo) - init;
+  rmSync(repo, { recursive: true, force: true });
+  return { ingestMs: base.ms + shifted.ms, restoreMs, storedBytes, insertBytes: shifted.addedBytes, exact };
+}
+
+/** Section 8: the user path against restic, alternating rounds; then range reads, I/O counts and GC. */
+async function userPath(workDir: string, corpusDir: string, files: UserFile[], issueFiles: UserFile[], rounds: number) {
+  const bytes = files.reduce((n, f) => n + f.bytes, 0);
+  const svcRounds: UserRound[] = [];
+  const resticRounds: ResticUserRound[] = [];
+  const keptState = path.join(workDir, 'svc-user-kept');
+  for (let r = 0; r < rounds; r++) {
+    // Alternate which side goes first, so neither always runs on a warmer machine.
+    const svcFirst = r % 2 === 0;
+    if (!svcFirst) resticRounds.push(resticUserRound(workDir, corpusDir, files));
+    svcRounds.push(await svcUserRound(workDir, files, r === rounds - 1 ? keptState : undefined));
+    if (svcFirst) resticRounds.push(resticUserRound(workDir, corpusDir, files));
+  }
+  const med = (xs: number[]) => summarize(xs).p50;
+  const svcIngestMs = med(svcRounds.map((r) => r.ingestMs));
+  const svcRestoreMs = med(svcRounds.map((r) => r.restoreMs));
+  const resticIngestMs = med(resticRounds.map((r) => r.ingestMs));
+  const resticRestoreMs = med(resticRounds.map((r) => r.restoreMs));
+  const last = svcRounds.at(-1)!;
+  const resticLast = resticRounds.at(-1)!;
+  const byName = new Map(last.manifests.map((m) => [m.name, m.manifest_id]));
+  const sizeOf = (name: string) => files.find((f) => f.name === name)!.bytes;
+  const logName = issueFiles[2]!.name;
+  const randomName = issueFiles[0]!.name;
+  const range = await userRangeReads(keptState, [
+    { label: 'zstd_chunks', manifestId: byName.get(logName)!, size: sizeOf(logName) },
+    { label: 'raw_chunks', manifestId: byName.get(randomName)!, size: sizeOf(randomName) },
+  ], 100);
+
+  // GC: the two random files of the issue corpus are deleted, on both sides.
+  const deleted = new Set([issueFiles[0]!.name, issueFiles[1]!.name]);
+  const gc = await svcGc(keptState, last.manifests, deleted, files);
+  const resticGcRun = resticGc(path.join(workDir, 'restic-gc'), corpusDir, files.map((f) => f.name), files.filter((f) => !deleted.has(f.name)).map((f) => f.name));
+  rmSync(path.join(workDir, 'restic-gc'), { recursive: true, force: true });
+  rmSync(keptState, { recursive: true, force: true });
+
+  // Files, fsyncs and S3 PUTs: the issue corpus through the CLI once more (strace; s3rver).
+  const s3dir = mkdtempSync(path.join(os.tmpdir(), 'object-exact-s3rver-'));
+  const s3 = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: s3dir, configureBuckets: [{ name: 'object-exact' }] });
+  let puts = 0;
+  // s3rver is a Koa application: it emits one 'event' per stored object.
+  (s3 as unknown as { on(e: string, f: (x: { Records: Array<{ eventName: string }> }) => void): void }).on('event', (e) => {
+    if (e.Records[0]?.eventName === 'ObjectCreated:Put') puts++;
+  });
+  const { port } = await s3.run();
+  let io;
+  try {
+    const env = {
+      SVC_CHUNK_BACKEND: 's3', SVC_S3_BUCKET: 'object-exact', SVC_S3_PREFIX: 'chunks', SVC_S3_REGION: 'us-east-1',
+      SVC_S3_ENDPOINT: `http://127.0.0.1:${port}`, SVC_S3_FORCE_PATH_STYLE: 'true', AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER',
+    };
+    io = await ioCounts(workDir, issueFiles, corpusDir, { env, puts: () => puts });
+  } finally {
+    s3.httpServer?.closeAllConnections?.();
+    await s3.close();
+    rmSync(s3dir, { recursive: true, force: true });
+  }
+
+  const GiB = 1024 * MiB;
+  const perGiB = (x: number) => (x * GiB) / bytes;
+  const svcStartup = await cliStartupMs();
+  return {
+    corpus: { files: files.length, bytes, mib: round(bytes / MiB, 1) },
+    rounds,
+    per_round: {
+      svc: svcRounds.map((r) => ({ ingest_mbps: mbps(bytes, r.ingestMs), restore_mbps: mbps(bytes, r.restoreMs) })),
+      restic: resticRounds.map((r) => ({ ingest_mbps: mbps(bytes, r.ingestMs), restore_mbps: mbps(bytes, r.restoreMs) })),
+    },
+    svc: {
+      ingest_ms: round(svcIngestMs, 1),
+      ingest_mbps: mbps(bytes, svcIngestMs),
+      restore_ms: round(svcRestoreMs, 1),
+      restore_mbps: mbps(bytes, svcRestoreMs),
+      state_dir_bytes: last.stateBytes,
+      chunk_dir_bytes: last.chunkBytes,
+      insert_chunk_dir_bytes: last.insertChunkBytes,
+      insert_reported_bytes: last.insertReportedBytes,
+      exact: `${Math.min(...svcRounds.map((r) => r.exact))}/${files.length}`,
+      cli_start_ms: svcStartup,
+    },
+    restic: {
+      ingest_ms: round(resticIngestMs, 1),
+      ingest_mbps: mbps(bytes, resticIngestMs),
+      restore_ms: round(resticRestoreMs, 1),
+      restore_mbps: mbps(bytes, resticRestoreMs),
+      repo_bytes: resticLast.storedBytes,
+      insert_bytes: resticLast.insertBytes,
+      exact: `${Math.min(...resticRounds.map((r) => r.exact))}/${files.length}`,
+    },
+    ratios: {
+      ingest: round(resticIngestMs / svcIngestMs, 2),
+      restore: round(resticRestoreMs / svcRestoreMs, 2),
+      stored_bytes: round(last.stateBytes / resticLast.storedBytes, 3),
+    },
+    range_read_1mib_http: range,
+    io,
+    gc: {
+      svc: { s_per_gib: round(perGiB(gc.ms) / 1000, 3), condemn_ms: round(gc.condemnMs, 1), delete_ms: round(gc.deleteMs, 1), bytes_freed_per_gib: Math.round(perGiB(gc.freedBytes)), packs_deleted: gc.packsDeleted, packs_repacked: gc.packsRepacked, kept_exact: `${gc.keptExact}/${gc.kept}` },
+      restic: { s_per_gib: round(perGiB(resticGcRun.ms) / 1000, 3), bytes_freed_per_gib: Math.round(perGiB(resticGcRun.freedBytes)) },
+    },
+  };
+}
+
+/** Wall time of `svc --help` (Node start-up and the CLI's imports), median of 5. */
+async function cliStartupMs(): Promise<number> {
+  const { SVC_BIN } = await import('../object-exact/svc-process.ts');
+  const xs: number[] = [];
+  for (let k = 0; k < 5; k++) {
+    const t = performance.now();
+    execFileSync(process.execPath, [SVC_BIN, '--help'], { stdio: 'ignore' });
+    xs.push(performance.now() - t);
+  }
+  return round(summarize(xs).p50, 1);
+}
+
+type UserPath = Awaited<ReturnType<typeof userPath>>;
+
+/** The user-path rows of the table (CLI processes against a server process, beside restic). */
+function userRows(u: UserPath): { rows: Array<Array<string | number>>; notes: string[]; targets: Record<string, boolean> } {
+  const yes = (ok: boolean) => (ok ? 'met' : 'missed');
+  const insertKiB = round(u.svc.insert_chunk_dir_bytes / 1024, 1);
+  const targets = {
+    user_ingest_ge_1_5x: u.ratios.ingest >= 1.5,
+    user_restore_ge_1_5x: u.ratios.restore >= 1.5,
+    user_stored_bytes_le_0_95x: u.ratios.stored_bytes <= 0.95,
+    user_insert_le_256_kib: u.svc.insert_chunk_dir_bytes <= 256 * 1024,
+    user_exact_100pct: u.svc.exact === `${u.corpus.files}/${u.corpus.files}`,
+  };
+  const r = u.range_read_1mib_http;
+  const io = u.io!;
+  const rows: Array<Array<string | number>> = [
+    [`USER PATH (CLI → svc serve) ingest, ${u.corpus.mib} MiB (MiB/s)`, u.svc.ingest_mbps, u.restic.ingest_mbps, `${u.ratios.ingest}×`, `≥ 1.5× (${yes(targets.user_ingest_ge_1_5x)})`],
+    ['USER PATH full restore (MiB/s)', u.svc.restore_mbps, u.restic.restore_mbps, `${u.ratios.restore}×`, `≥ 1.5× (${yes(targets.user_restore_ge_1_5x)})`],
+    ['USER PATH stored bytes (MiB; svc: whole state dir)', round(u.svc.state_dir_bytes / MiB, 2), round(u.restic.repo_bytes / MiB, 2), `${u.ratios.stored_bytes}×`, `≤ 0.95× (${yes(targets.user_stored_bytes_le_0_95x)})`],
+    ['USER PATH 1-byte insert into 50 MiB adds (KiB)', insertKiB, round(u.restic.insert_bytes / 1024, 1), '', `≤ 256 KiB (${yes(targets.user_insert_le_256_kib)})`],
+    ['USER PATH 1 MiB range p95 over HTTP (ms), cold: zstd / raw', `${r['zstd_chunks']!.cold.p95_ms} / ${r['raw_chunks']!.cold.p95_ms}`, 'n/a', '', ''],
+    ['USER PATH 1 MiB range p95 over HTTP (ms), warm: zstd / raw', `${r['zstd_chunks']!.warm.p95_ms} / ${r['raw_chunks']!.warm.p95_ms}`, 'n/a', '', ''],
+    ['USER PATH files per GiB (chunk dir / restic repo)', io.svc.chunk_files_per_gib, io.restic.files_per_gib, '', ''],
+    ['USER PATH fsyncs per GiB (strace, whole process)', io.svc.fsyncs_per_gib, io.restic.fsyncs_per_gib, '', ''],
+    ['USER PATH S3 PUTs per GiB (s3rver)', io.svc.s3_puts_per_gib ?? 'n/a', 'n/a', '', ''],
+    ['USER PATH GC (s per GiB ingested) / bytes freed per GiB', `${u.gc.svc.s_per_gib} / ${u.gc.svc.bytes_freed_per_gib}`, `${u.gc.restic.s_per_gib} / ${u.gc.restic.bytes_freed_per_gib}`, `${round(u.gc.restic.s_per_gib / u.gc.svc.s_per_gib, 2)}× faster`, ''],
+    ['USER PATH bit-exact restores (svc / restic)', u.svc.exact, u.restic.exact, '', `100% (${yes(targets.user_exact_100pct)})`],
+  ];
+  const notes = [
+    `User path: \`svc serve\` in its own process with npm start's node flags (SQLite, filesystem pack store, defaults); per file one \`svc --json execute --kind byte_object --file f --bucket bench --key f\` process, per object one \`svc manifest rehydrate <id> --out f\` process (bin/svc.mjs, wall time start to exit; CLI start-up alone ${u.svc.cli_start_ms} ms median). restic: \`restic backup\` of all files but the shifted copy, then of all files, and \`restic restore latest\`. Corpus: the issue-12 files (random, random, log-like, JSON) plus the suite's kinds, the 50 MiB file and its 1-byte-shifted copy (ingested last): ${u.corpus.files} files, ${u.corpus.mib} MiB. ${u.rounds} rounds, svc and restic alternating (and alternating which goes first); medians. Per round (MiB/s): ${JSON.stringify(u.per_round)}.`,
+    `Stored bytes: svc's whole state dir after ingest (packs, SQLite database and WAL with manifests and the pack index, ledger) vs the restic repository's growth. Insert: growth of svc's chunk directory from the shifted file (the server reported ${u.svc.insert_reported_bytes} bytes stored) vs restic's second snapshot. Range reads: 100 random 1 MiB ranges per object through POST /v1/manifests/{id}/rehydrate on a freshly started server (cold: empty verified-chunk cache; page cache warm) and the same ranges again (warm).`,
+    `Files and fsyncs: the issue-12 files (${io.corpus_mib} MiB) ingested through the CLI into a server under \`strace -f -c\` (fsync, fdatasync, sync_file_range, syncfs of every thread, SQLite's included), against \`restic backup\` of the same files under the same strace. S3 PUTs: the same ingest into a server with storage.chunk_backend s3 on s3rver (ObjectCreated:Put events, the readiness probe's included).`,
+    `GC: the two issue-12 random files deleted. svc: the collector (GcService) over the last round's real packs and index, those two manifests presented as tombstoned past retention (the delete route is policy-gated), clock moved past grace and pack age: condemn ${u.gc.svc.condemn_ms} ms + delete ${u.gc.svc.delete_ms} ms, ${u.gc.svc.packs_deleted} packs deleted, ${u.gc.svc.packs_repacked} repacked, kept objects bit-exact ${u.gc.svc.kept_exact}. restic: a snapshot of all files, one without the two, \`restic forget\` of the first and \`restic prune\` (wall time of both).`,
+  ];
+  return { rows, notes, targets };
+}
+
+function userOnlyReport(u: UserPath): BenchReport {
+  const { rows, notes, targets } = userRows(u);
+  return { suite: 'object-exact-v1', results: { user_path: u, targets }, table: { columns: ['metric', 'svc', 'restic', 'ratio', 'target'], rows }, notes };
+}
+
 export default async function run(args: string[]): Promise<BenchReport> {
+  const quick = args.includes('--quick');
   const sizeArg = args.indexOf('--size-mib');
-  const sizeMiB = sizeArg >= 0 ? Number(args[sizeArg + 1]) : 24;
+  const sizeMiB = sizeArg >= 0 ? Number(args[sizeArg + 1]) : quick ? 2 : 24;
+  const issueArg = args.indexOf('--issue-mib');
+  const issueMiB = issueArg >= 0 ? Number(args[issueArg + 1]) : quick ? 4 : 50;
   const roundsArg = args.indexOf('--rounds');
-  const rounds = roundsArg >= 0 ? Math.max(1, Number(args[roundsArg + 1])) : 3;
+  const rounds = roundsArg >= 0 ? Math.max(1, Number(args[roundsArg + 1])) : quick ? 1 : 3;
+  const only = args.includes('--user-path-only');
   const resticVersion = ensureRestic();
   const workDir = mkdtempSync(path.join(os.tmpdir(), 'object-exact-v1-'));
   try {
     const corpusDir = path.join(workDir, 'corpus');
     mkdirSync(corpusDir);
     const corpus = writeCorpus(corpusDir, sizeMiB);
+    const issueCorpus = writeIssueCorpus(corpusDir, issueMiB);
+    // Section 8 first (the headline): the user path, CLI against a server process, beside restic.
+    const user = await userPath(workDir, corpusDir, [...issueCorpus, ...corpus.base, corpus.shifted], issueCorpus, rounds);
+    if (only) return userOnlyReport(user);
     const baseBytes = corpus.base.reduce((n, e) => n + e.bytes, 0);
 
     // Section 4 first: svc and restic alternate, `rounds` times, each round on
@@ -379,7 +600,10 @@ export default async function run(args: string[]): Promise<BenchReport> {
     };
 
     const per_kind = allFiles.map((e, k) => ({ file: e.name, bytes_in: e.bytes, bytes_stored: oursResults[k]!.bytes_stored, chunks: oursResults[k]!.chunks.length }));
+    const userTable = userRows(user);
     const results = {
+      user_path: user,
+      user_targets: userTable.targets,
       corpus: { size_mib_per_kind: sizeMiB, files: allFiles.length, bytes: allBytes },
       rounds,
       per_round: { svc: svcRounds.map((r) => ({ ingest_mbps: mbps(allBytes, r.ingestMs), restore_mbps: mbps(allBytes, r.restoreMs) })), restic: resticRounds.map((r) => ({ ingest_mbps: mbps(allBytes, r.ingestMs), restore_mbps: mbps(allBytes, r.restoreMs) })) },
@@ -419,6 +643,7 @@ export default async function run(args: string[]): Promise<BenchReport> {
 
     const yes = (ok: boolean) => (ok ? 'met' : 'missed');
     const rows: Array<Array<string | number>> = [
+      ...userTable.rows,
       ['ingest throughput (MiB/s)', oursIngestMbps, resticIngestMbps, `${ratios.ingest_throughput}×`, `≥ 1.5× (${yes(targets.ingest_throughput_ge_1_5x)})`],
       ['stored bytes (MiB, incl. metadata)', round(oursStored / MiB, 2), round(resticIngest.addedBytes / MiB, 2), `${ratios.stored_bytes}×`, `≤ 0.95× (${yes(targets.stored_bytes_le_0_95x)})`],
       ['full restore (MiB/s)', mbps(allBytes, oursRestoreMs), mbps(allBytes, resticRestoreMs), `${ratios.restore_speed}×`, `≥ 1.5× (${yes(targets.restore_ge_1_5x)})`],
@@ -437,7 +662,7 @@ export default async function run(args: string[]): Promise<BenchReport> {
       `zstd level (stored ratio, encode MiB/s) on log+JSON chunks: ${levels.map((r) => `${r.level}: ${r.stored_ratio}, ${r.encode_mbps}`).join('; ')}.`,
       `Both sides read the corpus from the page cache and fsync what they write. svc and restic alternate for ${rounds} rounds (fresh store and repository each); throughput and restore are medians. The machine is shared with other workloads, so absolute figures vary between runs.`,
     ];
-    return { suite: 'object-exact-v1', results, table: { columns: ['metric', 'svc', 'restic', 'ratio', 'target'], rows }, notes };
+    return { suite: 'object-exact-v1', results, table: { columns: ['metric', 'svc', 'restic', 'ratio', 'target'], rows }, notes: [...userTable.notes, 'Rows without USER PATH: the library pipeline in the bench process (ingest, openRehydration on an FsChunkStore), as before.', ...notes] };
   } finally {
     rmSync(workDir, { recursive: true, force: true });
   }

@@ -4,9 +4,20 @@
  * file in the state dir. Errors come back as the server's error body.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import { DEV_KEY_FILE } from '../auth/credentials.ts';
-import { loadConfig } from '../config/load.ts';
+
+/**
+ * Configuration loading (schema compilation, defaults) is most of the CLI's
+ * start-up, and a client given SVC_URL and SVC_API_KEY never needs it: it is
+ * loaded only when one of them is missing.
+ */
+function lazyConfig(): { loadConfig: typeof import('../config/load.ts').loadConfig; DEV_KEY_FILE: string } {
+  const require = createRequire(import.meta.url);
+  const { loadConfig } = require('../config/load.ts') as typeof import('../config/load.ts');
+  const { DEV_KEY_FILE } = require('../auth/credentials.ts') as typeof import('../auth/credentials.ts');
+  return { loadConfig, DEV_KEY_FILE };
+}
 
 export class ApiError extends Error {
   readonly status: number;
@@ -34,6 +45,7 @@ export class SvcClient {
     let url = options.url ?? env.SVC_URL;
     let key = options.apiKey ?? env.SVC_API_KEY;
     if (!url || !key) {
+      const { loadConfig, DEV_KEY_FILE } = lazyConfig();
       const { config } = loadConfig({ env });
       url ??= `http://${config.server.host === '0.0.0.0' ? '127.0.0.1' : config.server.host}:${config.server.port}`;
       const devKey = path.join(config.state_dir, DEV_KEY_FILE);
