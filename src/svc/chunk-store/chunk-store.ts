@@ -35,10 +35,21 @@ export interface ChunkPutResult {
 /** Reason a read failed; carried in `SvcError.details.reason`. */
 export type ChunkReadFailure = 'missing' | 'corrupt' | 'undecodable';
 
+export interface FramedPutResult extends ChunkPutResult {
+  /** The chunk's share of its frame's compressed bytes, once the frame is encoded (never rejects). */
+  storedLength: Promise<number>;
+}
+
 /** The write side of one ingest (see {@link ChunkStore.openWriter}). */
 export interface ChunkWriter {
   stat(scope: ChunkScope, id: string, codec?: ChunkCodec): Promise<StoredChunkInfo | undefined>;
   put(scope: ChunkScope, id: string, codec: ChunkCodec, data: Uint8Array): Promise<ChunkPutResult>;
+  /**
+   * Stores a compressible chunk's raw bytes in a frame with the chunks put
+   * around it (decision 157), as its `zstd` form; only stores that write
+   * frames (the pack store) have it. Durable at `flush()`, like `put`.
+   */
+  putFramed?(scope: ChunkScope, id: string, raw: Uint8Array): Promise<FramedPutResult>;
   /** Makes durable every chunk this writer put or found by `stat`; rejects when one of them could not be. */
   flush(): Promise<void>;
 }

@@ -1,25 +1,33 @@
 /**
- * The pack file format (docs/chunking.md#pack-format, decision 114).
+ * The pack file format (docs/chunking.md#pack-format, decisions 114 and 157).
  *
- *     pack   = magic "SVCPACK1" (8 bytes) entry*
- *     entry  = digest (32 bytes: SHA-256 of the raw chunk)
- *              codec  (1 byte: 0 raw, 1 zstd)
+ *     pack   = magic "SVCPACK2" (8 bytes) entry*        ("SVCPACK1": version 1, chunk entries only)
+ *     entry  = digest (32 bytes)
+ *              kind   (1 byte: 0 raw chunk, 1 zstd chunk, 2 frame)
  *              reserved (3 bytes, zero)
- *              length (4 bytes, big-endian: stored bytes that follow)
- *              stored bytes
+ *              length (4 bytes, big-endian: bytes that follow)
+ *              body
+ *     chunk entry (kind 0, 1): digest = SHA-256 of the raw chunk; body = its stored bytes
+ *     frame entry (kind 2):    digest = zero; body = table payload
+ *              table   = count (4 bytes) (chunk digest (32 bytes), raw length (4 bytes))*count
+ *              payload = a frame (frame-codec.ts) whose decoded bytes are the
+ *                        chunks of the table, in order
  *
- * The index (chunk_index) points at the stored bytes directly, so a read is
- * one ranged read and no header is parsed on the hot path. The per-entry
- * headers make a pack self-describing: it can be listed and its index rows
- * rebuilt from the bytes alone ({@link parsePack}), which is what an
- * operator needs after losing the database, and what tests use to check
- * that a pack is whole.
+ * The index (chunk_index) points at a chunk entry's stored bytes, or at a
+ * frame's payload plus the chunk's place in the decoded frame, so a read is
+ * one ranged read and no header is parsed on the hot path. The headers and
+ * tables make a pack self-describing: it can be listed and its index rows
+ * rebuilt from the bytes alone ({@link parsePack}). Version 1 packs (written
+ * before frames) stay readable: their entries are version 2 chunk entries.
  */
 import type { ChunkCodec } from '../chunking/chunk-codec.ts';
 import { CHUNK_ID_PREFIX, chunkDigestHex } from './chunk-id.ts';
 
-export const PACK_MAGIC = Buffer.from('SVCPACK1', 'ascii');
+export const PACK_MAGIC_V1 = Buffer.from('SVCPACK1', 'ascii');
+export const PACK_MAGIC = Buffer.from('SVCPACK2', 'ascii');
 export const PACK_ENTRY_HEADER_BYTES = 40;
+const FRAME_KIND = 2;
+const TABLE_ROW_BYTES = 36;
 
 const CODEC_BYTE: Readonly<Record<ChunkCodec, number>> = { raw: 0, zstd: 1 };
 const CODEC_OF_BYTE: readonly ChunkCodec[] = ['raw', 'zstd'];
@@ -30,54 +38,118 @@ export interface PackEntryInput {
   data: Uint8Array;
 }
 
-export interface PackedEntry {
-  id: string;
-  codec: ChunkCodec;
-  /** Offset of the stored bytes (after the entry header). */
-  offset: number;
-  length: number;
+/** A frame: its chunks in order (id, raw length) and its encoded payload. */
+export interface PackFrameInput {
+  frame: Array<{ id: string; rawLength: number }>;
+  payload: Uint8Array;
 }
 
-/** Assembles a pack; returns the bytes and where each entry's stored bytes landed. */
-export function buildPack(entries: readonly PackEntryInput[]): { bytes: Buffer; entries: PackedEntry[] } {
+/** Where a chunk sits inside a frame's decoded bytes. */
+export interface FramePlace {
+  skip: number;
+  rawLength: number;
+  /** Raw bytes of the whole frame. */
+  frameRawBytes: number;
+}
+
+export interface PackedEntry {
+  id: string;
+  /** Framed chunks are the compressed form of their chunk: `zstd` in the index and in manifests. */
+  codec: ChunkCodec;
+  /** Offset of the stored bytes (after the entry header), or of the frame's payload. */
+  offset: number;
+  /** Stored bytes, or the frame payload's length. */
+  length: number;
+  /** Set for a chunk inside a frame. */
+  frame?: FramePlace;
+}
+
+function isFrame(e: PackEntryInput | PackFrameInput): e is PackFrameInput {
+  return 'frame' in e;
+}
+
+function bodyLength(e: PackEntryInput | PackFrameInput): number {
+  return isFrame(e) ? 4 + TABLE_ROW_BYTES * e.frame.length + e.payload.byteLength : e.data.byteLength;
+}
+
+/** Assembles a pack; returns the bytes and where each chunk landed. */
+export function buildPack(entries: ReadonlyArray<PackEntryInput | PackFrameInput>): { bytes: Buffer; entries: PackedEntry[] } {
   let size = PACK_MAGIC.length;
-  for (const e of entries) size += PACK_ENTRY_HEADER_BYTES + e.data.byteLength;
+  for (const e of entries) size += PACK_ENTRY_HEADER_BYTES + bodyLength(e);
   const bytes = Buffer.allocUnsafe(size);
   PACK_MAGIC.copy(bytes, 0);
   let at = PACK_MAGIC.length;
   const placed: PackedEntry[] = [];
   for (const e of entries) {
-    bytes.write(chunkDigestHex(e.id), at, 32, 'hex');
-    bytes[at + 32] = CODEC_BYTE[e.codec];
+    const length = bodyLength(e);
+    if (isFrame(e)) bytes.fill(0, at, at + 32);
+    else bytes.write(chunkDigestHex(e.id), at, 32, 'hex');
+    bytes[at + 32] = isFrame(e) ? FRAME_KIND : CODEC_BYTE[e.codec];
     bytes[at + 33] = 0;
     bytes[at + 34] = 0;
     bytes[at + 35] = 0;
-    bytes.writeUInt32BE(e.data.byteLength, at + 36);
+    bytes.writeUInt32BE(length, at + 36);
     at += PACK_ENTRY_HEADER_BYTES;
-    bytes.set(e.data, at);
-    placed.push({ id: e.id, codec: e.codec, offset: at, length: e.data.byteLength });
-    at += e.data.byteLength;
+    if (!isFrame(e)) {
+      bytes.set(e.data, at);
+      placed.push({ id: e.id, codec: e.codec, offset: at, length });
+      at += length;
+      continue;
+    }
+    bytes.writeUInt32BE(e.frame.length, at);
+    let row = at + 4;
+    for (const c of e.frame) {
+      bytes.write(chunkDigestHex(c.id), row, 32, 'hex');
+      bytes.writeUInt32BE(c.rawLength, row + 32);
+      row += TABLE_ROW_BYTES;
+    }
+    bytes.set(e.payload, row);
+    let skip = 0;
+    const frameRawBytes = e.frame.reduce((n, c) => n + c.rawLength, 0);
+    for (const c of e.frame) {
+      placed.push({ id: c.id, codec: 'zstd', offset: row, length: e.payload.byteLength, frame: { skip, rawLength: c.rawLength, frameRawBytes } });
+      skip += c.rawLength;
+    }
+    at += length;
   }
   return { bytes, entries: placed };
 }
 
 /**
- * The entries of a whole pack, read from its headers.
- * @throws Error when the bytes are not a complete pack (bad magic, a header or body cut short, an unknown codec)
+ * The chunks of a whole pack (version 1 or 2), read from its headers and frame tables.
+ * @throws Error when the bytes are not a complete pack (bad magic, a header, table or body cut short, an unknown kind)
  */
 export function parsePack(bytes: Uint8Array): PackedEntry[] {
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (buf.length < PACK_MAGIC.length || !buf.subarray(0, PACK_MAGIC.length).equals(PACK_MAGIC)) throw new Error('not a pack: bad magic');
+  const magic = buf.subarray(0, PACK_MAGIC.length);
+  const version = magic.equals(PACK_MAGIC) ? 2 : magic.equals(PACK_MAGIC_V1) ? 1 : 0;
+  if (version === 0) throw new Error('not a pack: bad magic');
   const entries: PackedEntry[] = [];
   let at = PACK_MAGIC.length;
   while (at < buf.length) {
     if (at + PACK_ENTRY_HEADER_BYTES > buf.length) throw new Error(`pack cut short in an entry header at ${at}`);
-    const codec = CODEC_OF_BYTE[buf[at + 32]!];
-    if (!codec) throw new Error(`unknown codec byte ${buf[at + 32]} at ${at}`);
+    const kind = buf[at + 32]!;
     const length = buf.readUInt32BE(at + 36);
     const offset = at + PACK_ENTRY_HEADER_BYTES;
     if (offset + length > buf.length) throw new Error(`pack cut short in the entry at ${at}`);
-    entries.push({ id: CHUNK_ID_PREFIX + buf.toString('hex', at, at + 32), codec, offset, length });
+    if (kind === FRAME_KIND && version === 2) {
+      const count = length >= 4 ? buf.readUInt32BE(offset) : -1;
+      const payload = offset + 4 + TABLE_ROW_BYTES * count;
+      if (count < 0 || payload > offset + length) throw new Error(`frame table cut short at ${at}`);
+      let frameRawBytes = 0;
+      for (let k = 0; k < count; k++) frameRawBytes += buf.readUInt32BE(offset + 4 + TABLE_ROW_BYTES * k + 32);
+      let skip = 0;
+      for (let k = 0; k < count; k++) {
+        const row = offset + 4 + TABLE_ROW_BYTES * k;
+        const rawLength = buf.readUInt32BE(row + 32);
+        entries.push({ id: CHUNK_ID_PREFIX + buf.toString('hex', row, row + 32), codec: 'zstd', offset: payload, length: offset + length - payload, frame: { skip, rawLength, frameRawBytes } });
+        skip += rawLength;
+      }
+    } else {
+      const codec = CODEC_OF_BYTE[kind];
+      if (!codec) throw new Error(`unknown entry kind ${kind} at ${at}`);
+      entries.push({ id: CHUNK_ID_PREFIX + buf.toString('hex', at, at + 32), codec, offset, length });
+    }
     at = offset + length;
   }
   return entries;

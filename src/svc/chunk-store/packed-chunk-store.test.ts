@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { zstdDecompressSync } from 'node:zlib';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -12,7 +13,7 @@ import { ChunkPackRepository } from '../store/repositories/chunk-packs.ts';
 import { chunkIdOf } from './chunk-id.ts';
 import { chunkScopeFor } from './chunk-scope.ts';
 import { FsChunkStore } from './fs-chunk-store.ts';
-import { parsePack } from './pack-format.ts';
+import { buildPack, PACK_MAGIC_V1, parsePack } from './pack-format.ts';
 import { FsPackFiles, type PackFiles } from './pack-files.ts';
 import { PackedChunkStore } from './packed-chunk-store.ts';
 
@@ -180,4 +181,75 @@ test('pack reads keep descriptors open (more packs than the cache holds read bac
   assert.equal(await files.delete(acme, loc.pack_id), true);
   assert.equal(await files.read(acme, loc.pack_id, loc.pack_offset, 10), undefined);
   await assert.rejects(store.get(acme, chunkIdOf(raws[0]!), 'raw'), (err: Error & { details?: Record<string, unknown> }) => err.details?.['reason'] === 'missing');
+});
+
+function textChunks(n: number, size: number, seed: string): Buffer[] {
+  return Array.from({ length: n }, (_, i) => corpusFile(i % 2 ? 'json' : 'log-like', size, `${seed}-${i}`));
+}
+
+test('framed chunks: compressed together, indexed with their place in the frame, read back verified, pending or durable', async (t) => {
+  const { files, make, index } = await setUp(t);
+  const store = new PackedChunkStore({ packs: files, index, packTargetBytes: 64 * 1024 * 1024, frameTargetBytes: 256 * 1024 });
+  const writer = store.openWriter();
+  const raws = textChunks(12, 64 * 1024, 'framed');
+  const results = [];
+  for (const raw of raws) results.push(await writer.putFramed!(acme, chunkIdOf(raw), raw));
+  assert.ok(results.every((r) => r.created));
+  // Before the flush, readers of this process are served from memory, verified.
+  assert.deepEqual(Buffer.from(await store.get(acme, chunkIdOf(raws[11]!), 'zstd')), raws[11]);
+  await writer.flush();
+  const shares = await Promise.all(results.map((r) => r.storedLength));
+  const total = shares.reduce((a, b) => a + b, 0);
+  const perChunkZstd = (await Promise.all(raws.map((r) => encodeChunk(r)))).reduce((n, e) => n + e.data.length, 0);
+  assert.ok(total < perChunkZstd * 0.85, `frames ${total} vs per-chunk zstd ${perChunkZstd}`);
+  const [packInfo] = await files.list(acme);
+  const entries = parsePack(readFileSync(files.pathOf(acme, packInfo!.packId)));
+  assert.deepEqual(entries.map((e) => e.id), raws.map((r) => chunkIdOf(r)), 'the pack lists every framed chunk, in order');
+  assert.equal(new Set(entries.map((e) => e.offset)).size, 3, '768 KiB in frames of 256 KiB');
+  const loc = (await index.locate(acme, chunkIdOf(raws[5]!), 'zstd'))!;
+  assert.deepEqual(loc.frame, { frame_length: entries[5]!.length, frame_skip: raws[4]!.length, raw_length: raws[5]!.length });
+  const fresh = new PackedChunkStore({ packs: files, index });
+  for (const raw of raws) assert.deepEqual(Buffer.from(await fresh.get(acme, chunkIdOf(raw), 'zstd')), raw);
+  // Exports get a standalone zstd form.
+  const stored = await fresh.readStored(acme, chunkIdOf(raws[3]!), 'zstd');
+  assert.deepEqual(Buffer.from(zstdDecompressSync(stored)), raws[3]);
+  // Dedupe: a second writer finds the framed form.
+  assert.equal((await fresh.openWriter().putFramed!(acme, chunkIdOf(raws[0]!), raws[0]!)).created, false);
+  assert.equal((await fresh.stat(acme, chunkIdOf(raws[0]!)))?.codec, 'zstd');
+});
+
+test('a damaged frame is reported on read for the chunks in it (undecodable or corrupt), never returned', async (t) => {
+  const { files, index } = await setUp(t);
+  const store = new PackedChunkStore({ packs: files, index, frameTargetBytes: 128 * 1024 });
+  const raws = textChunks(4, 64 * 1024, 'damaged-frame');
+  const writer = store.openWriter();
+  for (const raw of raws) await writer.putFramed!(acme, chunkIdOf(raw), raw);
+  await writer.flush();
+  const loc = (await index.locate(acme, chunkIdOf(raws[0]!), 'zstd'))!;
+  const file = files.pathOf(acme, loc.pack_id);
+  const bytes = readFileSync(file);
+  bytes[loc.pack_offset + loc.frame!.frame_length - 20]! ^= 0x5a;
+  writeFileSync(file, bytes);
+  const reader = new PackedChunkStore({ packs: new FsPackFiles({ root: files.root }), index });
+  for (const raw of raws.slice(0, 2)) {
+    await assert.rejects(reader.get(acme, chunkIdOf(raw), 'zstd'), (err: Error & { details?: Record<string, unknown> }) => ['corrupt', 'undecodable'].includes(String(err.details?.['reason'])));
+  }
+  assert.deepEqual(Buffer.from(await reader.get(acme, chunkIdOf(raws[2]!), 'zstd')), raws[2], 'the next frame is intact');
+});
+
+test('packs written before frames (version 1) stay readable, and are listed by parsePack', async (t) => {
+  const { files, index, make } = await setUp(t);
+  const raw = corpusFile('json', 30_000, 'v1');
+  const id = chunkIdOf(raw);
+  const encoded = await encodeChunk(raw);
+  const v2 = buildPack([{ id, codec: 'zstd', data: encoded.data }]);
+  const v1 = Buffer.from(v2.bytes);
+  PACK_MAGIC_V1.copy(v1, 0);
+  const packId = 'pk_' + '1'.repeat(32);
+  await files.write(acme, packId, v1);
+  await index.insertPack({ pack_id: packId, scope: acme, size_bytes: v1.length, entry_count: 1, created_at: new Date().toISOString() }, [
+    { chunk_id: id, codec: 'zstd', pack_offset: v2.entries[0]!.offset, stored_length: encoded.data.length },
+  ]);
+  assert.deepEqual(parsePack(v1).map((e) => e.id), [id]);
+  assert.deepEqual(Buffer.from(await make().get(acme, id, 'zstd')), raw);
 });

@@ -5,8 +5,9 @@
  * 2. cuts it into content-defined chunks (FastCDC);
  * 3. names every chunk by its SHA-256 and reuses chunks the dedupe scope
  *    already holds;
- * 4. compresses new chunks with zstd where it pays (enforce) and stores them
- *    atomically;
+ * 4. compresses new chunks where it pays (enforce) and stores them
+ *    atomically: in frames of ~1 MiB with their neighbours when the store
+ *    writes frames (packs, decision 157), else each with zstd on its own;
  * 5. flushes its writer (ChunkStore.openWriter), so that every chunk the
  *    object references — new, or found pending from a concurrent ingest — is
  *    durable before the caller writes a manifest that references them.
@@ -116,12 +117,18 @@ export async function ingest(source: AsyncIterable<Uint8Array>, options: IngestO
   let bytesIn = 0;
   let bytesStored = 0;
 
+  // Framed chunks: their stored lengths are known once their frames are encoded.
+  const framed: Array<{ chunk: IngestedChunk; outcome: ChunkOutcome; rawLength: number }> = [];
   const settleOldest = async (): Promise<void> => {
     const next = inFlight.shift()!;
     const outcome = await next.outcome;
-    chunks.push({ id: outcome.id, offset: next.offset, length: next.length, stored_length: outcome.storedLength, codec: outcome.codec, reused: outcome.reused });
-    bytesStored += outcome.bytesWritten;
-    recordOutcome(stats, outcome, next.length);
+    const chunk: IngestedChunk = { id: outcome.id, offset: next.offset, length: next.length, stored_length: outcome.storedLength, codec: outcome.codec, reused: outcome.reused };
+    chunks.push(chunk);
+    if (outcome.framedLength) framed.push({ chunk, outcome, rawLength: next.length });
+    else {
+      bytesStored += outcome.bytesWritten;
+      recordOutcome(stats, outcome, next.length);
+    }
   };
 
   try {
@@ -157,6 +164,13 @@ export async function ingest(source: AsyncIterable<Uint8Array>, options: IngestO
     throw err;
   }
   await writer.flush();
+  for (const f of framed) {
+    const share = await f.outcome.framedLength!;
+    f.chunk.stored_length = share;
+    const outcome: ChunkOutcome = { ...f.outcome, storedLength: share, bytesWritten: f.outcome.reused ? 0 : share, enforceWouldWrite: f.outcome.reused ? 0 : share };
+    bytesStored += outcome.bytesWritten;
+    recordOutcome(stats, outcome, f.rawLength);
+  }
 
   stats.duration_ms = performance.now() - started;
   if (options.mode === 'enforce') stats.would_store_bytes = bytesStored;

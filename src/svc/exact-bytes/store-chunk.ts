@@ -10,6 +10,7 @@
  */
 import type { ChunkCodec, EncodeOptions, RawReason } from '../chunking/chunk-codec.ts';
 import { encodeChunk } from '../chunking/chunk-codec.ts';
+import { looksIncompressible } from '../chunking/compressibility.ts';
 import type { ChunkScope } from '../chunk-store/chunk-scope.ts';
 import type { ChunkWriter } from '../chunk-store/chunk-store.ts';
 
@@ -26,6 +27,13 @@ export interface ChunkOutcome {
   enforceWouldWrite: number;
   /** Set when a new chunk was stored raw, saying why. */
   rawReason?: RawReason;
+  /**
+   * Set when the chunk went into a frame (decision 157): its share of the
+   * frame's compressed bytes, known once the frame is encoded (at the latest
+   * when the writer flushes). `storedLength` and `bytesWritten` hold the raw
+   * length until then.
+   */
+  framedLength?: Promise<number>;
 }
 
 export interface StoreChunkContext {
@@ -42,6 +50,11 @@ export async function storeChunk(raw: Uint8Array, id: string, ctx: StoreChunkCon
   if (ctx.mode === 'enforce') {
     const existing = await store.stat(scope, id);
     if (existing) return { id, codec: existing.codec, storedLength: existing.storedLength, bytesWritten: 0, reused: true, enforceWouldWrite: 0 };
+    if (store.putFramed && ctx.encode.compression !== false && !ctx.encode.objectIsCompressed && !looksIncompressible(raw)) {
+      const { created, storedLength } = await store.putFramed(scope, id, raw);
+      const written = created ? raw.length : 0;
+      return { id, codec: 'zstd', storedLength: raw.length, bytesWritten: written, reused: !created, enforceWouldWrite: written, framedLength: storedLength };
+    }
     const encoded = await encodeChunk(raw, ctx.encode);
     const { created } = await store.put(scope, id, encoded.codec, encoded.data);
     const written = created ? encoded.data.length : 0;

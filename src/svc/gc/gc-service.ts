@@ -34,10 +34,12 @@ import { type Static, Type } from 'typebox';
 import type { RequestContext } from '../context.ts';
 import { requirePermission } from '../auth/principal.ts';
 import type { ChunkScope } from '../chunk-store/chunk-scope.ts';
-import { buildPack } from '../chunk-store/pack-format.ts';
+import { chunkIdOfAsync } from '../chunk-store/chunk-id.ts';
+import { buildPack, type PackEntryInput, type PackFrameInput } from '../chunk-store/pack-format.ts';
 import { newPackId } from '../chunk-store/pack-files.ts';
-import type { PackedChunkStore } from '../chunk-store/packed-chunk-store.ts';
+import { indexRowOf, type PackedChunkStore } from '../chunk-store/packed-chunk-store.ts';
 import { decodeVerifiedChunk } from '../chunk-store/verify-chunk.ts';
+import { FramePool } from '../chunking/frame-pool.ts';
 import type { SvcConfig } from '../config/schema.ts';
 import { SvcError } from '../errors.ts';
 import { validate } from '../validation.ts';
@@ -286,15 +288,28 @@ export class GcService {
     }
   }
 
-  /** Rewrites a pack with its indexed entries only; returns the bytes saved. */
+  /**
+   * Rewrites a pack with its indexed entries only; returns the bytes saved.
+   * Unframed entries are copied as stored; the live chunks of frames are
+   * decoded, verified and framed again without the dead ones (decision 157).
+   */
   async #repack(report: GcReport, scope: ChunkScope, packId: string, oldSize: number): Promise<number> {
     const store = this.#d.store!;
     const index = this.#d.index;
     const entries = await index.entriesOf(packId);
-    const keep: Array<{ id: string; codec: 'raw' | 'zstd'; data: Uint8Array }> = [];
+    const keep: Array<PackEntryInput | PackFrameInput> = [];
+    const framed: Array<{ id: string; raw: Uint8Array }> = [];
     for (const e of entries) {
-      const bytes = await store.packs.read(scope, packId, e.pack_offset, e.stored_length);
       try {
+        if (e.frame) {
+          const decoded = await store.readFrame(scope, e.chunk_id, packId, e.pack_offset, e.frame);
+          if (!decoded) throw new Error('missing');
+          const raw = decoded.subarray(e.frame.frame_skip, e.frame.frame_skip + e.frame.raw_length);
+          if (raw.byteLength !== e.frame.raw_length || (await chunkIdOfAsync(raw)) !== e.chunk_id) throw new Error('corrupt');
+          framed.push({ id: e.chunk_id, raw });
+          continue;
+        }
+        const bytes = await store.packs.read(scope, packId, e.pack_offset, e.stored_length);
         if (!bytes) throw new Error('missing');
         await decodeVerifiedChunk(e.chunk_id, e.codec, bytes, undefined);
         keep.push({ id: e.chunk_id, codec: e.codec, data: bytes });
@@ -302,6 +317,15 @@ export class GcService {
         // Left where it is, so a restore test still finds and reports it; the old pack stays.
         report.packs.damaged_entries_kept++;
       }
+    }
+    for (let start = 0; start < framed.length; ) {
+      let end = start;
+      let bytes = 0;
+      while (end < framed.length && (end === start || bytes < store.frameTargetBytes)) bytes += framed[end++]!.raw.byteLength;
+      const group = framed.slice(start, end);
+      const payload = await FramePool.shared().encode(Buffer.concat(group.map((g) => g.raw)), store.frameCodec);
+      keep.push({ frame: group.map((g) => ({ id: g.id, rawLength: g.raw.byteLength })), payload });
+      start = end;
     }
     if (keep.length === 0) return 0;
     const built = buildPack(keep);
@@ -311,7 +335,7 @@ export class GcService {
     await index.relocateAll(
       scope,
       packId,
-      built.entries.map((placed) => ({ chunk_id: placed.id, codec: placed.codec, pack_id: newId, pack_offset: placed.offset, stored_length: placed.length })),
+      built.entries.map((placed) => ({ ...indexRowOf(placed), pack_id: newId })),
     );
     report.packs.repacked++;
     if (await index.deletePackIfEmpty(packId)) {

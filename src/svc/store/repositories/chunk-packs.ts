@@ -7,14 +7,27 @@
  */
 import type { Db } from '../db.ts';
 
-/** Index rows per INSERT statement (7 parameters each; well under SQLite's and PostgreSQL's limits). */
+/** Index rows per INSERT statement (7 parameters each, plus 3 per row; well under SQLite's and PostgreSQL's limits). */
 const INSERT_BATCH = 500;
+
+/**
+ * A chunk inside a frame (migration 119, decision 157): the frame's payload is
+ * `frame_length` bytes at `pack_offset`; the chunk is `raw_length` bytes at
+ * `frame_skip` of the decoded frame. `stored_length` is then the chunk's share
+ * of the payload.
+ */
+export interface FrameColumns {
+  frame_length: number;
+  frame_skip: number;
+  raw_length: number;
+}
 
 export interface ChunkLocation {
   pack_id: string;
   pack_offset: number;
   stored_length: number;
   codec: 'raw' | 'zstd';
+  frame?: FrameColumns;
 }
 
 export interface PackEntryRow {
@@ -22,6 +35,7 @@ export interface PackEntryRow {
   codec: 'raw' | 'zstd';
   pack_offset: number;
   stored_length: number;
+  frame?: FrameColumns;
 }
 
 /** One index row as garbage collection's sweep names it. */
@@ -46,9 +60,19 @@ export interface PackUsageRow extends PackRow {
   live_bytes: number;
 }
 
-function location(row: Record<string, unknown>): ChunkLocation {
-  return { pack_id: String(row['pack_id']), pack_offset: Number(row['pack_offset']), stored_length: Number(row['stored_length']), codec: row['codec'] as 'raw' | 'zstd' };
+function frameOf(row: Record<string, unknown>): FrameColumns | undefined {
+  if (row['frame_length'] === null || row['frame_length'] === undefined) return undefined;
+  return { frame_length: Number(row['frame_length']), frame_skip: Number(row['frame_skip']), raw_length: Number(row['raw_length']) };
 }
+
+function location(row: Record<string, unknown>): ChunkLocation {
+  const loc: ChunkLocation = { pack_id: String(row['pack_id']), pack_offset: Number(row['pack_offset']), stored_length: Number(row['stored_length']), codec: row['codec'] as 'raw' | 'zstd' };
+  const frame = frameOf(row);
+  if (frame) loc.frame = frame;
+  return loc;
+}
+
+const LOCATION_COLUMNS = 'pack_id, pack_offset, stored_length, codec, frame_length, frame_skip, raw_length';
 
 export class ChunkPackRepository {
   readonly #db: Db;
@@ -75,18 +99,19 @@ export class ChunkPackRepository {
     const won = new Set<string>();
     for (let start = 0; start < entries.length; start += INSERT_BATCH) {
       const batch = entries.slice(start, start + INSERT_BATCH);
-      const params: Array<string | number> = [pack.scope, pack.pack_id, pack.created_at];
+      const params: Array<string | number | null> = [pack.scope, pack.pack_id, pack.created_at];
       const rows = batch.map((e) => {
-        params.push(e.chunk_id, e.codec, e.pack_offset, e.stored_length);
+        params.push(e.chunk_id, e.codec, e.pack_offset, e.stored_length, e.frame?.frame_length ?? null, e.frame?.frame_skip ?? null, e.frame?.raw_length ?? null);
         const n = params.length;
-        return `($1, $${n - 3}, $${n - 2}, $2, $${n - 1}, $${n}, $3)`;
+        return `($1, $${n - 6}, $${n - 5}, $2, $${n - 4}, $${n - 3}, $3, $${n - 2}, $${n - 1}, $${n})`;
       });
       const inserted = await this.#db.all<{ chunk_id: string; codec: string }>(
         // A condemned row (garbage collection found it unreferenced) is replaced by the fresh copy: ingest
         // does not deduplicate against condemned rows, so whoever wrote this copy is about to reference it.
-        `INSERT INTO chunk_index (scope, chunk_id, codec, pack_id, pack_offset, stored_length, created_at) VALUES ${rows.join(', ')}
+        `INSERT INTO chunk_index (scope, chunk_id, codec, pack_id, pack_offset, stored_length, created_at, frame_length, frame_skip, raw_length) VALUES ${rows.join(', ')}
          ON CONFLICT (scope, chunk_id, codec) DO UPDATE SET pack_id = excluded.pack_id, pack_offset = excluded.pack_offset,
-           stored_length = excluded.stored_length, created_at = excluded.created_at, condemned_at = NULL
+           stored_length = excluded.stored_length, created_at = excluded.created_at, condemned_at = NULL,
+           frame_length = excluded.frame_length, frame_skip = excluded.frame_skip, raw_length = excluded.raw_length
          WHERE chunk_index.condemned_at IS NOT NULL
          RETURNING chunk_id, codec`,
         params,
@@ -98,13 +123,13 @@ export class ChunkPackRepository {
 
   /** Where one stored form lives, or undefined. */
   async locate(scope: string, chunkId: string, codec: 'raw' | 'zstd'): Promise<ChunkLocation | undefined> {
-    const row = await this.#db.get('SELECT pack_id, pack_offset, stored_length, codec FROM chunk_index WHERE scope = $1 AND chunk_id = $2 AND codec = $3', [scope, chunkId, codec]);
+    const row = await this.#db.get(`SELECT ${LOCATION_COLUMNS} FROM chunk_index WHERE scope = $1 AND chunk_id = $2 AND codec = $3`, [scope, chunkId, codec]);
     return row ? location(row) : undefined;
   }
 
   /** Every indexed form of a chunk that may be deduplicated against (zero, one or two rows; condemned rows are left out). */
   async locateForms(scope: string, chunkId: string): Promise<ChunkLocation[]> {
-    const rows = await this.#db.all('SELECT pack_id, pack_offset, stored_length, codec FROM chunk_index WHERE scope = $1 AND chunk_id = $2 AND condemned_at IS NULL', [scope, chunkId]);
+    const rows = await this.#db.all(`SELECT ${LOCATION_COLUMNS} FROM chunk_index WHERE scope = $1 AND chunk_id = $2 AND condemned_at IS NULL`, [scope, chunkId]);
     return rows.map(location);
   }
 
@@ -120,7 +145,8 @@ export class ChunkPackRepository {
    */
   async relocate(scope: string, chunkId: string, codec: 'raw' | 'zstd', fromPack: string, to: { pack_id: string; pack_offset: number; stored_length: number }): Promise<boolean> {
     const { changes } = await this.#db.run(
-      'UPDATE chunk_index SET pack_id = $5, pack_offset = $6, stored_length = $7 WHERE scope = $1 AND chunk_id = $2 AND codec = $3 AND pack_id = $4',
+      // The copy is unframed: frame columns are cleared.
+      'UPDATE chunk_index SET pack_id = $5, pack_offset = $6, stored_length = $7, frame_length = NULL, frame_skip = NULL, raw_length = NULL WHERE scope = $1 AND chunk_id = $2 AND codec = $3 AND pack_id = $4',
       [scope, chunkId, codec, fromPack, to.pack_id, to.pack_offset, to.stored_length],
     );
     return changes > 0;
@@ -180,13 +206,18 @@ export class ChunkPackRepository {
   }
 
   /** Moves a repacked pack's entries to their new places in one transaction; returns how many still pointed at `fromPack`. */
-  async relocateAll(scope: string, fromPack: string, moves: ReadonlyArray<{ chunk_id: string; codec: string; pack_id: string; pack_offset: number; stored_length: number }>): Promise<number> {
+  async relocateAll(
+    scope: string,
+    fromPack: string,
+    moves: ReadonlyArray<{ chunk_id: string; codec: string; pack_id: string; pack_offset: number; stored_length: number; frame?: FrameColumns }>,
+  ): Promise<number> {
     return this.#db.transaction(async (tx) => {
       let moved = 0;
       for (const m of moves) {
         const { changes } = await tx.run(
-          'UPDATE chunk_index SET pack_id = $5, pack_offset = $6, stored_length = $7 WHERE scope = $1 AND chunk_id = $2 AND codec = $3 AND pack_id = $4',
-          [scope, m.chunk_id, m.codec, fromPack, m.pack_id, m.pack_offset, m.stored_length],
+          `UPDATE chunk_index SET pack_id = $5, pack_offset = $6, stored_length = $7, frame_length = $8, frame_skip = $9, raw_length = $10
+           WHERE scope = $1 AND chunk_id = $2 AND codec = $3 AND pack_id = $4`,
+          [scope, m.chunk_id, m.codec, fromPack, m.pack_id, m.pack_offset, m.stored_length, m.frame?.frame_length ?? null, m.frame?.frame_skip ?? null, m.frame?.raw_length ?? null],
         );
         moved += changes;
       }
@@ -218,7 +249,10 @@ export class ChunkPackRepository {
 
   /** The live entries of one pack. */
   async entriesOf(packId: string): Promise<Array<PackEntryRow & { scope: string; created_at: string }>> {
-    const rows = await this.#db.all<Record<string, unknown>>('SELECT scope, chunk_id, codec, pack_offset, stored_length, created_at FROM chunk_index WHERE pack_id = $1 ORDER BY pack_offset', [packId]);
+    const rows = await this.#db.all<Record<string, unknown>>(
+      'SELECT scope, chunk_id, codec, pack_offset, stored_length, created_at, frame_length, frame_skip, raw_length FROM chunk_index WHERE pack_id = $1 ORDER BY pack_offset, frame_skip',
+      [packId],
+    );
     return rows.map(indexRow);
   }
 
@@ -255,7 +289,9 @@ export class ChunkPackRepository {
 
 /** The columns every chunk_index listing reads, typed. */
 function indexRow(r: Record<string, unknown>): PackEntryRow & { scope: string; created_at: string } {
+  const frame = frameOf(r);
   return {
+    ...(frame ? { frame } : {}),
     scope: String(r['scope']),
     chunk_id: String(r['chunk_id']),
     codec: r['codec'] as 'raw' | 'zstd',
