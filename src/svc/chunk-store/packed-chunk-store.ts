@@ -105,9 +105,13 @@ function isPendingFrame(e: PendingEntry | PendingFrame): e is PendingFrame {
   return 'chunks' in e;
 }
 
-/** A chunk's share of its frame's payload (at least 1 byte). */
+/**
+ * A chunk's share of its frame's payload: at least 1 byte, and at most its raw
+ * length (a frame stored raw costs one codec byte more than its chunks; that
+ * byte, like the pack's headers and tables, is not charged to them).
+ */
 function shareOf(payloadLength: number, rawLength: number, frameRawBytes: number): number {
-  return Math.max(1, Math.round((payloadLength * rawLength) / Math.max(1, frameRawBytes)));
+  return Math.min(rawLength, Math.max(1, Math.round((payloadLength * rawLength) / Math.max(1, frameRawBytes))));
 }
 
 /** Bound on a writer's remembered absent keys (a writer that stats without putting must not grow without end). */
