@@ -140,3 +140,9 @@ test('a word after a subject pronoun is not read as a substituted subject', () =
   // A clause's own first word is still compared with what the sentence puts in its place.
   assert.ok(judge('The rye starter is a stable culture of wild yeasts.', ['The sourdough starter is a stable culture of wild yeasts.']).flags.includes('word_substituted'));
 });
+
+test('a date written day first meets the same date written month first, a swapped count does not', () => {
+  assert.equal(judge('He played his last match on 1 February 1958.', ['He played his last match on Saturday, February 1, 1958.']).flags.includes('quantity_mismatch'), false);
+  assert.ok(judge('He played his last match on 1 February 1958.', ['He played his last match on February 11, 1958, and 1 more in March.']).flags.length > 0);
+  assert.ok(judge('Western honeybees forage within 3 hives of 10 kilometres.', ['Western honeybees forage within 3 kilometres of 10 hives.']).flags.includes('quantity_mismatch'));
+});

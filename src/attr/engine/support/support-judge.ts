@@ -145,7 +145,7 @@ export function judgeSupport(claim: ClaimReading, weight: (term: string) => numb
   }
   if (!flags.includes('number_missing')) {
     for (const q of claim.quantities) {
-      if (q.unit !== undefined && has.has(q.unit) && !window.sentences.some((s) => [q.value, ...q.alternatives].some((v) => countsWith(s.spans, v, q.unit!)))) {
+      if (q.unit !== undefined && has.has(q.unit) && !window.sentences.some((s) => [q.value, ...q.alternatives].some((v) => countsWith(s, v, q.unit!)))) {
         flags.push('quantity_mismatch');
         break;
       }
@@ -192,10 +192,18 @@ export function judgeSupport(claim: ClaimReading, weight: (term: string) => numb
   return { recall, score, flags };
 }
 
-/** True when `value` is followed by `unit` within QUANTITY_REACH tokens somewhere in the sentence. */
-function countsWith(spans: readonly TokenSpan[], value: string, unit: string): boolean {
+/**
+ * True when `value` is followed by `unit` within QUANTITY_REACH tokens
+ * somewhere in the sentence, or stands right after it with nothing but a
+ * space between: "1 February" is "February 1", "the fifth season" is
+ * "season 5" (but "3 kilometres" is not "kilometres of 3").
+ */
+function countsWith(sentence: WindowSentence, value: string, unit: string): boolean {
+  const spans = sentence.spans;
   for (let i = 0; i < spans.length; i++) {
     if (spans[i]!.term !== value) continue;
+    const before = spans[i - 1];
+    if (before !== undefined && before.term === unit && /^\s+$/.test(sentence.lower.slice(before.end, spans[i]!.start))) return true;
     for (let k = i + 1; k <= i + QUANTITY_REACH && k < spans.length; k++) if (spans[k]!.term === unit) return true;
   }
   return false;

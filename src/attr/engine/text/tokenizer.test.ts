@@ -57,3 +57,10 @@ test('with compounds, a hyphenated pair of words is also read as one word (evide
   eachContentToken('her co-star', (t) => seen.push(t), true);
   assert.deepEqual(seen, ['costar', 'co', 'star']);
 });
+
+test('an ordinal word is matched as its figure but is not a checked number', () => {
+  assert.deepEqual(contentTokens('the fifteenth century, the 15th century'), ['15', 'centuri', '15', 'centuri']);
+  assert.deepEqual(tokenSpans('the sixth season').map((s) => [s.term, s.number]), [['6', false], ['season', false]]);
+  // "first" and "second" stay words.
+  assert.deepEqual(contentTokens('at first, a second'), ['first', 'second']);
+});

@@ -29,6 +29,19 @@ export const NUMBER_WORDS: ReadonlyMap<string, string> = new Map(
     .concat('thirty forty fifty sixty seventy eighty ninety'.split(' ').map((w, i) => [w, String((i + 3) * 10)] as [string, string])),
 );
 
+/**
+ * Ordinal words as the figure they write ("the fifteenth century" meets "the
+ * 15th century", "sixth" meets "6th"). They are matched as that figure but
+ * stay words otherwise (not `number`: no figure check or quantity is read
+ * from them). "first" and "second" stay words ("at first", "a second").
+ */
+export const ORDINAL_WORDS: ReadonlyMap<string, string> = new Map(
+  'third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth'
+    .split(' ')
+    .map((w, i) => [w, String(i + 3)] as [string, string])
+    .concat('thirtieth fortieth fiftieth sixtieth seventieth eightieth ninetieth'.split(' ').map((w, i) => [w, String((i + 3) * 10)] as [string, string])),
+);
+
 /** Abbreviated months, as the stem of the full name. */
 const MONTH_ABBREVIATIONS: ReadonlyMap<string, string> = new Map(
   'jan:january feb:february mar:march apr:april jun:june jul:july aug:august sep:september sept:september oct:october nov:november dec:december'
@@ -129,6 +142,11 @@ function eachToken(raw: string, visit: (term: string, start: number, end: number
         continue;
       }
       visit(digits, m.index, end, original, true);
+      continue;
+    }
+    const ordinal = ORDINAL_WORDS.get(t);
+    if (ordinal !== undefined) {
+      visit(ordinal, m.index, m.index + original.length, original, false);
       continue;
     }
     // "Nov 10" is "November 10": an abbreviated month next to a figure is the month.

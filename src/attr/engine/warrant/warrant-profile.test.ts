@@ -108,3 +108,9 @@ test('a hedge weakens the clause it stands in, not the rest of the sentence', ()
   assert.deepEqual(warrantMismatchFlags('The law applies to unions.', 'The law applies to unions, though it may be repealed.'), []);
   assert.deepEqual(warrantMismatchFlags('The law applies to unions.', 'The law may apply to unions, lawyers said.'), ['modality_stronger_than_evidence']);
 });
+
+test('an ordinal word is the figure its digits write', () => {
+  assert.deepEqual(warrantMismatchFlags('She earned 5 Oscar nominations.', 'She earned her fifth Oscar nomination.'), []);
+  assert.deepEqual(warrantMismatchFlags('It began in the 15th century.', 'It began in the fifteenth century.'), []);
+  assert.deepEqual(warrantMismatchFlags('It began in the 16th century.', 'It began in the fifteenth century.'), ['numeric_value_not_in_evidence']);
+});
