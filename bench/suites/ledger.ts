@@ -99,7 +99,7 @@ export default async function run(args: string[]): Promise<BenchReport> {
       cpu.floor.push(cpuSeconds(process.threadCpuUsage(c)));
       c = process.threadCpuUsage();
       t = performance.now();
-      const sequential = await verifyLedger(big.ledger);
+      const sequential = await verifyLedger(big.ledger, { target: { stateDir: path.join(dir, 'b') }, workers: 1 });
       samples.sequential.push((performance.now() - t) / 1000);
       cpu.sequential.push(cpuSeconds(process.threadCpuUsage(c)));
       c = process.cpuUsage();

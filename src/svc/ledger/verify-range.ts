@@ -25,6 +25,13 @@ import { canonicalEventBody } from './event.ts';
 /** Rows per read: large enough that statement overhead vanishes, small enough to bound memory. */
 const PAGE = 10000;
 
+/**
+ * Every connection that verifies a SQLite ledger (the calling thread's own and each worker's) reads the file through a
+ * memory map of up to this many bytes instead of one read system call per 4 KiB page: ~6–10% less CPU per event
+ * (docs/ledger.md). The mapped pages count towards RSS only until the run closes its connections.
+ */
+export const VERIFY_MMAP_BYTES = 1 << 30;
+
 export interface RangeResult {
   fromSeq: number;
   toSeq: number;

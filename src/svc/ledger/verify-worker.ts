@@ -7,7 +7,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { openDb, type DbTarget } from '../store/open-db.ts';
 import { LedgerRepository } from '../store/repositories/ledger.ts';
-import { type RangeResult, verifyRange } from './verify-range.ts';
+import { type RangeResult, VERIFY_MMAP_BYTES, verifyRange } from './verify-range.ts';
 
 export type WorkerRequest = { kind: 'verify'; fromSeq: number; toSeq: number } | { kind: 'close' };
 /** `cpuSeconds`: this thread's CPU time for the chunk (VerifyOptions.stats). */
@@ -16,7 +16,7 @@ export type WorkerReply = { kind: 'ready' } | { kind: 'result'; result: RangeRes
 if (parentPort) {
   const port = parentPort;
   const post = (m: WorkerReply) => port.postMessage(m);
-  const db = openDb((workerData as { target: DbTarget }).target);
+  const db = openDb((workerData as { target: DbTarget }).target, { sqliteMmapBytes: VERIFY_MMAP_BYTES });
   const repo = new LedgerRepository(db);
   port.on('message', (m: WorkerRequest) => {
     if (m.kind === 'close') {

@@ -15,9 +15,9 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { type ChainBreak, type ChainReport, GENESIS_HASH } from '../../core/hash-chain.ts';
-import type { DbTarget } from '../store/open-db.ts';
-import type { LedgerRepository } from '../store/repositories/ledger.ts';
-import { type RangeResult, verifyRange } from './verify-range.ts';
+import { type DbTarget, openDb } from '../store/open-db.ts';
+import { LedgerRepository } from '../store/repositories/ledger.ts';
+import { type RangeResult, VERIFY_MMAP_BYTES, verifyRange } from './verify-range.ts';
 import type { WorkerReply, WorkerRequest } from './verify-worker.ts';
 
 /** Below this many events a single pass is faster than starting workers. */
@@ -58,20 +58,34 @@ function parallelisable(target: DbTarget | undefined): target is DbTarget {
   return target !== undefined && target.databaseUrl !== 'sqlite::memory:';
 }
 
+/** A SQLite database in a file (the state dir's, or `sqlite:<path>`): one another connection can open. */
+function sqliteFile(target: DbTarget | undefined): target is DbTarget {
+  const url = target?.databaseUrl;
+  return target !== undefined && (!url || (url.startsWith('sqlite:') && url !== 'sqlite::memory:'));
+}
+
 export async function verifyLedger(repo: LedgerRepository, options: VerifyOptions = {}): Promise<LedgerVerifyReport> {
   const started = performance.now();
   const head = await repo.head();
   const headSeq = head?.seq ?? 0;
   const threads = Math.max(1, Math.min(options.workers ?? availableParallelism(), MAX_WORKERS));
   const parallel = parallelisable(options.target) && threads > 1 && headSeq >= (options.parallelMinEvents ?? PARALLEL_MIN_EVENTS);
-  if (!parallel) {
-    const range = await verifyRange(repo, 1, Number.MAX_SAFE_INTEGER);
-    return { ...stitch([range]), duration_ms: Math.round(performance.now() - started), workers: 1 };
+  const callerThread = !parallel || (options.callerThread ?? true);
+  // On a SQLite file the calling thread reads through a connection of its own, memory-mapped like the workers'.
+  const own = callerThread && sqliteFile(options.target) ? openDb(options.target, { sqliteMmapBytes: VERIFY_MMAP_BYTES }) : undefined;
+  const reader = own === undefined ? repo : new LedgerRepository(own);
+  try {
+    if (!parallel) {
+      const range = await verifyRange(reader, 1, Number.MAX_SAFE_INTEGER);
+      return { ...stitch([range]), duration_ms: Math.round(performance.now() - started), workers: 1 };
+    }
+    const chunks = options.chunkEvents === undefined ? guidedChunks(headSeq, threads) : fixedChunks(headSeq, Math.max(1, options.chunkEvents));
+    const { ranges, threadsUsed, threadCpuSeconds } = await verifyChunks(reader, options.target!, chunks, threads, callerThread);
+    if (options.stats) options.stats.threadCpuSeconds = threadCpuSeconds;
+    return { ...stitch(ranges), duration_ms: Math.round(performance.now() - started), workers: threadsUsed };
+  } finally {
+    await own?.close();
   }
-  const chunks = options.chunkEvents === undefined ? guidedChunks(headSeq, threads) : fixedChunks(headSeq, Math.max(1, options.chunkEvents));
-  const { ranges, threadsUsed, threadCpuSeconds } = await verifyChunks(repo, options.target!, chunks, threads, options.callerThread ?? true);
-  if (options.stats) options.stats.threadCpuSeconds = threadCpuSeconds;
-  return { ...stitch(ranges), duration_ms: Math.round(performance.now() - started), workers: threadsUsed };
 }
 
 function fixedChunks(headSeq: number, size: number): Array<readonly [number, number]> {

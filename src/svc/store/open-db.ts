@@ -18,17 +18,23 @@ export interface DbTarget {
   sqliteSynchronous?: 'full' | 'normal' | undefined;
 }
 
-export function openDb(target: DbTarget): Db {
+export interface OpenDbOptions {
+  /** SQLite only: bytes of the file read through a memory map (`SqliteDb`); PostgreSQL ignores it. */
+  sqliteMmapBytes?: number;
+}
+
+export function openDb(target: DbTarget, options: OpenDbOptions = {}): Db {
   const url = target.databaseUrl;
+  const sqlite = { synchronous: target.sqliteSynchronous ?? 'full', ...(options.sqliteMmapBytes === undefined ? {} : { mmapBytes: options.sqliteMmapBytes }) } as const;
   if (!url) {
     mkdirSync(target.stateDir, { recursive: true });
-    return new SqliteDb(path.join(target.stateDir, 'svc.sqlite'), { synchronous: target.sqliteSynchronous ?? 'full' });
+    return new SqliteDb(path.join(target.stateDir, 'svc.sqlite'), sqlite);
   }
   if (/^postgres(ql)?:\/\//.test(url)) return new PostgresDb(url, target.pgSchema ? { schema: target.pgSchema } : {});
   if (url.startsWith('sqlite:')) {
     const file = url.slice('sqlite:'.length);
     if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-    return new SqliteDb(file, { synchronous: target.sqliteSynchronous ?? 'full' });
+    return new SqliteDb(file, sqlite);
   }
   throw new SvcError('invalid_request', 'SVC_DATABASE_URL must be postgres://…, postgresql://… or sqlite:<path>');
 }
