@@ -171,6 +171,7 @@ export default async function run(args: string[]): Promise<BenchReport> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'attr-bench-'));
   let svc: ServiceProcess | undefined;
   let anchor: Worker | undefined;
+  const peers: Worker[] = [];
   try {
     const corpusText = syntheticCorpusText(SOURCES);
     const corpusPath = path.join(dir, 'corpus.jsonl');
@@ -199,11 +200,21 @@ export default async function run(args: string[]): Promise<BenchReport> {
       workerData: { corpusText, prompt: body.prompt, output: answer, grossRevenue: body.gross_revenue, warmup: ENGINE_WARMUP } satisfies AnchorData,
     });
     const anchorReady = once(anchor, 'message');
+    // As many more engine-only threads as the service runs engine workers beyond one: the engine alone under the same
+    // concurrency as the service's workers in the throughput windows (all busy at once, sharing caches and cores).
+    const serviceWorkers = workersArg ?? cores;
+    for (let i = 1; i < serviceWorkers; i++) {
+      peers.push(new Worker(new URL('../attr/engine-anchor-worker.ts', import.meta.url), {
+        workerData: { corpusText, prompt: body.prompt, output: answer, grossRevenue: body.gross_revenue, warmup: ENGINE_WARMUP } satisfies AnchorData,
+      }));
+    }
+    const peersReady = Promise.all(peers.map((p) => once(p, 'message')));
 
     // Warm-up: JIT of every engine worker of the service (one client per core keeps them all busy) and of the
     // anchor's engine, the connection pool, the first audit batches.
     await Promise.all(Array.from({ length: cores }, () => timeSequential(ENGINE_WARMUP, attribute)));
     await anchorReady;
+    await peersReady;
     await timeSequential(50, healthz);
 
     // Interleaved blocks: HTTP sequential, engine alone, commit floor, healthz — each sees the same neighbours.
@@ -232,6 +243,30 @@ export default async function run(args: string[]): Promise<BenchReport> {
       }
     };
     const engineBlock = (): Promise<void> => engineCalls(engineN);
+    /**
+     * The engine alone with `serviceWorkers` threads busy at once, back to back, as the service's engine workers are
+     * under 8 clients: CPU of the engine threads, and of this process's other threads meanwhile (V8's GC helpers
+     * working for those engines: this thread only waits for their answers). Counted like the service's CPU.
+     */
+    const concurrentEngine = { calls: 0, threadCpuMs: 0, otherCpuMs: 0, available: true };
+    const concurrentEngineBlock = async (callsPerThread: number): Promise<void> => {
+      if (peers.length === 0) return;
+      const before = processCpuMs(process.pid);
+      const perThread = await Promise.all([anchor!, ...peers].map(async (w) => {
+        let cpuMs = 0;
+        for (let i = 0; i < callsPerThread; i++) {
+          const reply = once(w, 'message');
+          w.postMessage({ calls: 1 });
+          cpuMs += ((await reply) as [AnchorReply])[0].cpuMs;
+        }
+        return cpuMs;
+      }));
+      const after = processCpuMs(process.pid);
+      if (before === undefined || after === undefined) concurrentEngine.available = false;
+      else concurrentEngine.otherCpuMs += after.gc_and_other - before.gc_and_other;
+      concurrentEngine.threadCpuMs += perThread.reduce((a, b) => a + b, 0);
+      concurrentEngine.calls += callsPerThread * (peers.length + 1);
+    };
     const perBlock = Math.max(1, Math.round(latencyRequests / BLOCKS));
     for (let b = 0; b < BLOCKS; b++) {
       // HTTP request and engine call alternate, so both see the same moment of the machine.
@@ -275,6 +310,7 @@ export default async function run(args: string[]): Promise<BenchReport> {
       attributeThroughput.requests += window.requests;
       attributeThroughput.ok += window.ok;
       await engineBlock();
+      await concurrentEngineBlock(engineN);
     }
     attributeThroughput.rps = attributeThroughput.ok / (throughputMs / 1000);
     const engineLatency = summarize(engineSamples);
@@ -327,6 +363,13 @@ export default async function run(args: string[]): Promise<BenchReport> {
       throughput_target_rps: round(rpsTarget, 1),
       // Independent of the neighbours: what the service costs in CPU next to what the engine alone costs.
       service_cpu_share_of_engine_cpu: serviceCpuTotal === undefined ? null : round(engineCpuMs / engineLatency.n / (serviceCpuTotal / attributeThroughput.requests), 3),
+      // The engine alone with as many threads busy at once as the service has engine workers (null: one worker).
+      baseline_engine_concurrent_cpu_ms_per_call:
+        concurrentEngine.calls === 0 || !concurrentEngine.available
+          ? null
+          : { threads: peers.length + 1, calls: concurrentEngine.calls, engine_threads: ms(concurrentEngine.threadCpuMs / concurrentEngine.calls), gc_helpers: ms(concurrentEngine.otherCpuMs / concurrentEngine.calls), total: ms((concurrentEngine.threadCpuMs + concurrentEngine.otherCpuMs) / concurrentEngine.calls) },
+      service_cpu_share_of_concurrent_engine_cpu:
+        serviceCpuTotal === undefined || concurrentEngine.calls === 0 || !concurrentEngine.available ? null : round((concurrentEngine.threadCpuMs + concurrentEngine.otherCpuMs) / concurrentEngine.calls / (serviceCpuTotal / attributeThroughput.requests), 3),
       // What the service could serve with the cores to itself: all its CPU over all cores, and its main thread on one.
       cpu_ceiling_rps: cpuCeiling === undefined ? null : round(cpuCeiling, 1),
       cpu_ceiling_share_of_engine_cpu_capacity: cpuCeiling === undefined ? null : round(cpuCeiling / ((cores * 1000) / (engineCpuMs / engineLatency.n)), 3),
@@ -378,6 +421,15 @@ export default async function run(args: string[]): Promise<BenchReport> {
             results.cpu_ceiling_rps ?? '',
             `service ${results.service_cpu_ms_per_request ?? '?'} ms CPU/request (main ${results.service_cpu_ms_per_request_by_thread?.main ?? '?'}, engine workers ${results.service_cpu_ms_per_request_by_thread?.engine_workers ?? '?'}, GC helpers and I/O ${results.service_cpu_ms_per_request_by_thread?.gc_and_other ?? '?'}) vs engine alone ${results.baseline_engine_only_cpu_ms_mean} ms (its thread): the engine is ${results.service_cpu_share_of_engine_cpu === null ? '?' : round(100 * results.service_cpu_share_of_engine_cpu, 1)}% of the service's CPU; req/s: the ceiling with the cores to itself (min of ${cores} cores over all its CPU and one core over its main thread's) = ${results.cpu_ceiling_share_of_engine_cpu_capacity === null ? '?' : round(100 * results.cpu_ceiling_share_of_engine_cpu_capacity, 1)}% of the engine's CPU capacity (${cores} × 1000 / engine CPU; target share 70%)`,
           ],
+          ...(results.baseline_engine_concurrent_cpu_ms_per_call === null
+            ? []
+            : [[
+                `anchor: engine only, ${results.baseline_engine_concurrent_cpu_ms_per_call.threads} threads of the bench busy at once (as the service's ${results.baseline_engine_concurrent_cpu_ms_per_call.threads} engine workers are under load)`,
+                '',
+                '',
+                '',
+                `${results.baseline_engine_concurrent_cpu_ms_per_call.calls} calls between the throughput windows: CPU ${results.baseline_engine_concurrent_cpu_ms_per_call.engine_threads} ms/call in the engine threads + ${results.baseline_engine_concurrent_cpu_ms_per_call.gc_helpers} ms in GC helpers = ${results.baseline_engine_concurrent_cpu_ms_per_call.total} ms, counted as the service's CPU is: the engine is ${results.service_cpu_share_of_concurrent_engine_cpu === null ? '?' : round(100 * results.service_cpu_share_of_concurrent_engine_cpu, 1)}% of the service's CPU per request on this footing (the row above compares with one engine thread alone, GC helpers not counted)`,
+              ]]),
           ['anchor: durable-commit floor (1 KB append + fdatasync)', ms(commitFloor.p50), ms(commitFloor.p95), '', `same file system as the audit log; overhead minus this floor ${results.service_overhead_minus_commit_floor_p50_ms} ms`],
           ['anchor: GET /healthz', ms(healthzLatency.p50), ms(healthzLatency.p95), round(healthzThroughput.rps, 1), 'HTTP floor on this machine'],
           ['audit chain after the run', '', '', '', `${audit.head_seq} entries, ok ${audit.ok}, one per request ${results.audit_entries_match_requests}, verified in ${ms(verifyMs)} ms: ${yes(chainIntact)}`],
@@ -395,6 +447,7 @@ export default async function run(args: string[]): Promise<BenchReport> {
     };
   } finally {
     await anchor?.terminate();
+    await Promise.all(peers.map((p) => p.terminate()));
     await svc?.stop();
     await rm(dir, { recursive: true, force: true });
   }
