@@ -146,3 +146,9 @@ test('a date written day first meets the same date written month first, a swappe
   assert.ok(judge('He played his last match on 1 February 1958.', ['He played his last match on February 11, 1958, and 1 more in March.']).flags.length > 0);
   assert.ok(judge('Western honeybees forage within 3 hives of 10 kilometres.', ['Western honeybees forage within 3 kilometres of 10 hives.']).flags.includes('quantity_mismatch'));
 });
+
+test('a clause whose subject is a pronoun has no subject word to substitute', () => {
+  assert.equal(judge('In November 2013, she was the only member of the board who voted against it.', ['That November the chairman of the board voted against it, in 2013.']).flags.includes('word_substituted'), false);
+  // Without the pronoun the clause's first word is its subject, and a different one is a substitution.
+  assert.ok(judge('In 2013, rye growers were the only members of the board.', ['In 2013, wheat growers were the only members of the board.']).flags.length > 0);
+});

@@ -344,9 +344,10 @@ function substituted(claimText: string, claim: readonly TokenSpan[], sentence: r
     if (window.has(m.term) || m.number) continue;
     // Words of force ("causes", "always", "may", "about") are rule 4's to judge, against the evidence's own force.
     if (FORCE_WORD.test(claimText.slice(m.start, m.end).toLowerCase())) continue;
-    // A word right after a subject pronoun ("He reportedly grew close …") is no subject: whatever the sentence
-    // puts before the next claim word ("The three grew close …") stands for the pronoun, not for it.
-    if (i === 0 && SUBJECT_PRONOUN_BEFORE.test(claimText.slice(Math.max(0, m.start - 8), m.start))) continue;
+    // A clause whose subject is a pronoun ("He reportedly grew close …", "…, she was the only member of …") has
+    // no subject word to swap: whatever the sentence puts before the next claim word ("The three grew close …")
+    // stands for the pronoun, not for the clause's first content word.
+    if (i === 0 && SUBJECT_PRONOUN.test(claimText.slice(previousEnd(claimText, m.start), m.start))) continue;
     // At either end of the clause the sentence's own first or last word stands in for the missing neighbour.
     const a = i === 0 ? [-1] : at.get(claim[i - 1]!.term);
     const b = i + 1 === claim.length ? [sentence.length] : at.get(claim[i + 1]!.term);
@@ -369,8 +370,15 @@ function substituted(claimText: string, claim: readonly TokenSpan[], sentence: r
   return false;
 }
 
-/** A subject pronoun right before a word (see `substituted`). */
-const SUBJECT_PRONOUN_BEFORE = /(?:^|[^\p{L}])(?:he|she|it|they|we|i|you)\s+$/iu;
+/** A subject pronoun among the words before a clause's first content word (see `substituted`). */
+const SUBJECT_PRONOUN = /(?:^|[^\p{L}])(?:he|she|it|they|we|i|you)(?![\p{L}])/iu;
+
+/** Start of the stretch before `at` that belongs to the same clause: just after the last comma, semicolon, colon or dash. */
+function previousEnd(text: string, at: number): number {
+  const before = text.slice(0, at);
+  const cut = Math.max(...[',', ';', ':', '–', '—', ' - '].map((p) => before.lastIndexOf(p)));
+  return cut < 0 ? 0 : cut + 1;
+}
 
 /**
  * Relations whose year is part of the span they name: "since 2019", "from
