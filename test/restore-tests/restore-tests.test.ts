@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import { makePrincipal } from '../../src/svc/auth/principal.ts';
 import type { RestoreTestResult } from '../../src/svc/restore-tests/restore-test.ts';
 import { svcObjectFingerprint } from '../../src/svc/restore-tests/source-fingerprint.ts';
 import { runSvc } from '../helpers/cli.ts';
@@ -95,6 +96,20 @@ for (const engine of engines()) {
       const bad = await runTest({ kind: 'critical_full', prefixes: ['s3://finance/'] });
       assert.equal(bad.status, 'failed');
       assert.equal(bad.failures[0]!.manifest_id, a.manifest_id);
+    });
+
+    test('a deleted object whose retention expired (its chunks garbage-collected) is skipped, not a 404 of the whole run', async () => {
+      const gone = await put('archive', 'expired.bin', bytes(21));
+      await put('archive', 'kept.bin', bytes(22));
+      const admin = { principal: makePrincipal('test-admin', ['admin']), traceId: 'tr_rt_expired' } as never;
+      await s.app.objects.manifests.tombstone(admin, await s.app.objects.manifests.get(admin, gone.manifest_id), 'test_delete');
+      // What garbage collection does past the retention: mark it, then its chunks go.
+      assert.equal(await s.app.store.manifests.markRetentionExpired(gone.manifest_id), true);
+      await removeStoredChunk(s.app.objects.chunkBackend, chunkOf(await manifest(gone.manifest_id)));
+      const full = await runTest({ kind: 'critical_full', prefixes: ['s3://archive/'] });
+      assert.deepEqual([full.status, full.checked], ['passed', 1]);
+      const sampled = await runTest({ kind: 'sampled_exact', tenant: 'acme', sample_size: 1000 });
+      assert.ok(!sampled.failures.some((f) => f.manifest_id === gone.manifest_id), JSON.stringify(sampled.failures));
     });
 
     test('table_logical is not applicable while no table is recorded, never passed (test/adapters/lakehouse.test.ts covers tables)', async () => {

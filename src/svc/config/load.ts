@@ -35,6 +35,11 @@ function intFromEnv(name: string, raw: string): number {
   return Number(raw);
 }
 
+function numberFromEnv(name: string, raw: string): number {
+  if (!/^\d+(\.\d+)?$/.test(raw)) throw new SvcError('invalid_request', `${name} must be a non-negative number, got '${raw}'`);
+  return Number(raw);
+}
+
 function boolFromEnv(name: string, raw: string): boolean {
   if (raw === 'true' || raw === '1') return true;
   if (raw === 'false' || raw === '0') return false;
@@ -77,7 +82,7 @@ const ENV_MAP: Array<[string, string[], (name: string, raw: string) => unknown]>
   ['SVC_POLICY_BUNDLE', ['policy', 'bundle_name'], (_n, v) => v],
   ['SVC_MULTIPART_MIN_PART_BYTES', ['multipart', 'min_part_bytes'], intFromEnv],
   ['SVC_GC_TOMBSTONE_RETENTION_DAYS', ['gc', 'tombstone_retention_days'], intFromEnv],
-  ['SVC_GC_GRACE_MINUTES', ['gc', 'grace_minutes'], intFromEnv],
+  ['SVC_GC_GRACE_MINUTES', ['gc', 'grace_minutes'], numberFromEnv],
   ['SVC_GC_MULTIPART_EXPIRY_HOURS', ['gc', 'multipart_expiry_hours'], intFromEnv],
   ['SVC_PROVIDERS_JSON', ['providers'], jsonFromEnv],
   ['SVC_PLUGINS_TRUSTED_PUBLISHERS_JSON', ['plugins', 'trusted_publishers'], jsonFromEnv],

@@ -95,8 +95,9 @@ export const GcConfig = Type.Object(
     /**
      * A chunk found unreferenced is first condemned, and deleted by a later run at least this long after; chunks
      * indexed more recently than this are never condemned. Must exceed the longest ingest (one object's upload).
+     * Fractions are allowed (0.5 = 30 s), for tests that run GC on a compressed time scale.
      */
-    grace_minutes: Type.Integer({ minimum: 0, maximum: 43_200, default: 360 }),
+    grace_minutes: Type.Number({ minimum: 0, maximum: 43_200, default: 360 }),
     /** A pack whose dead bytes reach this share of its size is rewritten with its live chunks only. */
     repack_dead_ratio: Type.Number({ minimum: 0.05, maximum: 1, default: 0.5 }),
     /** Open multipart uploads with no activity for this long are aborted and their parts discarded; `null`: never. */

@@ -27,9 +27,13 @@
  * Old-layout chunk files (one per chunk, written before packs) are never
  * deleted: they have no index row to condemn. `dryRun` reports what a run
  * would do and changes nothing. Each run is one `storage.gc_completed`
- * ledger event. One run at a time across processes (a lease row).
+ * ledger event. One run at a time across processes (a lease row); a lease
+ * left by a process that died is taken over at once by a process on the same
+ * host (its pid is gone), else it expires 15 minutes after the last step.
  */
 import { randomBytes } from 'node:crypto';
+import { readlinkSync } from 'node:fs';
+import os from 'node:os';
 import { type Static, Type } from 'typebox';
 import type { RequestContext } from '../context.ts';
 import { requirePermission } from '../auth/principal.ts';
@@ -92,9 +96,44 @@ const MANIFEST_PAGE = 500;
 const INDEX_PAGE = 2000;
 const LEASE = 'gc';
 const LEASE_MS = 15 * 60_000;
-/** Packs and unlisted pack files younger than this are left alone whatever the grace period (a pack row goes in before its index rows). */
-const PACK_MIN_AGE_MS = 5 * 60_000;
+/**
+ * Pack files with no pack row younger than this are left alone whatever the
+ * grace period: a pack is written before its row goes in, and a seal under
+ * way must not lose its file.
+ */
 const ORPHAN_MIN_AGE_MS = 60 * 60_000;
+
+/**
+ * This process as a lease holder names it: `<host>/<pid namespace>/<pid>`.
+ * Another process on the same host and in the same pid namespace can then
+ * tell that the holder is gone (no such pid) and take the lease over instead
+ * of waiting for it to expire. Undefined off Linux (no namespace to compare).
+ */
+export function processIdentity(): string | undefined {
+  try {
+    const ns = /\[(\d+)\]/.exec(readlinkSync('/proc/self/ns/pid'))?.[1];
+    return ns ? `${os.hostname()}/${ns}/${process.pid}` : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when `holder` names a process of this host and pid namespace that no longer exists. */
+export function holderIsDead(holder: string, self: string | undefined = processIdentity()): boolean {
+  const at = holder.indexOf('@');
+  if (at < 0 || !self) return false;
+  const [host, ns, pidText] = holder.slice(at + 1).split('/');
+  const [myHost, myNs] = self.split('/');
+  if (host !== myHost || ns !== myNs || !/^\d+$/.test(pidText ?? '')) return false;
+  const pid = Number(pidText);
+  if (pid === process.pid) return false; // this process: alive (another run of ours holds it)
+  try {
+    process.kill(pid, 0);
+    return false; // exists (possibly a reused pid: then wait for the expiry, the safe side)
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
 
 /** `bucket/key` of an object-gateway logical ref (`s3://bucket/key`), the namespace legal holds name. */
 function namespaceOfRef(logicalRef: string): string {
@@ -119,12 +158,11 @@ export class GcService {
     requirePermission(ctx.principal, 'storage:gc');
     if (ctx.principal.tenant !== undefined) throw new SvcError('forbidden', 'garbage collection spans every tenant: it needs a key that is not bound to a tenant');
     const dryRun = options.dryRun ?? false;
-    const holder = `gc_${randomBytes(8).toString('hex')}`;
+    const identity = processIdentity();
+    const holder = `gc_${randomBytes(8).toString('hex')}${identity ? `@${identity}` : ''}`;
     const clock = this.#d.now ?? (() => new Date());
     const started = clock();
-    if (!dryRun && !(await this.#d.index.takeLease(LEASE, holder, started.toISOString(), new Date(started.getTime() + LEASE_MS).toISOString()))) {
-      throw new SvcError('conflict', 'another garbage collection is running (its lease expires within 15 minutes of its last step)');
-    }
+    if (!dryRun) await this.#acquire(holder, started);
     try {
       const report = await this.#collect(ctx, dryRun, started, clock, holder);
       await this.#d.ledger.append({
@@ -138,6 +176,23 @@ export class GcService {
     } finally {
       if (!dryRun) await this.#d.index.releaseLease(LEASE, holder);
     }
+  }
+
+  /** Takes the lease, or takes it over from a holder that died on this host; conflict when a live run holds it. */
+  async #acquire(holder: string, at: Date): Promise<void> {
+    const index = this.#d.index;
+    const until = new Date(at.getTime() + LEASE_MS).toISOString();
+    for (let attempt = 0; attempt < 3; attempt++) {
+      if (await index.takeLease(LEASE, holder, at.toISOString(), until)) return;
+      const current = await index.getLease(LEASE);
+      if (!current) continue; // released meanwhile: try again
+      if (!holderIsDead(current.holder)) {
+        throw new SvcError('conflict', `another garbage collection is running (lease held by ${current.holder} until ${current.expires_at}; it expires 15 minutes after its last step)`);
+      }
+      // Its process is gone (killed mid-run): nothing of that run continues, and every step it took is safe to follow.
+      if (await index.takeOverLease(LEASE, current.holder, holder, until)) return;
+    }
+    throw new SvcError('conflict', 'another garbage collection is starting (the lease changed hands while this run tried to take it)');
   }
 
   async #collect(ctx: RequestContext, dryRun: boolean, started: Date, clock: () => Date, holder: string): Promise<GcReport> {
@@ -247,7 +302,9 @@ export class GcService {
   async #sweepPacks(report: GcReport, dryRun: boolean, started: Date, cutoff: string, renew: () => Promise<void>): Promise<void> {
     const store = this.#d.store!;
     const index = this.#d.index;
-    const packCutoff = new Date(Math.min(Date.parse(cutoff), started.getTime() - PACK_MIN_AGE_MS)).toISOString();
+    // A pack row and its index rows go in in one transaction, so an empty pack is never one being recorded;
+    // packs younger than the grace period are still left alone (they are all but always live).
+    const packCutoff = cutoff;
     const usage = await index.packUsage();
     const known = new Set(usage.map((p) => p.pack_id));
     // In a dry run, the rows this run would delete still count as live in the usage figures: subtract nothing, report a lower bound.

@@ -81,15 +81,20 @@ export class ChunkPackRepository {
   }
 
   /**
-   * Records a durable pack, then indexes its entries. Entries whose (scope,
-   * chunk, codec) is already indexed keep their old row (the first writer
-   * wins). Two statements, no transaction: the pack row goes first, so an
-   * index row never names a pack garbage collection does not know about; a
-   * crash between them leaves a pack with no live entry, which GC removes.
+   * Records a durable pack and indexes its entries, in one transaction.
+   * Entries whose (scope, chunk, codec) is already indexed keep their old row
+   * (the first writer wins). One transaction, so garbage collection never
+   * sees the pack row without its entries: it would take such a pack for an
+   * empty one and delete it, and the index rows inserted next would name a
+   * pack that is gone (they relied on a 5-minute minimum pack age before).
    * @returns the entries (`<chunk id>.<codec>`) that became the indexed copy
    */
   async insertPack(pack: PackRow, entries: readonly PackEntryRow[]): Promise<Set<string>> {
-    await this.#db.run('INSERT INTO chunk_packs (pack_id, scope, size_bytes, entry_count, created_at) VALUES ($1, $2, $3, $4, $5)', [
+    return this.#db.transaction((tx) => this.#insertPack(tx, pack, entries));
+  }
+
+  async #insertPack(db: Db, pack: PackRow, entries: readonly PackEntryRow[]): Promise<Set<string>> {
+    await db.run('INSERT INTO chunk_packs (pack_id, scope, size_bytes, entry_count, created_at) VALUES ($1, $2, $3, $4, $5)', [
       pack.pack_id,
       pack.scope,
       pack.size_bytes,
@@ -105,7 +110,7 @@ export class ChunkPackRepository {
         const n = params.length;
         return `($1, $${n - 6}, $${n - 5}, $2, $${n - 4}, $${n - 3}, $3, $${n - 2}, $${n - 1}, $${n})`;
       });
-      const inserted = await this.#db.all<{ chunk_id: string; codec: string }>(
+      const inserted = await db.all<{ chunk_id: string; codec: string }>(
         // A condemned row (garbage collection found it unreferenced) is replaced by the fresh copy: ingest
         // does not deduplicate against condemned rows, so whoever wrote this copy is about to reference it.
         `INSERT INTO chunk_index (scope, chunk_id, codec, pack_id, pack_offset, stored_length, created_at, frame_length, frame_skip, raw_length) VALUES ${rows.join(', ')}
@@ -199,6 +204,17 @@ export class ChunkPackRepository {
       [name, holder, until, now],
     );
     return rows.length === 1 && rows[0]!.holder === holder;
+  }
+
+  /** The holder of the named lease and until when, or undefined when nobody holds it. */
+  getLease(name: string): Promise<{ holder: string; expires_at: string } | undefined> {
+    return this.#db.get<{ holder: string; expires_at: string }>('SELECT holder, expires_at FROM gc_leases WHERE name = $1', [name]).then((r) => (r ? { holder: String(r.holder), expires_at: String(r.expires_at) } : undefined));
+  }
+
+  /** Hands the named lease from `from` (a holder known to be dead) to `to`; false when `from` no longer holds it. */
+  async takeOverLease(name: string, from: string, to: string, until: string): Promise<boolean> {
+    const { changes } = await this.#db.run('UPDATE gc_leases SET holder = $3, expires_at = $4 WHERE name = $1 AND holder = $2', [name, from, to, until]);
+    return changes > 0;
   }
 
   async releaseLease(name: string, holder: string): Promise<void> {
