@@ -122,7 +122,7 @@ describe('scheduler forecast file after start-up', () => {
 });
 
 describe('svc serve re-reads the forecast file on SIGHUP', () => {
-  it('loads the file written after start-up when it gets SIGHUP (the file is not watched)', { timeout: 60_000 }, async () => {
+  it('loads the file written after start-up when it gets SIGHUP (the file is not watched)', { timeout: 180_000 }, async () => {
     const target = await engineTarget('sqlite');
     const config = path.join(target.stateDir, 'config.yaml');
     writeFileSync(config, 'scheduler:\n  forecast_file_poll_seconds: null\n');
@@ -134,7 +134,7 @@ describe('svc serve re-reads the forecast file on SIGHUP', () => {
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (out += d));
     try {
-      const url = await until('svc serve to listen', () => /svc listening on (\S+)/.exec(out)?.[1], 30_000);
+      const url = await until('svc serve to listen', () => /svc listening on (\S+)/.exec(out)?.[1], 90_000);
       const plan = async () =>
         (await fetch(`${url}/v1/scheduler/plan`, { method: 'POST', headers: { 'x-api-key': ADMIN_KEY, 'content-type': 'application/json' }, body: JSON.stringify({ ...job, tenant: 'acme' }) }).then((r) => r.json())) as { plan: Plan };
       assert.match((await plan()).plan.forecast_source, /^embedded-estimate/);
@@ -146,7 +146,7 @@ describe('svc serve re-reads the forecast file on SIGHUP', () => {
       const p = await until('the SIGHUP reload', async () => {
         const r = (await plan()).plan;
         return r.forecast_source === 'file-hup' ? r : undefined;
-      });
+      }, 30_000);
       assert.equal(p.run_at, iso(t0 + 6 * H));
       assert.equal(child.exitCode, null, 'SIGHUP does not stop svc');
     } finally {
