@@ -28,7 +28,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import type { AnchorData, AnchorReply } from '../attr/engine-anchor-worker.ts';
@@ -171,7 +173,7 @@ export default async function run(args: string[]): Promise<BenchReport> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'attr-bench-'));
   let svc: ServiceProcess | undefined;
   let anchor: Worker | undefined;
-  const peers: Worker[] = [];
+  let pool: ChildProcess | undefined;
   try {
     const corpusText = syntheticCorpusText(SOURCES);
     const corpusPath = path.join(dir, 'corpus.jsonl');
@@ -200,21 +202,21 @@ export default async function run(args: string[]): Promise<BenchReport> {
       workerData: { corpusText, prompt: body.prompt, output: answer, grossRevenue: body.gross_revenue, warmup: ENGINE_WARMUP } satisfies AnchorData,
     });
     const anchorReady = once(anchor, 'message');
-    // As many more engine-only threads as the service runs engine workers beyond one: the engine alone under the same
-    // concurrency as the service's workers in the throughput windows (all busy at once, sharing caches and cores).
+    // The engine alone under the same concurrency as the service's workers in the throughput windows: a child process
+    // with as many engine threads as the service has engine workers, all busy at once (engine-anchor-process.ts).
     const serviceWorkers = workersArg ?? cores;
-    for (let i = 1; i < serviceWorkers; i++) {
-      peers.push(new Worker(new URL('../attr/engine-anchor-worker.ts', import.meta.url), {
-        workerData: { corpusText, prompt: body.prompt, output: answer, grossRevenue: body.gross_revenue, warmup: ENGINE_WARMUP } satisfies AnchorData,
-      }));
+    if (serviceWorkers > 1) {
+      const dataPath = path.join(dir, 'anchor-data.json');
+      await writeFile(dataPath, JSON.stringify({ corpusText, prompt: body.prompt, output: answer, grossRevenue: body.gross_revenue, warmup: ENGINE_WARMUP } satisfies AnchorData));
+      pool = fork(fileURLToPath(new URL('../attr/engine-anchor-process.ts', import.meta.url)), [dataPath, String(serviceWorkers)], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
     }
-    const peersReady = Promise.all(peers.map((p) => once(p, 'message')));
+    const poolReady = pool === undefined ? Promise.resolve() : once(pool, 'message');
 
     // Warm-up: JIT of every engine worker of the service (one client per core keeps them all busy) and of the
     // anchor's engine, the connection pool, the first audit batches.
     await Promise.all(Array.from({ length: cores }, () => timeSequential(ENGINE_WARMUP, attribute)));
     await anchorReady;
-    await peersReady;
+    await poolReady;
     await timeSequential(50, healthz);
 
     // Interleaved blocks: HTTP sequential, engine alone, commit floor, healthz — each sees the same neighbours.
@@ -245,27 +247,25 @@ export default async function run(args: string[]): Promise<BenchReport> {
     const engineBlock = (): Promise<void> => engineCalls(engineN);
     /**
      * The engine alone with `serviceWorkers` threads busy at once, back to back, as the service's engine workers are
-     * under 8 clients: CPU of the engine threads, and of this process's other threads meanwhile (V8's GC helpers
-     * working for those engines: this thread only waits for their answers). Counted like the service's CPU.
+     * under 8 clients: the child's CPU by kind of thread over the block (its engine threads, its GC helpers and its
+     * main thread relaying the calls), counted like the service's.
      */
-    const concurrentEngine = { calls: 0, threadCpuMs: 0, otherCpuMs: 0, available: true };
+    const concurrentEngine = { calls: 0, engineMs: 0, gcMs: 0, mainMs: 0, available: true };
     const concurrentEngineBlock = async (callsPerThread: number): Promise<void> => {
-      if (peers.length === 0) return;
-      const before = processCpuMs(process.pid);
-      const perThread = await Promise.all([anchor!, ...peers].map(async (w) => {
-        let cpuMs = 0;
-        for (let i = 0; i < callsPerThread; i++) {
-          const reply = once(w, 'message');
-          w.postMessage({ calls: 1 });
-          cpuMs += ((await reply) as [AnchorReply])[0].cpuMs;
-        }
-        return cpuMs;
-      }));
-      const after = processCpuMs(process.pid);
-      if (before === undefined || after === undefined) concurrentEngine.available = false;
-      else concurrentEngine.otherCpuMs += after.gc_and_other - before.gc_and_other;
-      concurrentEngine.threadCpuMs += perThread.reduce((a, b) => a + b, 0);
-      concurrentEngine.calls += callsPerThread * (peers.length + 1);
+      if (pool === undefined) return;
+      const before = processCpuMs(pool.pid);
+      const done = once(pool, 'message');
+      pool.send({ calls: callsPerThread });
+      const [{ calls }] = (await done) as [{ calls: number }];
+      const after = processCpuMs(pool.pid);
+      if (before === undefined || after === undefined) {
+        concurrentEngine.available = false;
+        return;
+      }
+      concurrentEngine.engineMs += after.engine_workers - before.engine_workers;
+      concurrentEngine.gcMs += after.gc_and_other - before.gc_and_other;
+      concurrentEngine.mainMs += after.main - before.main;
+      concurrentEngine.calls += calls;
     };
     const perBlock = Math.max(1, Math.round(latencyRequests / BLOCKS));
     for (let b = 0; b < BLOCKS; b++) {
@@ -310,7 +310,7 @@ export default async function run(args: string[]): Promise<BenchReport> {
       attributeThroughput.requests += window.requests;
       attributeThroughput.ok += window.ok;
       await engineBlock();
-      await concurrentEngineBlock(engineN);
+      await concurrentEngineBlock(2 * engineN);
     }
     attributeThroughput.rps = attributeThroughput.ok / (throughputMs / 1000);
     const engineLatency = summarize(engineSamples);
@@ -367,9 +367,9 @@ export default async function run(args: string[]): Promise<BenchReport> {
       baseline_engine_concurrent_cpu_ms_per_call:
         concurrentEngine.calls === 0 || !concurrentEngine.available
           ? null
-          : { threads: peers.length + 1, calls: concurrentEngine.calls, engine_threads: ms(concurrentEngine.threadCpuMs / concurrentEngine.calls), gc_helpers: ms(concurrentEngine.otherCpuMs / concurrentEngine.calls), total: ms((concurrentEngine.threadCpuMs + concurrentEngine.otherCpuMs) / concurrentEngine.calls) },
+          : { threads: serviceWorkers, calls: concurrentEngine.calls, engine_threads: ms(concurrentEngine.engineMs / concurrentEngine.calls), gc_helpers: ms(concurrentEngine.gcMs / concurrentEngine.calls), relay_main_thread: ms(concurrentEngine.mainMs / concurrentEngine.calls), total: ms((concurrentEngine.engineMs + concurrentEngine.gcMs) / concurrentEngine.calls) },
       service_cpu_share_of_concurrent_engine_cpu:
-        serviceCpuTotal === undefined || concurrentEngine.calls === 0 || !concurrentEngine.available ? null : round((concurrentEngine.threadCpuMs + concurrentEngine.otherCpuMs) / concurrentEngine.calls / (serviceCpuTotal / attributeThroughput.requests), 3),
+        serviceCpuTotal === undefined || concurrentEngine.calls === 0 || !concurrentEngine.available ? null : round((concurrentEngine.engineMs + concurrentEngine.gcMs) / concurrentEngine.calls / (serviceCpuTotal / attributeThroughput.requests), 3),
       // What the service could serve with the cores to itself: all its CPU over all cores, and its main thread on one.
       cpu_ceiling_rps: cpuCeiling === undefined ? null : round(cpuCeiling, 1),
       cpu_ceiling_share_of_engine_cpu_capacity: cpuCeiling === undefined ? null : round(cpuCeiling / ((cores * 1000) / (engineCpuMs / engineLatency.n)), 3),
@@ -424,11 +424,11 @@ export default async function run(args: string[]): Promise<BenchReport> {
           ...(results.baseline_engine_concurrent_cpu_ms_per_call === null
             ? []
             : [[
-                `anchor: engine only, ${results.baseline_engine_concurrent_cpu_ms_per_call.threads} threads of the bench busy at once (as the service's ${results.baseline_engine_concurrent_cpu_ms_per_call.threads} engine workers are under load)`,
+                `anchor: engine only, ${results.baseline_engine_concurrent_cpu_ms_per_call.threads} threads busy at once in a child process (as the service's ${results.baseline_engine_concurrent_cpu_ms_per_call.threads} engine workers are under load)`,
                 '',
                 '',
                 '',
-                `${results.baseline_engine_concurrent_cpu_ms_per_call.calls} calls between the throughput windows: CPU ${results.baseline_engine_concurrent_cpu_ms_per_call.engine_threads} ms/call in the engine threads + ${results.baseline_engine_concurrent_cpu_ms_per_call.gc_helpers} ms in GC helpers = ${results.baseline_engine_concurrent_cpu_ms_per_call.total} ms, counted as the service's CPU is: the engine is ${results.service_cpu_share_of_concurrent_engine_cpu === null ? '?' : round(100 * results.service_cpu_share_of_concurrent_engine_cpu, 1)}% of the service's CPU per request on this footing (the row above compares with one engine thread alone, GC helpers not counted)`,
+                `${results.baseline_engine_concurrent_cpu_ms_per_call.calls} calls between the throughput windows: CPU ${results.baseline_engine_concurrent_cpu_ms_per_call.engine_threads} ms/call in the engine threads + ${results.baseline_engine_concurrent_cpu_ms_per_call.gc_helpers} ms in GC helpers = ${results.baseline_engine_concurrent_cpu_ms_per_call.total} ms (its main thread, relaying calls, not counted: ${results.baseline_engine_concurrent_cpu_ms_per_call.relay_main_thread} ms), read from /proc as the service's CPU is: the engine is ${results.service_cpu_share_of_concurrent_engine_cpu === null ? '?' : round(100 * results.service_cpu_share_of_concurrent_engine_cpu, 1)}% of the service's CPU per request on this footing (the row above compares with one engine thread alone, GC helpers not counted)`,
               ]]),
           ['anchor: durable-commit floor (1 KB append + fdatasync)', ms(commitFloor.p50), ms(commitFloor.p95), '', `same file system as the audit log; overhead minus this floor ${results.service_overhead_minus_commit_floor_p50_ms} ms`],
           ['anchor: GET /healthz', ms(healthzLatency.p50), ms(healthzLatency.p95), round(healthzThroughput.rps, 1), 'HTTP floor on this machine'],
@@ -447,7 +447,12 @@ export default async function run(args: string[]): Promise<BenchReport> {
     };
   } finally {
     await anchor?.terminate();
-    await Promise.all(peers.map((p) => p.terminate()));
+    if (pool !== undefined && pool.exitCode === null) {
+      const exited = once(pool, 'exit');
+      pool.send({ exit: true });
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000).unref())]);
+      pool.kill('SIGKILL');
+    }
     await svc?.stop();
     await rm(dir, { recursive: true, force: true });
   }
