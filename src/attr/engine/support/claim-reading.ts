@@ -92,7 +92,8 @@ const COMPARISON = /\b(?:than|versus|vs\.?|compared (?:to|with)|relative to|unli
 /** A relation word before a year, at most two words apart ("after 2019", "before the 1998", "since early 2004"). */
 export const YEAR_RELATION = /\b(before|after|since|until|till|by|from|through|circa|around)\s+(?:\S+\s+){0,2}?((?:1[5-9]|20)\d\d)\b/g;
 
-export const PASSIVE = /\b(?:is|are|was|were|be|been|being|get|gets|got|gotten)\s+(?:\p{L}+ly\s+)?\p{L}+(?:ed|en|wn|ung|uck|ilt|ade|ld|nt|id|ot)\b[^.;]*?\bby\b/iu;
+export const PASSIVE =
+  /\b(?:is|are|was|were|be|been|being|get|gets|got|gotten)\s+(?:\p{L}+ly\s+)?\p{L}+(?:ed|en|wn|ung|uck|ilt|ade|ld|nt|id|ot)\b[^.;]*?\bby\b|(?<=[\p{L}\p{N})"”’]\s+)(?:made|written|directed|produced|founded|built|designed|created|composed|painted|published|released|developed|owned|operated|hosted|performed|sung|voiced|won|led)\s+by\s/iu;
 
 export function readClaim(raw: string): ClaimReading {
   const text = stripLinks(stripCitationNoise(raw));

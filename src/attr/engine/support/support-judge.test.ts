@@ -152,3 +152,14 @@ test('a clause whose subject is a pronoun has no subject word to substitute', ()
   // Without the pronoun the clause's first word is its subject, and a different one is a substitution.
   assert.ok(judge('In 2013, rye growers were the only members of the board.', ['In 2013, wheat growers were the only members of the board.']).flags.length > 0);
 });
+
+test('a participle with its agent ("a film made by …") is passive: the order of its arguments may flip', () => {
+  assert.equal(PASSIVE.test('She featured in a short film made by an all-female cast and crew.'), true);
+  assert.equal(PASSIVE.test('The crew made a short film by the lake.'), false);
+  assert.equal(
+    judge('For the campaign she led an initiative and featured in a short film named Leading with Intensity made by an all-female cast and crew.', [
+      'With her as its ambassador, an all-female cast and crew made a short film, Leading with Intensity, featuring her, for the initiative she led for the campaign.',
+    ]).flags.includes('role_order'),
+    false,
+  );
+});
