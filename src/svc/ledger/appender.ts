@@ -16,8 +16,13 @@ import { currentOperation } from '../operations/operation-scope.ts';
 import { committedEvent, type LedgerEvent, type LedgerEventInput } from './event.ts';
 import { inSpan, inTracedScope } from '../observability/tracing.ts';
 
-/** Rows written inside the batch transaction; `tx` is only valid until the promise settles. */
-export type RecordWriter<T> = (tx: Db) => Promise<T>;
+/**
+ * Rows written inside the batch transaction; `tx` is only valid until the
+ * promise settles. `unitsInBatch`: how many record units share this
+ * transaction (a writer may store its rows differently when it commits
+ * alone, docs/decisions/141).
+ */
+export type RecordWriter<T> = (tx: Db, unitsInBatch: number) => Promise<T>;
 
 /** A record unit: rows and the ledger events that describe them, committed atomically. */
 export interface CommitUnit<T> {
@@ -132,7 +137,7 @@ export class LedgerAppender {
       writers.length === 0
         ? undefined
         : async (tx: Db) => {
-            for (const p of writers) results.set(p, await p.write!(tx));
+            for (const p of writers) results.set(p, await p.write!(tx, writers.length));
           };
     const rows = await this.#repo.appendBatch(
       batch.flatMap((p) => p.inputs),

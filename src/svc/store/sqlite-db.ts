@@ -14,6 +14,14 @@ import type { Db, SqlValue } from './db.ts';
 
 type Release = () => void;
 
+/** Marks the `Db` handed to a transaction's callback (statements run directly, inside the held transaction). */
+const IN_TRANSACTION = Symbol('sqlite transaction');
+
+/** True for the `tx` a SQLite `transaction()` callback receives. */
+export function isSqliteTransaction(db: Db): boolean {
+  return (db as { [IN_TRANSACTION]?: boolean })[IN_TRANSACTION] === true;
+}
+
 class Mutex {
   #tail: Promise<void> = Promise.resolve();
   lock(): Promise<Release> {
@@ -40,6 +48,7 @@ export class SqliteDb implements Db {
   readonly #statements = new Map<string, StatementSync>();
   readonly #arrayStatements = new Map<string, StatementSync>();
   readonly #mutex = new Mutex();
+  readonly #sync: 'FULL' | 'NORMAL';
 
   /**
    * `mmapBytes`: read the first that many bytes of the file through a memory map instead of a read system call per
@@ -49,6 +58,7 @@ export class SqliteDb implements Db {
   constructor(path: string, options: { synchronous?: 'full' | 'normal'; mmapBytes?: number } = {}) {
     this.#db = new DatabaseSync(path);
     const sync = options.synchronous === 'normal' ? 'NORMAL' : 'FULL';
+    this.#sync = sync;
     // busy_timeout first: switching to WAL needs a lock, and another connection (a verify worker, another process) may hold it.
     this.#db.exec(`PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = ${sync}; PRAGMA foreign_keys = ON;`);
     if (options.mmapBytes !== undefined && options.mmapBytes > 0) this.#db.exec(`PRAGMA mmap_size = ${Math.floor(options.mmapBytes)}`);
@@ -110,8 +120,26 @@ export class SqliteDb implements Db {
   }
 
   async transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
+    return this.#transaction(fn, false);
+  }
+
+  /**
+   * A transaction that does not wait for the disk: committed without an
+   * fsync (synchronous=NORMAL for this one transaction). Only for writes
+   * whose content is already durable elsewhere in the database and that a
+   * crash may therefore roll back — e.g. materialising the AI record
+   * journal, whose rows are deleted in the same transaction. WAL frames are
+   * written in order, so the next synchronous commit makes this one durable
+   * too, and a crash can only lose it whole.
+   */
+  async transactionWithoutSync<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
+    return this.#transaction(fn, true);
+  }
+
+  async #transaction<T>(fn: (tx: Db) => Promise<T>, withoutSync: boolean): Promise<T> {
     const release = await this.#mutex.lock();
-    const tx: Db = {
+    const tx: Db & { [IN_TRANSACTION]: true } = {
+      [IN_TRANSACTION]: true,
       dialect: 'sqlite',
       all: async <R>(sql: string, params: readonly SqlValue[] = []) => this.#all<R>(sql, params),
       get: async <R>(sql: string, params: readonly SqlValue[] = []) => this.#get<R>(sql, params),
@@ -123,14 +151,19 @@ export class SqliteDb implements Db {
       close: () => Promise.reject(new Error('cannot close inside a transaction')),
     };
     try {
-      this.#db.exec('BEGIN IMMEDIATE');
+      if (withoutSync && this.#sync !== 'NORMAL') this.#db.exec('PRAGMA synchronous = NORMAL');
       try {
-        const result = await fn(tx);
-        this.#db.exec('COMMIT');
-        return result;
-      } catch (err) {
-        this.#db.exec('ROLLBACK');
-        throw err;
+        this.#db.exec('BEGIN IMMEDIATE');
+        try {
+          const result = await fn(tx);
+          this.#db.exec('COMMIT');
+          return result;
+        } catch (err) {
+          this.#db.exec('ROLLBACK');
+          throw err;
+        }
+      } finally {
+        if (withoutSync && this.#sync !== 'NORMAL') this.#db.exec(`PRAGMA synchronous = ${this.#sync}`);
       }
     } finally {
       release();

@@ -8,6 +8,7 @@ import { migrate } from './migrate.ts';
 import { type DbTarget, openDb } from './open-db.ts';
 import { AdapterRecordRepository } from './repositories/adapter-records.ts';
 import { AiManifestRepository } from './repositories/ai-manifests.ts';
+import { AiRecordJournal, settleAiRecords } from './repositories/ai-record-journal.ts';
 import { ChunkPackRepository } from './repositories/chunk-packs.ts';
 import { CacheEntryRepository } from './repositories/cache-entries.ts';
 import { SqlApprovalRepository } from './repositories/approvals.ts';
@@ -40,6 +41,8 @@ export interface Store {
   readonly cacheEntries: CacheEntryRepository;
   readonly semanticCache: SemanticCacheRepository;
   readonly aiManifests: AiManifestRepository;
+  /** Where the AI gateway writes a request's work unit, plan and compute manifest (journalled on SQLite, docs/decisions/141). */
+  readonly aiRecords: AiRecordJournal;
   /** Read-only rows the reports are computed from (src/svc/reports). */
   readonly reportRows: ReportRowsRepository;
   readonly legalHolds: LegalHoldRepository;
@@ -55,6 +58,7 @@ export interface Store {
 }
 
 export function storeOver(db: Db): Store {
+  const aiRecords = new AiRecordJournal(db);
   return {
     db,
     workUnits: new WorkUnitRepository(db),
@@ -69,6 +73,7 @@ export function storeOver(db: Db): Store {
     cacheEntries: new CacheEntryRepository(db),
     semanticCache: new SemanticCacheRepository(db),
     aiManifests: new AiManifestRepository(db),
+    aiRecords,
     reportRows: new ReportRowsRepository(db),
     legalHolds: new LegalHoldRepository(db),
     schedulerJobs: new SchedulerJobRepository(db),
@@ -76,7 +81,10 @@ export function storeOver(db: Db): Store {
     adapterRecords: new AdapterRecordRepository(db),
     plugins: new PluginRepository(db),
     chunkPacks: new ChunkPackRepository(db),
-    close: () => db.close(),
+    close: async () => {
+      await aiRecords.close();
+      await db.close();
+    },
   };
 }
 
@@ -85,6 +93,8 @@ export async function openStore(target: DbTarget): Promise<Store> {
   const db = openDb(target);
   try {
     await migrate(db);
+    // AI records a crash left in the journal move into their tables before anything reads them.
+    await settleAiRecords(db);
   } catch (err) {
     await db.close().catch(() => undefined);
     throw err;

@@ -95,7 +95,7 @@ export function createAiServices(d: AiServiceDeps): AiServices {
     policy,
     exactCache,
     semanticCache,
-    recorder: new SvcAiRecorder(d.ledger, (s) => d.metrics.manifestWriteSeconds.observe(s)),
+    recorder: new SvcAiRecorder(d.ledger, (s) => d.metrics.manifestWriteSeconds.observe(s), d.store.aiRecords),
     ledger,
     telemetry: prometheusAiTelemetry(d.metrics),
     spans: otelAiSpans(d.tracing.exporting),

@@ -16,6 +16,7 @@
  */
 import type { LedgerAppender } from '../../ledger/appender.ts';
 import type { Plan } from '../../plans/plan.ts';
+import type { AiRecordJournal } from '../../store/repositories/ai-record-journal.ts';
 import { AiManifestRepository } from '../../store/repositories/ai-manifests.ts';
 import { PlanRepository } from '../../store/repositories/plans.ts';
 import { WorkUnitRepository } from '../../store/repositories/work-units.ts';
@@ -31,13 +32,19 @@ const ACTION_CLASS: Record<string, 'exact' | 'semantic' | 'operation'> = {
   fallback_route: 'operation',
 };
 
+/** Batches of at most this many record units journal their AI records (docs/decisions/141). */
+const JOURNAL_AT_MOST = 4;
+
 export class SvcAiRecorder implements AiRecorder {
   readonly #ledger: LedgerAppender;
   readonly #onManifestWritten: (seconds: number) => void;
+  readonly #records: AiRecordJournal | undefined;
 
-  constructor(ledger: LedgerAppender, onManifestWritten: (seconds: number) => void = () => {}) {
+  /** `records`: where the three rows go (journalled on SQLite, docs/decisions/141); without it they are written directly. */
+  constructor(ledger: LedgerAppender, onManifestWritten: (seconds: number) => void = () => {}, records?: AiRecordJournal) {
     this.#ledger = ledger;
     this.#onManifestWritten = onManifestWritten;
+    this.#records = records;
   }
 
   readonly #started = new Map<string, { start: AiWorkUnitStart; actor: string }>();
@@ -90,14 +97,26 @@ export class SvcAiRecorder implements AiRecorder {
       trace_id: s.trace_id,
       created_at: now,
     };
+    let journalled = false;
     const common = { tenant: m.tenant, actor: ctx.principal.actor, work_unit_id: m.work_unit_id, policy_bundle_id: m.policy_bundle_id, trace_id: m.trace_id };
     await this.#ledger.commit({
-      write: async (tx) => {
+      write: async (tx, unitsInBatch) => {
         // A stored unit being executed exists already: it moves to executed/failed and points at its plan and manifest.
-        if (s.stored) await new WorkUnitRepository(tx).update(wu.id, { state: wu.state, last_plan_id: s.plan.plan_id, manifest_id: m.manifest_id });
-        else await new WorkUnitRepository(tx).insert(wu);
-        await new PlanRepository(tx).insert(plan, actor);
-        await new AiManifestRepository(tx).insert(m);
+        if (s.stored) {
+          await new WorkUnitRepository(tx).update(wu.id, { state: wu.state, last_plan_id: s.plan.plan_id, manifest_id: m.manifest_id });
+          await new PlanRepository(tx).insert(plan, actor);
+          await new AiManifestRepository(tx).insert(m);
+        } else if (this.#records && unitsInBatch <= JOURNAL_AT_MOST) {
+          // A request that commits (nearly) alone: one journal row on SQLite, moved into work_units / plans /
+          // ai_manifests in batches (docs/decisions/141); the three rows on PostgreSQL. In a larger batch the
+          // tables' pages are shared by its requests already, and the rows go straight in.
+          await this.#records.write(tx, { work_unit: wu, plan, plan_created_by: actor, manifest: m });
+          journalled = true;
+        } else {
+          await new WorkUnitRepository(tx).insert(wu);
+          await new PlanRepository(tx).insert(plan, actor);
+          await new AiManifestRepository(tx).insert(m);
+        }
       },
       events: [
         { ...common, type: 'plan.created', payload: { work_unit_id: s.work_unit_id, policy_bundle_id: s.policy_bundle.id, trace_id: s.trace_id, plan: { ...plan, ai_actions: s.plan.actions, route: s.plan.route } } },
@@ -109,6 +128,7 @@ export class SvcAiRecorder implements AiRecorder {
         },
       ],
     });
+    if (journalled) this.#records!.committed();
     this.#onManifestWritten((performance.now() - t0) / 1000);
   }
 }

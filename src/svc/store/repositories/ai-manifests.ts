@@ -3,6 +3,7 @@
  * service lists and explores them next to byte-object manifests); the body
  * never holds prompt or answer text, only ids, figures and digests.
  */
+import { settleAiRecords } from './ai-record-journal.ts';
 import type { AiComputeManifest } from '../../ai/gateway/ports.ts';
 import { fromBool } from '../db.ts';
 import type { Db, SqlValue } from '../db.ts';
@@ -44,17 +45,20 @@ export class AiManifestRepository {
   }
 
   async get(id: string): Promise<AiComputeManifest | undefined> {
+    await settleAiRecords(this.#db);
     const row = await this.#db.get<{ body: string }>('SELECT body FROM ai_manifests WHERE id = $1', [id]);
     return row ? (JSON.parse(row.body) as AiComputeManifest) : undefined;
   }
 
   async byWorkUnit(workUnitId: string): Promise<AiComputeManifest | undefined> {
+    await settleAiRecords(this.#db);
     const row = await this.#db.get<{ body: string }>('SELECT body FROM ai_manifests WHERE work_unit_id = $1', [workUnitId]);
     return row ? (JSON.parse(row.body) as AiComputeManifest) : undefined;
   }
 
   /** One page in id order (ids are time-ordered), with each manifest's work-unit logical reference. */
   async list(f: AiManifestListFilter): Promise<AiManifestListRow[]> {
+    await settleAiRecords(this.#db);
     const params: SqlValue[] = [];
     const where: string[] = [];
     const add = (sql: (n: number) => string, v: SqlValue) => {
@@ -75,6 +79,7 @@ export class AiManifestRepository {
 
   /** Counts by AI kind and contract (compute manifests store no bytes). */
   async aggregates(tenant: string | undefined): Promise<AiManifestAggregateRow[]> {
+    await settleAiRecords(this.#db);
     const rows = await this.#db.all<AiManifestAggregateRow>(
       `SELECT kind, contract, COUNT(*) AS count FROM ai_manifests WHERE ($1 = '' OR tenant = $1) GROUP BY kind, contract ORDER BY kind, contract`,
       [tenant ?? ''],

@@ -1,4 +1,5 @@
 /** Persisted plans (the spec: "plans are stored locally so operators and tests can inspect them"). */
+import { settleAiRecords } from './ai-record-journal.ts';
 import type { Db } from '../db.ts';
 import type { Plan } from '../../plans/plan.ts';
 
@@ -24,11 +25,13 @@ export class PlanRepository {
   }
 
   async get(id: string): Promise<Plan | undefined> {
+    await settleAiRecords(this.#db);
     const row = await this.#db.get<{ body: string }>('SELECT body FROM plans WHERE id = $1', [id]);
     return row ? (JSON.parse(row.body) as Plan) : undefined;
   }
 
   async list(q: PlanListQuery): Promise<Plan[]> {
+    await settleAiRecords(this.#db);
     const rows = await this.#db.all<{ body: string }>(
       `SELECT body FROM plans WHERE ($1 = '' OR tenant = $1) AND ($2 = '' OR work_unit_id = $2) AND id > $3 ORDER BY id LIMIT $4`,
       [q.tenant ?? '', q.workUnitId ?? '', q.after ?? '', q.limit],

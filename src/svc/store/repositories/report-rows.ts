@@ -4,6 +4,7 @@
  * Every report figure is a function of these rows only (docs/reports.md), so
  * a restart loses nothing and an auditor can run the same queries.
  */
+import { settleAiRecords } from './ai-record-journal.ts';
 import type { AiComputeManifest } from '../../ai/gateway/ports.ts';
 import type { ManifestStats } from '../../manifests/manifest.ts';
 import type { Db, SqlValue } from '../db.ts';
@@ -70,6 +71,7 @@ export class ReportRowsRepository {
   }
 
   async computeManifests(scope: ReportScope): Promise<AiComputeManifest[]> {
+    await settleAiRecords(this.#db);
     const w = where(scope, 'created_at');
     const rows = await this.#db.all<{ body: string }>(`SELECT body FROM ai_manifests WHERE ${w.sql} ORDER BY id`, w.params);
     return rows.map((r) => JSON.parse(r.body) as AiComputeManifest);

@@ -1,4 +1,5 @@
 /** Work unit persistence. */
+import { settleAiRecords } from './ai-record-journal.ts';
 import type { Db, SqlValue } from '../db.ts';
 import type { WorkUnitRecord, WorkUnitState } from '../../work-units/work-unit.ts';
 
@@ -83,12 +84,14 @@ export class WorkUnitRepository {
   }
 
   async get(id: string): Promise<WorkUnitRecord | undefined> {
+    await settleAiRecords(this.#db);
     const row = await this.#db.get<Row>('SELECT * FROM work_units WHERE id = $1', [id]);
     return row ? fromRow(row) : undefined;
   }
 
   /** One page in id order; the payload column is not read (list views carry only its size and digest). */
   async list(q: WorkUnitListQuery): Promise<WorkUnitRecord[]> {
+    await settleAiRecords(this.#db);
     const params: SqlValue[] = [];
     const where: string[] = [];
     const add = (sql: (n: number) => string, v: SqlValue) => {
@@ -112,6 +115,7 @@ export class WorkUnitRepository {
   }
 
   async update(id: string, fields: { state?: WorkUnitState; last_plan_id?: string; manifest_id?: string }): Promise<void> {
+    await settleAiRecords(this.#db);
     const now = new Date().toISOString();
     await this.#db.run(
       `UPDATE work_units SET state = COALESCE($2, state), last_plan_id = COALESCE($3, last_plan_id), manifest_id = COALESCE($4, manifest_id), updated_at = $5 WHERE id = $1`,
