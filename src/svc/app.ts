@@ -5,6 +5,7 @@
  */
 import { PackedChunkStore } from './chunk-store/packed-chunk-store.ts';
 import { GcService } from './gc/gc-service.ts';
+import { ChunkMigrationService } from './chunk-store/chunk-migration.ts';
 import path from 'node:path';
 import { ClusterSync } from './cluster/cluster-sync.ts';
 import { type AiServices, createAiServices } from './ai/compose/create-ai-services.ts';
@@ -104,6 +105,8 @@ export interface SvcApp {
   readonly restoreTests: RestoreTestService;
   /** Garbage collection of chunks and abandoned uploads (`svc gc`, docs/objects.md#garbage-collection). */
   readonly gc: GcService;
+  /** `svc chunks migrate`: old one-file-per-chunk chunks into packs (docs/chunking.md#migrating-the-old-layout). */
+  readonly chunkMigration: ChunkMigrationService;
   /** Workload adapters: lakehouse, stream, training (docs/adapters.md). */
   readonly adapters: AdapterServices;
   /** Signed plugins: transforms, verifiers and adapters run in a sandbox (docs/plugins.md). */
@@ -299,6 +302,10 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     multipart: objects.multipart,
     ledger,
   });
+  const chunkMigration = new ChunkMigrationService({
+    store: objects.chunkBackend.store instanceof PackedChunkStore ? objects.chunkBackend.store : undefined,
+    ledger,
+  });
   const restoreSchedule = startRestoreTestSchedule(restoreTests, config.restore_tests, log);
   return {
     config,
@@ -338,6 +345,7 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     benchmarks,
     restoreTests,
     gc,
+    chunkMigration,
     adapters,
     plugins,
     async close() {

@@ -70,6 +70,7 @@ export const PARITY: Record<string, ParityEntry> = {
   'POST /v1/admin/switches': { grpc: 'svc.v1.AdminService/ChangeSwitch' },
   'POST /v1/admin/restore-tests': { grpc: 'svc.v1.AdminService/RunRestoreTest' },
   'POST /v1/admin/gc': { grpc: 'svc.v1.AdminService/RunGc' },
+  'POST /v1/admin/chunks/migrate': { grpc: 'svc.v1.AdminService/MigrateChunks' },
 
   'GET /v1/adapters': { grpc: 'svc.v1.AdapterService/ListAdapters' },
   'GET /v1/adapters/{name}': { grpc: 'svc.v1.AdapterService/GetAdapter' },

@@ -306,6 +306,8 @@ for (const engine of engines()) {
       same(await rest('POST', '/v1/admin/restore-tests', KEYS.acmeWriter, { kind: 'nope' }), await g('admin', 'RunRestoreTest', { request: toStruct({ kind: 'nope' }) }, KEYS.acmeWriter, (r) => r), 'restore test refused');
       same(await rest('POST', '/v1/admin/gc', ADMIN(), { dry_run: true }), await g('admin', 'RunGc', { dry_run: true }, ADMIN(), (r) => asJson(r.result)), 'gc dry run');
       same(await rest('POST', '/v1/admin/gc', KEYS.operator, { dry_run: true }), await g('admin', 'RunGc', { dry_run: true }, KEYS.operator, (r) => r), 'gc refused to an operator');
+      same(await rest('POST', '/v1/admin/chunks/migrate', ADMIN(), { dry_run: true }), await g('admin', 'MigrateChunks', { dry_run: true }, ADMIN(), (r) => asJson(r.result)), 'chunk migration dry run');
+      same(await rest('POST', '/v1/admin/chunks/migrate', KEYS.acmeWriter, { dry_run: true }), await g('admin', 'MigrateChunks', { dry_run: true }, KEYS.acmeWriter, (r) => r), 'chunk migration refused to a tenant writer');
     });
 
     test('observability, scheduler and benchmarks: logs refused across tenants, reports for a closed window, forecasts, suites, runs', async () => {

@@ -242,8 +242,8 @@ for (const engine of engines()) {
 
         db ??= await openDb(target.stateDir, databaseUrl ? target.databaseUrl : undefined, target.pgSchema);
         const packs = await db.all('SELECT pack_id, scope, size_bytes FROM chunk_packs');
-        const rows = await db.all('SELECT scope, chunk_id, codec, pack_id, pack_offset, stored_length FROM chunk_index');
-        const entries = new Map<string, Map<string, { codec: string; offset: number; length: number }>>();
+        const rows = await db.all('SELECT scope, chunk_id, codec, pack_id, pack_offset, stored_length, frame_length, frame_skip FROM chunk_index');
+        const entries = new Map<string, Map<string, { codec: string; offset: number; length: number; skip?: number }>>();
         for (const p of packs) {
           const bytes = await readPack(String(p['scope']), String(p['pack_id']));
           if (!bytes) {
@@ -253,7 +253,7 @@ for (const engine of engines()) {
           }
           assert.equal(bytes.byteLength, Number(p['size_bytes']), `${when}: pack ${p['pack_id']} has its recorded size`);
           const parsed = parsePack(bytes); // throws when the pack is cut short or damaged
-          entries.set(String(p['pack_id']), new Map(parsed.map((e) => [`${e.id}.${e.codec}`, { codec: e.codec, offset: e.offset, length: e.length }])));
+          entries.set(String(p['pack_id']), new Map(parsed.map((e) => [`${e.id}.${e.codec}`, { codec: e.codec, offset: e.offset, length: e.length, ...(e.frame ? { skip: e.frame.skip } : {}) }])));
         }
         const indexed = new Set<string>();
         for (const r of rows) {
@@ -262,7 +262,13 @@ for (const engine of engines()) {
           assert.ok(inPack, `${when}: index row ${key} names pack ${r['pack_id']}, which has no pack row`);
           const e = inPack.get(key);
           assert.ok(e, `${when}: index row ${key} names pack ${r['pack_id']}, whose bytes are missing or do not hold it`);
-          assert.deepEqual([e.offset, e.length], [Number(r['pack_offset']), Number(r['stored_length'])], `${when}: index row ${key} matches its pack entry`);
+          // A framed chunk's row names its frame (payload offset and length) and its place in the decoded frame.
+          const framed = r['frame_length'] !== null && r['frame_length'] !== undefined;
+          assert.deepEqual(
+            [e.offset, e.length, e.skip],
+            [Number(r['pack_offset']), Number(framed ? r['frame_length'] : r['stored_length']), framed ? Number(r['frame_skip']) : undefined],
+            `${when}: index row ${key} matches its pack entry`,
+          );
           indexed.add(`${r['scope']}/${key}`);
         }
         const manifests = await db.all("SELECT id, state, chunk_scope, body FROM manifests WHERE state IN ('active', 'quarantined')");

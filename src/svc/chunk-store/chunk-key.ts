@@ -28,3 +28,24 @@ export function chunkKeySegments(scope: ChunkScope, id: string, codec: ChunkCode
   const hex = chunkDigestHex(id);
   return [scope, hex.slice(0, 2), hex.slice(2, 4), `${hex}.${CHUNK_FILE_EXTENSION[codec]}`];
 }
+
+/** One stored form of the old layout as a listing finds it. */
+export interface ListedChunk {
+  scope: ChunkScope;
+  id: string;
+  codec: ChunkCodec;
+  size: number;
+}
+
+const LISTED_KEY = /^(global|[to]-[0-9a-f]{32})\/([0-9a-f]{2})\/([0-9a-f]{2})\/([0-9a-f]{64})\.(raw|zst)$/;
+
+/**
+ * The stored form a relative key names (`<scope>/<h0h1>/<h2h3>/<hex>.<ext>`),
+ * or undefined for anything else (packs, temporary files, shards that do not
+ * match the digest).
+ */
+export function parseChunkKey(relative: string): { scope: ChunkScope; id: string; codec: ChunkCodec } | undefined {
+  const m = LISTED_KEY.exec(relative);
+  if (!m || m[4]!.slice(0, 2) !== m[2] || m[4]!.slice(2, 4) !== m[3]) return undefined;
+  return { scope: m[1] as ChunkScope, id: `ch_${m[4]}`, codec: m[5] === 'zst' ? 'zstd' : 'raw' };
+}

@@ -23,7 +23,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { ChunkCodec } from '../chunking/chunk-codec.ts';
-import { chunkKeySegments } from './chunk-key.ts';
+import { chunkKeySegments, type ListedChunk, parseChunkKey } from './chunk-key.ts';
 import type { ChunkScope } from './chunk-scope.ts';
 import { CHUNK_SCOPE_PATTERN } from './chunk-scope.ts';
 import type { ChunkPutResult, ChunkStore, ChunkWriter, StoredChunkInfo } from './chunk-store.ts';
@@ -96,6 +96,39 @@ export class FsChunkStore implements ChunkStore {
     } catch (err) {
       if (isErrno(err, 'ENOENT')) return false;
       throw err;
+    }
+  }
+
+  /**
+   * Every stored form of the old layout, scope by scope (`svc chunks
+   * migrate`); packs and temporary files are skipped. A file removed while
+   * the walk runs is left out.
+   */
+  async *listChunks(): AsyncGenerator<ListedChunk> {
+    const readdir = async (dir: string): Promise<string[]> => {
+      try {
+        return (await fs.readdir(dir)).sort();
+      } catch (err) {
+        if (isErrno(err, 'ENOENT') || isErrno(err, 'ENOTDIR')) return [];
+        throw err;
+      }
+    };
+    for (const scope of await readdir(this.root)) {
+      if (!CHUNK_SCOPE_PATTERN.test(scope)) continue;
+      for (const s1 of (await readdir(path.join(this.root, scope))).filter((n) => SHARD_PATTERN.test(n))) {
+        for (const s2 of (await readdir(path.join(this.root, scope, s1))).filter((n) => SHARD_PATTERN.test(n))) {
+          for (const file of await readdir(path.join(this.root, scope, s1, s2))) {
+            const parsed = parseChunkKey(`${scope}/${s1}/${s2}/${file}`);
+            if (!parsed) continue;
+            try {
+              const st = await fs.stat(path.join(this.root, scope, s1, s2, file));
+              yield { ...parsed, size: st.size };
+            } catch (err) {
+              if (!isErrno(err, 'ENOENT')) throw err;
+            }
+          }
+        }
+      }
     }
   }
 

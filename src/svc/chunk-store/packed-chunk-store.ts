@@ -36,7 +36,7 @@ import { encodeChunk } from '../chunking/chunk-codec.ts';
 import { FRAME_TARGET_BYTES, type FrameCodec } from '../chunking/frame-codec.ts';
 import { FramePool } from '../chunking/frame-pool.ts';
 import type { ChunkLocation, ChunkPackRepository, FrameColumns, PackEntryRow } from '../store/repositories/chunk-packs.ts';
-import { chunkKeySegments } from './chunk-key.ts';
+import { chunkKeySegments, type ListedChunk } from './chunk-key.ts';
 import type { ChunkScope } from './chunk-scope.ts';
 import type { ChunkPutResult, ChunkStore, ChunkWriter, FramedPutResult, StoredChunkInfo } from './chunk-store.ts';
 import { chunkIdOfAsync } from './chunk-id.ts';
@@ -45,7 +45,7 @@ import { newPackId, type PackFiles } from './pack-files.ts';
 import { chunkReadFailure, decodeVerifiedChunk } from './verify-chunk.ts';
 
 /** The old layout, and whether a scope holds any chunk in it (saves a lookup per new chunk where it holds none). */
-export type LegacyChunkLayout = ChunkStore & { holdsScope?(scope: ChunkScope): Promise<boolean> };
+export type LegacyChunkLayout = ChunkStore & { holdsScope?(scope: ChunkScope): Promise<boolean>; listChunks?(): AsyncIterable<ListedChunk> };
 
 export const DEFAULT_PACK_TARGET_BYTES = 8 * 1024 * 1024;
 
@@ -157,8 +157,12 @@ export class PackedChunkStore implements ChunkStore {
     this.#defaultWriter = new PackWriter(this);
   }
 
-  openWriter(): ChunkWriter {
-    return new PackWriter(this);
+  /**
+   * A writer for one ingest. `packOnly` (`svc chunks migrate`): a key found
+   * only in the old layout counts as absent, so its put packs it.
+   */
+  openWriter(options: { packOnly?: boolean } = {}): ChunkWriter {
+    return new PackWriter(this, options.packOnly ?? false);
   }
 
   stat(scope: ChunkScope, id: string, codec?: ChunkCodec): Promise<StoredChunkInfo | undefined> {
@@ -200,8 +204,23 @@ export class PackedChunkStore implements ChunkStore {
       }
       throw chunkReadFailure(id, 'missing');
     }
-    if (this.legacy) return { stored: await this.legacy.readStored(scope, id, codec) };
+    if (this.legacy) {
+      try {
+        return { stored: await this.legacy.readStored(scope, id, codec) };
+      } catch (err) {
+        // `svc chunks migrate` packed it and removed the file between the index lookup and this read.
+        const moved = await this.index.locate(scope, id, codec);
+        const got = moved ? await this.#readAt(scope, id, moved) : undefined;
+        if (got) return got;
+        throw err;
+      }
+    }
     throw chunkReadFailure(id, 'missing');
+  }
+
+  /** After a migration emptied the old layout of `scope`: ask it again before the next lookup there. */
+  forgetLegacyScope(scope: ChunkScope): void {
+    this.#legacyScopes.delete(scope);
   }
 
   /** Undefined when the pack does not exist. */
@@ -285,13 +304,13 @@ export class PackedChunkStore implements ChunkStore {
    * scope later, this answers "absent" for them and a new copy is packed: a
    * missed dedupe, never a wrong read (reads always fall back).
    */
-  async statDurable(scope: ChunkScope, id: string, codec?: ChunkCodec): Promise<StoredChunkInfo | undefined> {
+  async statDurable(scope: ChunkScope, id: string, codec?: ChunkCodec, packOnly = false): Promise<StoredChunkInfo | undefined> {
     const forms = await this.index.locateForms(scope, id);
     for (const candidate of codec ? [codec] : CODECS_PREFERRED) {
       const f = forms.find((x) => x.codec === candidate);
       if (f) return { codec: candidate, storedLength: f.stored_length };
     }
-    if (!this.legacy || !(await this.#legacyMayHold(scope))) return undefined;
+    if (packOnly || !this.legacy || !(await this.#legacyMayHold(scope))) return undefined;
     return this.legacy.stat(scope, id, codec);
   }
 
@@ -331,7 +350,7 @@ export class PackedChunkStore implements ChunkStore {
     try {
       // A writer that has just been told the key is absent skips the second
       // lookup; a racing process is handled by insert-if-absent.
-      if (!knownAbsent && (await this.statDurable(scope, id, codec))) return { created: false };
+      if (!knownAbsent && (await this.statDurable(scope, id, codec, writer.packOnly))) return { created: false };
       const pack = writer.openPack(scope);
       // A copy: ingest hands over views into windows it reuses.
       const entry: PendingEntry = { key, id, codec, data: Buffer.from(data), pack };
@@ -510,8 +529,12 @@ class PackWriter implements ChunkWriter {
   /** Seals this writer started because a pack filled up, until they settle. */
   readonly #writing = new Set<Promise<void>>();
 
-  constructor(store: PackedChunkStore) {
+  /** Keys only the old layout holds count as absent (migration). */
+  readonly packOnly: boolean;
+
+  constructor(store: PackedChunkStore, packOnly = false) {
     this.#store = store;
+    this.packOnly = packOnly;
   }
 
   async stat(scope: ChunkScope, id: string, codec?: ChunkCodec): Promise<StoredChunkInfo | undefined> {
@@ -523,7 +546,7 @@ class PackWriter implements ChunkWriter {
         return { codec: candidate, storedLength: pending.data.byteLength };
       }
     }
-    const durable = await this.#store.statDurable(scope, id, codec);
+    const durable = await this.#store.statDurable(scope, id, codec, this.packOnly);
     if (durable) return durable;
     // The put that usually follows need not look again.
     for (const candidate of candidates) {

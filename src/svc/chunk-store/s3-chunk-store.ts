@@ -28,7 +28,7 @@ import { InFlight } from './in-flight.ts';
 import { randomBytes } from 'node:crypto';
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { ChunkCodec } from '../chunking/chunk-codec.ts';
-import { chunkKeySegments } from './chunk-key.ts';
+import { chunkKeySegments, type ListedChunk, parseChunkKey } from './chunk-key.ts';
 import type { ChunkScope } from './chunk-scope.ts';
 import { CHUNK_SCOPE_PATTERN } from './chunk-scope.ts';
 import type { ChunkPutResult, ChunkStore, ChunkWriter, StoredChunkInfo } from './chunk-store.ts';
@@ -105,6 +105,25 @@ export class S3ChunkStore implements ChunkStore {
     }
     const first = page.Contents?.[0]?.Key;
     return first !== undefined && /^[0-9a-f]{2}\//.test(first.slice(base.length));
+  }
+
+  /** Every chunk object of the old layout under the prefix (`svc chunks migrate`), one listing page at a time; pack objects are skipped. */
+  async *listChunks(): AsyncGenerator<ListedChunk> {
+    const base = this.#key('');
+    let token: string | undefined;
+    do {
+      let page;
+      try {
+        page = await this.#track(() => this.#client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: base, ContinuationToken: token })));
+      } catch (err) {
+        throw s3Unavailable('ListObjectsV2', err);
+      }
+      for (const o of page.Contents ?? []) {
+        const parsed = o.Key ? parseChunkKey(o.Key.slice(base.length)) : undefined;
+        if (parsed) yield { ...parsed, size: o.Size ?? 0 };
+      }
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
   }
 
   async put(scope: ChunkScope, id: string, codec: ChunkCodec, data: Uint8Array): Promise<ChunkPutResult> {

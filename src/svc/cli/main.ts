@@ -42,6 +42,7 @@ const GROUPS: Array<{ names: string[]; load: () => Promise<{ register: Register 
   { names: ['benchmark'], load: () => import('./commands/benchmark.ts') },
   { names: ['restore-test'], load: () => import('./commands/restore-test.ts') },
   { names: ['gc'], load: () => import('./commands/gc.ts') },
+  { names: ['chunks'], load: () => import('./commands/chunks.ts') },
   { names: ['adapter'], load: () => import('./commands/adapter.ts') },
   { names: ['plugin'], load: () => import('./commands/plugin.ts') },
 ];

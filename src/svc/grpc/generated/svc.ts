@@ -36,6 +36,8 @@ import type { AdminServiceListLegalHoldsRequest as _svc_v1_AdminServiceListLegal
 import type { AdminServiceListLegalHoldsResponse as _svc_v1_AdminServiceListLegalHoldsResponse, AdminServiceListLegalHoldsResponse__Output as _svc_v1_AdminServiceListLegalHoldsResponse__Output } from './svc/v1/AdminServiceListLegalHoldsResponse.ts';
 import type { AdminServiceListPlatformsRequest as _svc_v1_AdminServiceListPlatformsRequest, AdminServiceListPlatformsRequest__Output as _svc_v1_AdminServiceListPlatformsRequest__Output } from './svc/v1/AdminServiceListPlatformsRequest.ts';
 import type { AdminServiceListPlatformsResponse as _svc_v1_AdminServiceListPlatformsResponse, AdminServiceListPlatformsResponse__Output as _svc_v1_AdminServiceListPlatformsResponse__Output } from './svc/v1/AdminServiceListPlatformsResponse.ts';
+import type { AdminServiceMigrateChunksRequest as _svc_v1_AdminServiceMigrateChunksRequest, AdminServiceMigrateChunksRequest__Output as _svc_v1_AdminServiceMigrateChunksRequest__Output } from './svc/v1/AdminServiceMigrateChunksRequest.ts';
+import type { AdminServiceMigrateChunksResponse as _svc_v1_AdminServiceMigrateChunksResponse, AdminServiceMigrateChunksResponse__Output as _svc_v1_AdminServiceMigrateChunksResponse__Output } from './svc/v1/AdminServiceMigrateChunksResponse.ts';
 import type { AdminServicePlaceLegalHoldRequest as _svc_v1_AdminServicePlaceLegalHoldRequest, AdminServicePlaceLegalHoldRequest__Output as _svc_v1_AdminServicePlaceLegalHoldRequest__Output } from './svc/v1/AdminServicePlaceLegalHoldRequest.ts';
 import type { AdminServicePlaceLegalHoldResponse as _svc_v1_AdminServicePlaceLegalHoldResponse, AdminServicePlaceLegalHoldResponse__Output as _svc_v1_AdminServicePlaceLegalHoldResponse__Output } from './svc/v1/AdminServicePlaceLegalHoldResponse.ts';
 import type { AdminServicePlatformMatrixRequest as _svc_v1_AdminServicePlatformMatrixRequest, AdminServicePlatformMatrixRequest__Output as _svc_v1_AdminServicePlatformMatrixRequest__Output } from './svc/v1/AdminServicePlatformMatrixRequest.ts';
@@ -295,6 +297,8 @@ export interface ProtoGrpcType {
       AdminServiceListLegalHoldsResponse: MessageTypeDefinition<_svc_v1_AdminServiceListLegalHoldsResponse, _svc_v1_AdminServiceListLegalHoldsResponse__Output>
       AdminServiceListPlatformsRequest: MessageTypeDefinition<_svc_v1_AdminServiceListPlatformsRequest, _svc_v1_AdminServiceListPlatformsRequest__Output>
       AdminServiceListPlatformsResponse: MessageTypeDefinition<_svc_v1_AdminServiceListPlatformsResponse, _svc_v1_AdminServiceListPlatformsResponse__Output>
+      AdminServiceMigrateChunksRequest: MessageTypeDefinition<_svc_v1_AdminServiceMigrateChunksRequest, _svc_v1_AdminServiceMigrateChunksRequest__Output>
+      AdminServiceMigrateChunksResponse: MessageTypeDefinition<_svc_v1_AdminServiceMigrateChunksResponse, _svc_v1_AdminServiceMigrateChunksResponse__Output>
       AdminServicePlaceLegalHoldRequest: MessageTypeDefinition<_svc_v1_AdminServicePlaceLegalHoldRequest, _svc_v1_AdminServicePlaceLegalHoldRequest__Output>
       AdminServicePlaceLegalHoldResponse: MessageTypeDefinition<_svc_v1_AdminServicePlaceLegalHoldResponse, _svc_v1_AdminServicePlaceLegalHoldResponse__Output>
       AdminServicePlatformMatrixRequest: MessageTypeDefinition<_svc_v1_AdminServicePlatformMatrixRequest, _svc_v1_AdminServicePlatformMatrixRequest__Output>

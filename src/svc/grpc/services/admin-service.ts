@@ -1,4 +1,4 @@
-/** svc.v1.AdminService — the gRPC form of `/v1/admin` (route admin.ts): readiness, switches (read and change), alerts, legal holds, restore tests, garbage collection. */
+/** svc.v1.AdminService — the gRPC form of `/v1/admin` (route admin.ts): readiness, switches (read and change), alerts, legal holds, restore tests, garbage collection, chunk migration. */
 import { checkReadiness } from '../../readiness.ts';
 import type { AdminServiceHandlers } from '../generated/svc/v1/AdminService.ts';
 import { toStruct } from '../mapping/struct.ts';
@@ -50,6 +50,12 @@ export function adminService(rt: GrpcRuntime): AdminServiceHandlers {
     // The same request validation and permission check (storage:gc, deployment-wide admin) as POST /v1/admin/gc.
     RunGc: unary(rt, 'AdminService/RunGc', async (ctx, req) => {
       const report = await app.gc.runRequest(ctx, restBody({ dry_run: req.dry_run }));
+      return { run_id: report.run_id, result: jsonResult({ result: report }) };
+    }),
+
+    // The same validation and permission check as POST /v1/admin/chunks/migrate.
+    MigrateChunks: unary(rt, 'AdminService/MigrateChunks', async (ctx, req) => {
+      const report = await app.chunkMigration.runRequest(ctx, restBody({ dry_run: req.dry_run }));
       return { run_id: report.run_id, result: jsonResult({ result: report }) };
     }),
 

@@ -6,6 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { SvcApp } from '../../app.ts';
 import { GcRequest } from '../../gc/gc-service.ts';
+import { ChunkMigrationRequest } from '../../chunk-store/chunk-migration.ts';
 import { RestoreTestRequest } from '../../restore-tests/restore-test.ts';
 import { checkReadiness } from '../../readiness.ts';
 import { SwitchChange } from '../../rollout/switches.ts';
@@ -46,6 +47,20 @@ export async function adminRoutes(server: FastifyInstance, app: SvcApp): Promise
       },
     },
     async (request) => ({ result: await app.gc.runRequest(ctx(request), request.body) }),
+  );
+
+  server.post(
+    '/v1/admin/chunks/migrate',
+    {
+      ...doc,
+      schema: {
+        tags: ['admin'],
+        summary:
+          'Copy chunks of the old one-file-per-chunk layout into packs (storage:gc, admin; deployment-wide keys): each old file verified, packed, and removed only once its pack and index rows are durable; idempotent; dry_run counts without changing anything; a storage.chunks_migrated ledger event (docs/chunking.md#migrating-the-old-layout)',
+        body: ChunkMigrationRequest,
+      },
+    },
+    async (request) => ({ result: await app.chunkMigration.runRequest(ctx(request), request.body) }),
   );
 
   server.get('/v1/admin/alerts', { schema: { tags: ['admin'], summary: 'The spec alerts evaluated in process now: state, value, window, PromQL (docs/alerts.md)' } }, async (request) =>

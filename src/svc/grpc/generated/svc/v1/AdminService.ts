@@ -13,6 +13,8 @@ import type { AdminServiceListLegalHoldsRequest as _svc_v1_AdminServiceListLegal
 import type { AdminServiceListLegalHoldsResponse as _svc_v1_AdminServiceListLegalHoldsResponse, AdminServiceListLegalHoldsResponse__Output as _svc_v1_AdminServiceListLegalHoldsResponse__Output } from '../../svc/v1/AdminServiceListLegalHoldsResponse.ts';
 import type { AdminServiceListPlatformsRequest as _svc_v1_AdminServiceListPlatformsRequest, AdminServiceListPlatformsRequest__Output as _svc_v1_AdminServiceListPlatformsRequest__Output } from '../../svc/v1/AdminServiceListPlatformsRequest.ts';
 import type { AdminServiceListPlatformsResponse as _svc_v1_AdminServiceListPlatformsResponse, AdminServiceListPlatformsResponse__Output as _svc_v1_AdminServiceListPlatformsResponse__Output } from '../../svc/v1/AdminServiceListPlatformsResponse.ts';
+import type { AdminServiceMigrateChunksRequest as _svc_v1_AdminServiceMigrateChunksRequest, AdminServiceMigrateChunksRequest__Output as _svc_v1_AdminServiceMigrateChunksRequest__Output } from '../../svc/v1/AdminServiceMigrateChunksRequest.ts';
+import type { AdminServiceMigrateChunksResponse as _svc_v1_AdminServiceMigrateChunksResponse, AdminServiceMigrateChunksResponse__Output as _svc_v1_AdminServiceMigrateChunksResponse__Output } from '../../svc/v1/AdminServiceMigrateChunksResponse.ts';
 import type { AdminServicePlaceLegalHoldRequest as _svc_v1_AdminServicePlaceLegalHoldRequest, AdminServicePlaceLegalHoldRequest__Output as _svc_v1_AdminServicePlaceLegalHoldRequest__Output } from '../../svc/v1/AdminServicePlaceLegalHoldRequest.ts';
 import type { AdminServicePlaceLegalHoldResponse as _svc_v1_AdminServicePlaceLegalHoldResponse, AdminServicePlaceLegalHoldResponse__Output as _svc_v1_AdminServicePlaceLegalHoldResponse__Output } from '../../svc/v1/AdminServicePlaceLegalHoldResponse.ts';
 import type { AdminServicePlatformMatrixRequest as _svc_v1_AdminServicePlatformMatrixRequest, AdminServicePlatformMatrixRequest__Output as _svc_v1_AdminServicePlatformMatrixRequest__Output } from '../../svc/v1/AdminServicePlatformMatrixRequest.ts';
@@ -106,6 +108,21 @@ export interface AdminServiceClient extends grpc.Client {
   listPlatforms(argument: _svc_v1_AdminServiceListPlatformsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_AdminServiceListPlatformsResponse__Output>): grpc.ClientUnaryCall;
   listPlatforms(argument: _svc_v1_AdminServiceListPlatformsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_AdminServiceListPlatformsResponse__Output>): grpc.ClientUnaryCall;
   listPlatforms(argument: _svc_v1_AdminServiceListPlatformsRequest, callback: grpc.requestCallback<_svc_v1_AdminServiceListPlatformsResponse__Output>): grpc.ClientUnaryCall;
+  
+  /**
+   * POST /v1/admin/chunks/migrate: old one-file-per-chunk chunks into packs (storage:gc, admin; deployment-wide keys).
+   */
+  MigrateChunks(argument: _svc_v1_AdminServiceMigrateChunksRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_AdminServiceMigrateChunksResponse__Output>): grpc.ClientUnaryCall;
+  MigrateChunks(argument: _svc_v1_AdminServiceMigrateChunksRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_AdminServiceMigrateChunksResponse__Output>): grpc.ClientUnaryCall;
+  MigrateChunks(argument: _svc_v1_AdminServiceMigrateChunksRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_AdminServiceMigrateChunksResponse__Output>): grpc.ClientUnaryCall;
+  MigrateChunks(argument: _svc_v1_AdminServiceMigrateChunksRequest, callback: grpc.requestCallback<_svc_v1_AdminServiceMigrateChunksResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * POST /v1/admin/chunks/migrate: old one-file-per-chunk chunks into packs (storage:gc, admin; deployment-wide keys).
+   */
+  migrateChunks(argument: _svc_v1_AdminServiceMigrateChunksRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_AdminServiceMigrateChunksResponse__Output>): grpc.ClientUnaryCall;
+  migrateChunks(argument: _svc_v1_AdminServiceMigrateChunksRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_svc_v1_AdminServiceMigrateChunksResponse__Output>): grpc.ClientUnaryCall;
+  migrateChunks(argument: _svc_v1_AdminServiceMigrateChunksRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_svc_v1_AdminServiceMigrateChunksResponse__Output>): grpc.ClientUnaryCall;
+  migrateChunks(argument: _svc_v1_AdminServiceMigrateChunksRequest, callback: grpc.requestCallback<_svc_v1_AdminServiceMigrateChunksResponse__Output>): grpc.ClientUnaryCall;
   
   /**
    * POST /v1/admin/legal-holds (policy:publish); audited.
@@ -244,6 +261,11 @@ export interface AdminServiceHandlers extends grpc.UntypedServiceImplementation 
   ListPlatforms: grpc.handleUnaryCall<_svc_v1_AdminServiceListPlatformsRequest__Output, _svc_v1_AdminServiceListPlatformsResponse>;
   
   /**
+   * POST /v1/admin/chunks/migrate: old one-file-per-chunk chunks into packs (storage:gc, admin; deployment-wide keys).
+   */
+  MigrateChunks: grpc.handleUnaryCall<_svc_v1_AdminServiceMigrateChunksRequest__Output, _svc_v1_AdminServiceMigrateChunksResponse>;
+  
+  /**
    * POST /v1/admin/legal-holds (policy:publish); audited.
    */
   PlaceLegalHold: grpc.handleUnaryCall<_svc_v1_AdminServicePlaceLegalHoldRequest__Output, _svc_v1_AdminServicePlaceLegalHoldResponse>;
@@ -286,6 +308,7 @@ export interface AdminServiceDefinition extends grpc.ServiceDefinition {
   ListAlerts: MethodDefinition<_svc_v1_AdminServiceListAlertsRequest, _svc_v1_AdminServiceListAlertsResponse, _svc_v1_AdminServiceListAlertsRequest__Output, _svc_v1_AdminServiceListAlertsResponse__Output>
   ListLegalHolds: MethodDefinition<_svc_v1_AdminServiceListLegalHoldsRequest, _svc_v1_AdminServiceListLegalHoldsResponse, _svc_v1_AdminServiceListLegalHoldsRequest__Output, _svc_v1_AdminServiceListLegalHoldsResponse__Output>
   ListPlatforms: MethodDefinition<_svc_v1_AdminServiceListPlatformsRequest, _svc_v1_AdminServiceListPlatformsResponse, _svc_v1_AdminServiceListPlatformsRequest__Output, _svc_v1_AdminServiceListPlatformsResponse__Output>
+  MigrateChunks: MethodDefinition<_svc_v1_AdminServiceMigrateChunksRequest, _svc_v1_AdminServiceMigrateChunksResponse, _svc_v1_AdminServiceMigrateChunksRequest__Output, _svc_v1_AdminServiceMigrateChunksResponse__Output>
   PlaceLegalHold: MethodDefinition<_svc_v1_AdminServicePlaceLegalHoldRequest, _svc_v1_AdminServicePlaceLegalHoldResponse, _svc_v1_AdminServicePlaceLegalHoldRequest__Output, _svc_v1_AdminServicePlaceLegalHoldResponse__Output>
   PlatformMatrix: MethodDefinition<_svc_v1_AdminServicePlatformMatrixRequest, _svc_v1_AdminServicePlatformMatrixResponse, _svc_v1_AdminServicePlatformMatrixRequest__Output, _svc_v1_AdminServicePlatformMatrixResponse__Output>
   PlatformReadiness: MethodDefinition<_svc_v1_AdminServicePlatformReadinessRequest, _svc_v1_AdminServicePlatformReadinessResponse, _svc_v1_AdminServicePlatformReadinessRequest__Output, _svc_v1_AdminServicePlatformReadinessResponse__Output>
