@@ -66,7 +66,7 @@ for (const engine of engines()) {
     });
 
     test('load-local-v1 reports every figure with its anchor, one run at a time, ledger events carry the results digest', { timeout: 200_000 }, async () => {
-      const start = await s.call('POST', '/v1/benchmarks/runs', { key: KEYS.operator, body: { suite: 'load-local-v1', budget: { max_seconds: 30, max_bytes: 4 * 1024 * 1024 } } });
+      const start = await s.call('POST', '/v1/benchmarks/runs', { key: KEYS.operator, body: { suite: 'load-local-v1', budget: { max_seconds: 60, max_bytes: 4 * 1024 * 1024 } } });
       assert.equal(start.status, 202);
       const { run } = (await start.json()) as { run: BenchmarkRun };
       assert.equal(run.state, 'running');
