@@ -50,7 +50,7 @@ export async function svcProcess(env: Record<string, string>): Promise<SvcProces
       });
       child.stdout!.on('data', (d) => (out += d));
       child.stderr!.on('data', (d) => (out += d));
-      const deadline = Date.now() + 60_000;
+      const deadline = Date.now() + 120_000; // generous: start-up after a kill -9 on a loaded CI machine
       for (;;) {
         if (!proc.running) throw new Error(`svc exited during start-up:\n${out.slice(-2000)}`);
         try {
@@ -58,7 +58,7 @@ export async function svcProcess(env: Record<string, string>): Promise<SvcProces
         } catch {
           // not listening yet
         }
-        if (Date.now() > deadline) throw new Error(`svc not ready within 60 s:\n${out.slice(-2000)}`);
+        if (Date.now() > deadline) throw new Error(`svc not ready within 120 s:\n${out.slice(-2000)}`);
         await new Promise((r) => setTimeout(r, 50));
       }
     },
