@@ -15,8 +15,17 @@
  *   deleted, then the two runs that condemn and delete — time and bytes
  *   freed per GiB ingested.
  *
+ * - stored bytes (decision 157): the same corpus stored by the packed
+ *   filesystem store with 64 KiB chunks compressed alone (zstd 3, before
+ *   frames), with zstd frames and with BWT frames (the default), and by
+ *   restic 0.14 (repository v2, zstd auto) when `restic` is on PATH; ingest
+ *   CPU time of each, and 4 KiB range reads on the log-like object, cold
+ *   (fresh store: no decoded frame cached) and warm (the same reads again).
+ *
  * Corpus: the issue's mix (random, random, log-like, JSON), `--mib N` per
  * kind (default 32, so 128 MiB in all; figures are scaled to one GiB).
+ * `--compression-only` runs only the stored-bytes section and writes
+ * bench/results/chunk-io-compression.{json,md}.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
@@ -43,6 +52,9 @@ import type { ByteManifest } from '../../src/svc/manifests/manifest.ts';
 import { openStore, type Store } from '../../src/svc/store/store.ts';
 import { type BenchReport, round } from '../report.ts';
 import { corpusFile } from '../corpus/corpus-files.ts';
+import { resticBackup, resticInit, resticVersion } from '../object-exact/restic.ts';
+import type { FrameCodec } from '../../src/svc/chunking/frame-codec.ts';
+import { writeFileSync } from 'node:fs';
 
 const MiB = 1024 * 1024;
 const GiB = 1024 * MiB;
@@ -113,11 +125,123 @@ async function run(store: ChunkStore, scope: ChunkScope, files: Buffer[]): Promi
   return { ingest_s, restore_s: (performance.now() - t) / 1000, exact, objects, new_chunks: newChunks };
 }
 
+/** A view of a store whose writers have no `putFramed`: every new chunk compressed alone (the layout before frames). */
+function withoutFrames(store: PackedChunkStore): ChunkStore {
+  return Object.assign(Object.create(store) as PackedChunkStore, {
+    openWriter: () => {
+      const w = store.openWriter();
+      return { stat: w.stat.bind(w), put: w.put.bind(w), flush: w.flush.bind(w) };
+    },
+  });
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
+}
+
+interface StoredFigures {
+  variant: string;
+  stored_bytes: number;
+  ingest_cpu_s: number;
+  ingest_s: number;
+  range_cold_p50_ms?: number;
+  range_cold_p95_ms?: number;
+  range_warm_p50_ms?: number;
+  range_warm_p95_ms?: number;
+}
+
+/** Stored bytes of the corpus per compression layout, beside restic's (when installed). */
+async function storedBytes(work: string, files: Buffer[], scope: ChunkScope): Promise<StoredFigures[]> {
+  const out: StoredFigures[] = [];
+  const variants: Array<{ name: string; frames: FrameCodec | null }> = [
+    { name: 'packs, 64 KiB chunks each zstd 3 (before frames)', frames: null },
+    { name: 'packs, zstd frames of 1 MiB', frames: 'zstd' },
+    { name: 'packs, BWT frames of 1 MiB (default)', frames: 'bwt' },
+  ];
+  for (const v of variants) {
+    const root = path.join(work, `stored-${v.frames ?? 'chunks'}`);
+    const db = await openStore({ stateDir: path.join(work, `stored-${v.frames ?? 'chunks'}-db`) });
+    try {
+      const packed = new PackedChunkStore({ packs: new FsPackFiles({ root }), index: db.chunkPacks, frameCodec: v.frames ?? 'bwt' });
+      const store = v.frames ? packed : withoutFrames(packed);
+      const cpu = process.cpuUsage();
+      const t = performance.now();
+      const objects: Array<{ sha256: string; chunks: IngestedChunk[] }> = [];
+      for (const file of files) {
+        const r = await ingest(
+          (async function* () {
+            for (let at = 0; at < file.length; at += MiB) yield file.subarray(at, Math.min(file.length, at + MiB));
+          })(),
+          { store, scope, mode: 'enforce' },
+        );
+        objects.push({ sha256: r.sha256, chunks: r.chunks });
+      }
+      const ingestS = (performance.now() - t) / 1000;
+      const used = process.cpuUsage(cpu);
+      // 4 KiB range reads at seeded offsets of the log-like object: a fresh store has no decoded frame cached.
+      const log = objects[2]!;
+      const logBytes = files[2]!.length;
+      const offsets = Array.from({ length: 60 }, (_, i) => Math.floor((((i * 2654435761) >>> 0) / 2 ** 32) * (logBytes - 4096)));
+      const fresh = new PackedChunkStore({ packs: new FsPackFiles({ root }), index: db.chunkPacks, frameCodec: v.frames ?? 'bwt' });
+      const timed = async (): Promise<number[]> => {
+        const ms: number[] = [];
+        for (const start of offsets) {
+          const t0 = performance.now();
+          const r = await openRehydration(log.chunks, { store: fresh, scope, range: { start, end: start + 4095 } });
+          let n = 0;
+          for await (const piece of r.stream) n += piece.length;
+          if (n !== 4096) throw new Error(`range read returned ${n} bytes`);
+          ms.push(performance.now() - t0);
+        }
+        return ms;
+      };
+      const cold = await timed();
+      const warm = await timed();
+      out.push({
+        variant: v.name,
+        stored_bytes: dirSize(root),
+        ingest_cpu_s: round((used.user + used.system) / 1e6, 2),
+        ingest_s: round(ingestS, 2),
+        range_cold_p50_ms: round(percentile(cold, 0.5), 2),
+        range_cold_p95_ms: round(percentile(cold, 0.95), 2),
+        range_warm_p50_ms: round(percentile(warm, 0.5), 2),
+        range_warm_p95_ms: round(percentile(warm, 0.95), 2),
+      });
+    } finally {
+      await db.close();
+    }
+  }
+  if (resticVersion()) {
+    const dir = path.join(work, 'restic-corpus');
+    await fs.mkdir(dir, { recursive: true });
+    const names = files.map((f, i) => {
+      const name = `file-${i}.bin`;
+      writeFileSync(path.join(dir, name), f);
+      return name;
+    });
+    const repo = path.join(work, 'restic-repo');
+    resticInit(repo);
+    const r = resticBackup(repo, dir, names);
+    // CPU of the child is not visible here: wall time only.
+    out.push({ variant: `restic (${resticVersion()!.split(' ').slice(0, 2).join(' ')}, repo v2, zstd auto)`, stored_bytes: r.addedBytes, ingest_cpu_s: Number.NaN, ingest_s: round(r.ms / 1000, 2) });
+  }
+  return out;
+}
+
 export default async function chunkIo(args: string[]): Promise<BenchReport> {
   const mibArg = args.indexOf('--mib');
   const perKind = (mibArg >= 0 ? Number(args[mibArg + 1]) : 32) * MiB;
   const files = [corpusFile('random', perKind, 'chunk-io-a'), corpusFile('random', perKind, 'chunk-io-b'), corpusFile('log-like', perKind, 'chunk-io-log'), corpusFile('json', perKind, 'chunk-io-json')];
   const total = files.reduce((n, f) => n + f.length, 0);
+  if (args.includes('--compression-only')) {
+    const work = mkdtempSync(path.join(os.tmpdir(), 'svc-chunk-io-'));
+    try {
+      return storedReport(total, await storedBytes(work, files, chunkScopeFor('tenant', 'bench')));
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  }
   const perGiB = (x: number) => round((x * GiB) / total, 1);
   const scope = chunkScopeFor('tenant', 'bench');
   await countFsyncs();
@@ -125,6 +249,7 @@ export default async function chunkIo(args: string[]): Promise<BenchReport> {
   const s3 = await startS3TestServer('chunk-io');
   const figures: Record<string, Counted> = {};
   let gcFigures: Record<string, number> = {};
+  let stored: StoredFigures[] = [];
   const stores: Store[] = [];
   const openIndex = async (name: string) => {
     const store = await openStore({ stateDir: path.join(work, `${name}-db`) });
@@ -232,6 +357,7 @@ export default async function chunkIo(args: string[]): Promise<BenchReport> {
         kept_exact: keptExact ? 1 : 0,
       };
     }
+    stored = await storedBytes(work, files, scope);
   } finally {
     for (const s of stores) await s.close();
     await s3.close();
@@ -257,7 +383,9 @@ export default async function chunkIo(args: string[]): Promise<BenchReport> {
     s3_puts_ratio: round(s3After.puts / s3Before.puts, 4),
     s3_puts_target_met: s3After.puts <= s3Before.puts / 32,
     gc: gcFigures,
+    stored: stored,
   };
+  const storedPart = storedReport(total, stored);
   return {
     suite: 'chunk-io',
     results,
@@ -268,7 +396,39 @@ export default async function chunkIo(args: string[]): Promise<BenchReport> {
     notes: [
       `Ratios after/before in this run: filesystem files ${results.fs_files_ratio}×, fsyncs (index commits counted as fsyncs) ${results.fs_fsyncs_ratio}×, S3 PUTs ${results.s3_puts_ratio}× (target ≤ 1/32: ${results.s3_puts_target_met ? 'met' : 'not met'}).`,
       `fsyncs: every FileHandle.sync() in the process (chunk/pack files and directories). Index statements: the pack index's inserts (2 per pack here), each an SQLite WAL commit with an fsync under storage.sqlite_synchronous: full; they are not in the fsync column. The old layout also wrote one manifest-side row per chunk (unchanged, not counted on either side). S3 PUTs: old layout = one per new chunk (S3ChunkStore.put: HEAD, then PUT when absent); packs = the pack writer's counted PUTs. Throughput: library pipeline in this process (ingest, then a verified restore of every object), s3rver on 127.0.0.1 — a floor for real S3, where per-request latency makes PUT counts matter more.`,
+      ...(storedPart.notes ?? []),
       `GC (packed filesystem store, grace 60 min, retention 0, clock moved 2 h between runs): the two random files deleted (${round(((gcFigures['deleted_share_of_input'] ?? 0) as number) * 100, 1)}% of the input): condemn run ${gcFigures['condemn_run_s_per_gib']} s/GiB, delete run ${gcFigures['delete_run_s_per_gib']} s/GiB, ${gcFigures['bytes_freed_per_gib']} bytes freed per GiB ingested, ${gcFigures['packs_deleted']} packs deleted, ${gcFigures['packs_repacked']} repacked; kept objects bit-exact: ${gcFigures['kept_exact'] ? 'yes' : 'NO'}.`,
+    ],
+  };
+}
+
+/** The stored-bytes section as a report of its own (`--compression-only`) and as notes of the full one. */
+function storedReport(total: number, stored: StoredFigures[]): BenchReport {
+  const restic = stored.find((s) => s.variant.startsWith('restic'));
+  const ratio = (s: StoredFigures) => (restic ? round(s.stored_bytes / restic.stored_bytes, 3) : null);
+  const line = (s: StoredFigures) =>
+    `${s.variant}: ${(s.stored_bytes / 1e6).toFixed(2)} MB${restic && s !== restic ? ` (${ratio(s)}× restic)` : ''}, ingest ${s.ingest_s} s` +
+    (Number.isNaN(s.ingest_cpu_s) ? '' : ` (${s.ingest_cpu_s} s CPU in this process)`) +
+    (s.range_cold_p50_ms === undefined ? '' : `, 4 KiB range reads cold p50/p95 ${s.range_cold_p50_ms}/${s.range_cold_p95_ms} ms, warm ${s.range_warm_p50_ms}/${s.range_warm_p95_ms} ms`);
+  return {
+    // Its own results file (bench/results/chunk-io-compression.*): `--compression-only` must not replace the full run's.
+    suite: 'chunk-io-compression',
+    results: { corpus_mib: total / MiB, stored: stored.map((s) => ({ ...s, ratio_to_restic: ratio(s) })) },
+    table: {
+      columns: [`stored bytes, ${total / MiB} MiB corpus`, 'MB', '× restic', 'ingest s', 'ingest CPU s', 'range cold p50/p95 ms', 'range warm p50/p95 ms'],
+      rows: stored.map((s) => [
+        s.variant,
+        round(s.stored_bytes / 1e6, 2),
+        ratio(s) ?? '—',
+        s.ingest_s,
+        Number.isNaN(s.ingest_cpu_s) ? '—' : s.ingest_cpu_s,
+        s.range_cold_p50_ms === undefined ? '—' : `${s.range_cold_p50_ms}/${s.range_cold_p95_ms}`,
+        s.range_warm_p50_ms === undefined ? '—' : `${s.range_warm_p50_ms}/${s.range_warm_p95_ms}`,
+      ]),
+    },
+    notes: [
+      `Stored bytes (pack files on disk, headers included; restic: repository growth, index included): ${stored.map(line).join('; ')}.`,
+      'The random half is incompressible for every variant; the differences are the log-like and JSON files. Range reads: openRehydration of 4 KiB at 60 seeded offsets of the log-like object on a store opened fresh (no decoded frame cached; the OS page cache is warm), then the same reads again.',
     ],
   };
 }

@@ -67,7 +67,7 @@ async function runHistory(seed: number, root: string, db: ReturnType<typeof useS
   const config = loadConfig({ env: {}, overrides: { 'gc.tombstone_retention_days': RETENTION_DAYS, 'gc.grace_minutes': GRACE_MINUTES, 'gc.repack_dead_ratio': 0.4, 'gc.multipart_expiry_hours': null } }).config;
   const files = new FsPackFiles({ root, fsync: false });
   // A store whose index rows carry the test's clock: GC compares them with its own.
-  const open = () => new PackedChunkStore({ packs: files, index: db.chunkPacks, legacy: new FsChunkStore({ root, fsyncFiles: false }), packTargetBytes: 6 * 1024 });
+  const open = () => new PackedChunkStore({ packs: files, index: db.chunkPacks, legacy: new FsChunkStore({ root, fsyncFiles: false }), packTargetBytes: 6 * 1024, frameTargetBytes: 2 * 1024 });
   const store = open();
   const realDate = Date;
   const models: Model[] = [];
@@ -119,7 +119,14 @@ async function runHistory(seed: number, root: string, db: ReturnType<typeof useS
         refs.push({ id, codec: existing.codec });
         continue;
       }
-      const encoded = rand() < 0.5 ? await encodeChunk(raw) : { codec: 'raw' as const, data: raw };
+      const form = rand();
+      if (form < 0.4 && writer.putFramed) {
+        // In a frame with its neighbours (decision 157): repacks must re-frame the live ones.
+        await writer.putFramed(scope, id, raw);
+        refs.push({ id, codec: 'zstd' });
+        continue;
+      }
+      const encoded = form < 0.7 ? await encodeChunk(raw) : { codec: 'raw' as const, data: raw };
       await writer.put(scope, id, encoded.codec, encoded.data);
       refs.push({ id, codec: encoded.codec });
     }

@@ -66,7 +66,7 @@ export async function createChunkStore(config: Readonly<SvcConfig>, stateDir: st
       return { kind: 's3', store: objects, objects, location: objects.location, probe: () => objects.probe(), close: () => objects.close() };
     }
     const packs = new S3PackFiles(connection);
-    const store = new PackedChunkStore({ packs, index: new ChunkPackRepository(options.db), legacy: objects, packTargetBytes: storage.pack_target_bytes });
+    const store = new PackedChunkStore({ packs, index: new ChunkPackRepository(options.db), legacy: objects, packTargetBytes: storage.pack_target_bytes, frameCodec: storage.frame_codec, frameTargetBytes: storage.frame_target_bytes });
     return {
       kind: 's3',
       store,
@@ -82,7 +82,7 @@ export async function createChunkStore(config: Readonly<SvcConfig>, stateDir: st
   // Leftovers of a crash mid-write (chunk files and packs); safe because no writer runs yet.
   await files.sweepTemporaryFiles();
   const store = options.db && storage.chunk_layout === 'packs'
-    ? new PackedChunkStore({ packs: new FsPackFiles({ root: files.root }), index: new ChunkPackRepository(options.db), legacy: files, packTargetBytes: storage.pack_target_bytes })
+    ? new PackedChunkStore({ packs: new FsPackFiles({ root: files.root }), index: new ChunkPackRepository(options.db), legacy: files, packTargetBytes: storage.pack_target_bytes, frameCodec: storage.frame_codec, frameTargetBytes: storage.frame_target_bytes })
     : files;
   return { kind: 'filesystem', store, files, location: files.root, probe: () => files.probe(), close: async () => {} };
 }

@@ -8,7 +8,7 @@
  */
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { decodeFrameSync, encodeFrameSync, FRAME_ZSTD_LEVEL, type FrameCodec } from './frame-codec.ts';
+import { decodeFrameSync, encodeFrameSync, FRAME_ZSTD_FAST_LEVEL, FRAME_ZSTD_LEVEL, type FrameCodec } from './frame-codec.ts';
 import type { FrameReply, FrameRequest } from './frame-worker.ts';
 
 /** Frames up to this many bytes are coded on the calling thread (a worker round trip costs more). */
@@ -35,7 +35,7 @@ export class FramePool {
     this.#size = size;
   }
 
-  encode(raw: Uint8Array, codec: FrameCodec, level = FRAME_ZSTD_LEVEL): Promise<Uint8Array> {
+  encode(raw: Uint8Array, codec: FrameCodec, level = codec === 'bwt' ? FRAME_ZSTD_LEVEL : FRAME_ZSTD_FAST_LEVEL): Promise<Uint8Array> {
     if (raw.byteLength <= INLINE_FRAME_BYTES || codec === 'raw') return Promise.resolve(encodeFrameSync(raw, codec, level));
     const data = new Uint8Array(raw); // the caller keeps its bytes; the copy is transferred
     return this.#call({ id: 0, op: 'encode', codec, level, data }, data);

@@ -380,7 +380,7 @@ export class GcService {
       let bytes = 0;
       while (end < framed.length && (end === start || bytes < store.frameTargetBytes)) bytes += framed[end++]!.raw.byteLength;
       const group = framed.slice(start, end);
-      const payload = await FramePool.shared().encode(Buffer.concat(group.map((g) => g.raw)), store.frameCodec);
+      const payload = await FramePool.shared().encode(Buffer.concat(group.map((g) => g.raw)), store.frameCodec === 'none' ? 'zstd' : store.frameCodec);
       keep.push({ frame: group.map((g) => ({ id: g.id, rawLength: g.raw.byteLength })), payload });
       start = end;
     }
