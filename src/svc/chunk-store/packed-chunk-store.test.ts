@@ -253,3 +253,14 @@ test('packs written before frames (version 1) stay readable, and are listed by p
   assert.deepEqual(parsePack(v1).map((e) => e.id), [id]);
   assert.deepEqual(Buffer.from(await make().get(acme, id, 'zstd')), raw);
 });
+
+test('the stored form of a framed chunk whose frame was stored raw is still a zstd frame (exports decode it as zstd)', async (t) => {
+  const { files, index } = await setUp(t);
+  const store = new PackedChunkStore({ packs: files, index });
+  const raw = Buffer.from('tiny');
+  const writer = store.openWriter();
+  await writer.putFramed!(acme, chunkIdOf(raw), raw);
+  await writer.flush();
+  const stored = await new PackedChunkStore({ packs: files, index }).readStored(acme, chunkIdOf(raw), 'zstd');
+  assert.deepEqual(Buffer.from(zstdDecompressSync(stored)), raw);
+});

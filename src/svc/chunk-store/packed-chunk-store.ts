@@ -31,8 +31,9 @@
  * working without a migration. Every read is verified against the chunk's
  * SHA-256 (verify-chunk.ts), whichever tier answered.
  */
+import { promisify } from 'node:util';
+import zlib from 'node:zlib';
 import type { ChunkCodec } from '../chunking/chunk-codec.ts';
-import { encodeChunk } from '../chunking/chunk-codec.ts';
 import { FRAME_TARGET_BYTES, type FrameCodec } from '../chunking/frame-codec.ts';
 import { FramePool } from '../chunking/frame-pool.ts';
 import type { ChunkLocation, ChunkPackRepository, FrameColumns, PackEntryRow } from '../store/repositories/chunk-packs.ts';
@@ -186,7 +187,9 @@ export class PackedChunkStore implements ChunkStore {
   async readStored(scope: ChunkScope, id: string, codec: ChunkCodec): Promise<Uint8Array> {
     const found = await this.#read(scope, id, codec);
     if (!found.raw) return found.stored!;
-    return (await encodeChunk(await verified(id, found.raw), { zstdLevel: 3 })).data;
+    // Always a zstd frame (encodeChunk could decide raw), since the key says zstd.
+    const raw = await verified(id, found.raw);
+    return zstdCompress(raw, { pledgedSrcSize: raw.byteLength, params: { [zlib.constants.ZSTD_c_compressionLevel]: 3 } });
   }
 
   /** The stored bytes of an unframed form, or the (unverified) raw bytes of a framed one. */
@@ -467,6 +470,8 @@ async function verified(id: string, raw: Uint8Array): Promise<Uint8Array> {
 }
 
 const DEFAULT_FRAME_CACHE_BYTES = 16 * 1024 * 1024;
+
+const zstdCompress = promisify(zlib.zstdCompress);
 
 /**
  * Decoded frames by key, least recently used dropped first once their bytes
