@@ -6,15 +6,20 @@
  * and deleting one leaves packs partly dead, which GC then repacks. Garbage collection runs on a compressed time scale (a 3 s grace
  * period, tombstones expire at once, any dead share repacks) so that
  * condemnation, deletion, repacking and pack deletion all happen within the
- * run. Each round kills the server with SIGKILL at a random moment inside a
- * GC run (the delay drawn from the last runs' durations) and restarts it.
+ * run. Each round kills the server with SIGKILL and restarts it: in rounds
+ * without ingest, right after a repack's new pack file appears (a new pack
+ * can only be a repack's then) when one does within 4 s; otherwise at a
+ * random moment inside a GC run (the delay drawn from the last runs' durations).
  *
- * After every restart, with writers paused:
- * - a GC run completes (the dead process's lease does not block it);
+ * After every restart, with writers paused, in the state the kill left:
  * - every pack the index names exists and parses whole, and each index row
- *   matches an entry of its pack (codec, offset, length);
+ *   matches an entry of its pack (offset, length; a framed row its frame);
  * - every chunk of every active or quarantined manifest, acknowledged or
  *   not, is indexed in such a pack: no manifest points at a missing chunk;
+ * - leftovers of a half-done repack or pack deletion are counted (pack rows
+ *   no index row names, pack files with no row: later runs remove them);
+ * then:
+ * - a GC run completes (the dead process's lease does not block it);
  * - every acknowledged object reads back bit-exact, and every object whose
  *   delete was not acknowledged reads back bit-exact or is gone (404);
  * - the ledger chain verifies (`POST /v1/ledger/verify`).
@@ -29,7 +34,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, test } from 'node:test';
@@ -118,7 +123,7 @@ for (const engine of engines()) {
       const alive = new Map<string, { sha256: string; size: number }>();
       /** Objects whose delete was sent but not acknowledged: either still there bit-exact, or gone. */
       const maybeDeleted = new Map<string, { sha256: string; size: number }>();
-      const stats = { puts: 0, deletes: 0, gcRuns: 0, gcConflicts: 0, gcFailures: [] as string[], killsInGc: 0, repacked: 0, packsDeleted: 0, chunksDeleted: 0, bytesFreed: 0, leftovers: 0 };
+      const stats = { puts: 0, deletes: 0, gcRuns: 0, gcConflicts: 0, gcFailures: [] as string[], killsInGc: 0, repacked: 0, packsDeleted: 0, chunksDeleted: 0, bytesFreed: 0, leftovers: { emptyRows: 0, unrecorded: 0 }, lastLeftovers: 0, killsLeavingLeftovers: 0, killsInRepack: 0 };
       const gcDurations: number[] = [];
       let gcInFlight = false;
       let paused = true;
@@ -234,12 +239,29 @@ for (const engine of engines()) {
         }
       };
 
+      const listPackIds = async (): Promise<string[]> => {
+        const ids = s3 ? await s3.listKeys('chunks/') : [];
+        if (!s3) {
+          const walk = (dir: string) => {
+            let names: string[] = [];
+            try {
+              names = readdirSync(dir);
+            } catch {
+              return;
+            }
+            for (const n of names) {
+              const p = path.join(dir, n);
+              if (n.endsWith('.pack')) ids.push(n);
+              else if (statSync(p).isDirectory()) walk(p);
+            }
+          };
+          walk(path.join(target.stateDir, 'chunks'));
+        }
+        return ids.filter((k) => k.endsWith('.pack')).map((k) => path.basename(k, '.pack'));
+      };
+
       /** The checks after a restart (writers paused). */
       const check = async (when: string) => {
-        const gc = await call('POST', '/v1/admin/gc', { dry_run: false });
-        assert.equal(gc.status, 200, `${when}: a GC run after the restart completes: ${await gc.clone().text()}`);
-        count(((await gc.json()) as Json).result);
-
         db ??= await openDb(target.stateDir, databaseUrl ? target.databaseUrl : undefined, target.pgSchema);
         const packs = await db.all('SELECT pack_id, scope, size_bytes FROM chunk_packs');
         const rows = await db.all('SELECT scope, chunk_id, codec, pack_id, pack_offset, stored_length, frame_length, frame_skip FROM chunk_index');
@@ -279,9 +301,21 @@ for (const engine of engines()) {
             assert.ok(indexed.has(`${m['chunk_scope']}/${c.id}.${c.codec}`), `${when}: ${m['state']} manifest ${m['id']} names chunk ${c.id}.${c.codec}, which is not in any pack`);
           }
         }
-        // Leftovers of an interrupted run that the next runs clean up: packs no row names, pack rows with no entries.
+        // Leftovers of an interrupted repack or pack deletion, which later runs clean up: pack rows no index row
+        // names, and pack files with no pack row (GC deletes those after an hour).
         const named = new Set(rows.map((r) => String(r['pack_id'])));
-        stats.leftovers += packs.filter((p) => !named.has(String(p['pack_id']))).length;
+        const recorded = new Set(packs.map((p) => String(p['pack_id'])));
+        const files = await listPackIds();
+        const emptyRows = packs.filter((p) => !named.has(String(p['pack_id']))).length;
+        const unrecorded = files.filter((id) => !recorded.has(id)).length;
+        if (emptyRows + unrecorded > stats.lastLeftovers) stats.killsLeavingLeftovers++;
+        stats.lastLeftovers = emptyRows + unrecorded;
+        stats.leftovers = { emptyRows, unrecorded };
+
+        // The state the kill left is checked above; now the next run must complete (the dead run's lease does not block it).
+        const gc = await call('POST', '/v1/admin/gc', { dry_run: false });
+        assert.equal(gc.status, 200, `${when}: a GC run after the restart completes: ${await gc.clone().text()}`);
+        count(((await gc.json()) as Json).result);
 
         for (const [key, want] of [...alive, ...maybeDeleted]) {
           const res = await call('POST', '/v1/s3/objects/get', { tenant: 'crash', bucket: 'gcbucket', key });
@@ -314,12 +348,27 @@ for (const engine of engines()) {
         const running = [loop(0, putter), loop(1, deleter), loop(2, collector)];
         for (let k = 0; k < KILLS; k++) {
           ingest = k % 2 === 1; // every other round, ingest runs while GC does
+          const packsBefore = new Set(await listPackIds());
           paused = false;
-          await sleep(200 + Math.floor(rand() * 500));
-          while (!gcInFlight) await sleep(5);
-          // A random moment inside a run: up to the longest of the recent runs.
-          const recent = gcDurations.slice(-5);
-          await sleep(Math.floor(rand() * (recent.length > 0 ? Math.max(...recent) : 200)));
+          let hitRepack = false;
+          if (!ingest) {
+            // Without ingest, a new pack file can only be a repack's: kill right after one appears, inside the
+            // repack (its entries not yet moved, or the old pack not yet deleted). Else a random moment below.
+            const until = Date.now() + 4000;
+            while (!hitRepack && Date.now() < until) {
+              hitRepack = (await listPackIds()).some((id) => !packsBefore.has(id));
+              if (!hitRepack) await sleep(5);
+            }
+            if (hitRepack) await sleep(Math.floor(rand() * 20));
+          }
+          if (!hitRepack) {
+            await sleep(200 + Math.floor(rand() * 500));
+            while (!gcInFlight) await sleep(5);
+            // A random moment inside a run: up to the longest of the recent runs.
+            const recent = gcDurations.slice(-5);
+            await sleep(Math.floor(rand() * (recent.length > 0 ? Math.max(...recent) : 200)));
+          }
+          if (hitRepack) stats.killsInRepack++;
           if (gcInFlight) stats.killsInGc++;
           await svc.kill('SIGKILL');
           paused = true;
@@ -336,12 +385,13 @@ for (const engine of engines()) {
         stop = true;
         await Promise.all(running);
         t.diagnostic(
-          `${KILLS} kills (${stats.killsInGc} inside a GC run, ${Math.ceil(KILLS / 2)} of the rounds with ingest running), ${stats.gcRuns} GC runs completed: ${stats.chunksDeleted} index rows deleted, ${stats.repacked} packs repacked, ${stats.packsDeleted} packs deleted, ${stats.bytesFreed} bytes freed; ${stats.puts} puts, ${stats.deletes} deletes; ${stats.leftovers} unnamed pack rows seen after kills (cleaned by later runs)`,
+          `${KILLS} kills (${stats.killsInGc} inside a GC run, ${stats.killsInRepack} right after a repack wrote its new pack, ${Math.floor(KILLS / 2)} of the rounds with ingest running), ${stats.gcRuns} GC runs completed: ${stats.chunksDeleted} index rows deleted, ${stats.repacked} packs repacked, ${stats.packsDeleted} packs deleted, ${stats.bytesFreed} bytes freed; ${stats.puts} puts, ${stats.deletes} deletes; ${stats.killsLeavingLeftovers} kills left a repack or pack deletion half done (now ${stats.leftovers.emptyRows} pack rows no index row names, ${stats.leftovers.unrecorded} pack files with no row: later runs remove them)`,
         );
         assert.deepEqual(stats.gcFailures, [], 'no GC run failed');
         assert.equal(stats.gcConflicts, 0, 'no GC run was refused for a lease a dead process held');
         assert.ok(stats.killsInGc >= KILLS / 2, `most kills land inside a GC run (${stats.killsInGc} of ${KILLS})`);
         assert.ok(stats.repacked > 0 && stats.packsDeleted > 0 && stats.chunksDeleted > 0, 'GC deleted chunks, repacked and deleted packs during the run');
+        assert.ok(stats.killsInRepack >= 1, 'at least one kill landed inside a repack');
 
         const restoreRes = await call('POST', '/v1/admin/restore-tests', { kind: 'critical_full', tenant: 'crash', prefixes: ['s3://'] });
         assert.equal(restoreRes.status, 200, await restoreRes.clone().text());
