@@ -75,12 +75,13 @@ export const StorageConfig = Type.Object(
      */
     pack_target_bytes: Type.Integer({ minimum: 64 * 1024, maximum: 256 * 1024 * 1024, default: 8 * 1024 * 1024 }),
     /**
-     * How new compressible chunks are compressed in packs (docs/chunking.md#frames, decision 157): `bwt` (default)
-     * frames of ~`frame_target_bytes` compressed together with a Burrows–Wheeler transform then zstd (densest; a cold
-     * range read decodes a whole frame), `zstd` frames (zstd 3: faster, ~50 % more stored on text), `none`: each
-     * chunk compressed alone (before frames). Reads handle every form whatever the setting.
+     * How new compressible chunks are compressed in packs (docs/chunking.md#frames, decisions 157 and 158): `none`
+     * (default): each chunk compressed alone with zstd 3 (fast ingest, cheap range reads); `bwt`: frames of
+     * ~`frame_target_bytes` compressed together with a Burrows–Wheeler transform then zstd 9 (densest, ~6× the ingest
+     * CPU on text, a cold range read decodes a whole frame: for archival data); `zstd`: zstd 3 frames. Reads handle
+     * every form whatever the setting.
      */
-    frame_codec: Type.Union([Type.Literal('bwt'), Type.Literal('zstd'), Type.Literal('none')], { default: 'bwt' }),
+    frame_codec: Type.Union([Type.Literal('bwt'), Type.Literal('zstd'), Type.Literal('none')], { default: 'none' }),
     /** Raw bytes per frame: larger stores less and makes a cold range read decode more. */
     frame_target_bytes: Type.Integer({ minimum: 64 * 1024, maximum: 8 * 1024 * 1024, default: 1024 * 1024 }),
     /** `packs` (default): the pack layout above. `files`: the old one file (or S3 object) per chunk, for a store shared with an older svc. */
