@@ -116,7 +116,8 @@ for (const engine of engines()) {
       const databaseUrl = target.databaseUrl && target.pgSchema ? `${target.databaseUrl}${target.databaseUrl.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${target.pgSchema}`)}` : undefined;
       const s3 = engine.name === 'postgres' ? await startS3TestServer('svc-gc-crash') : undefined;
       writeFileSync(path.join(target.stateDir, 'config.yaml'), CONFIG);
-      const env = { SVC_STATE_DIR: target.stateDir, SVC_LOCAL_API_KEY: ADMIN_KEY, ...(databaseUrl ? { SVC_DATABASE_URL: databaseUrl } : {}), ...(s3 ? s3.svcEnv('chunks') : {}) };
+      // BWT frames (opt-in, decision 158) so kills also land inside framed repacks; crash.test.ts covers the default.
+      const env = { SVC_STATE_DIR: target.stateDir, SVC_LOCAL_API_KEY: ADMIN_KEY, SVC_FRAME_CODEC: 'bwt', ...(databaseUrl ? { SVC_DATABASE_URL: databaseUrl } : {}), ...(s3 ? s3.svcEnv('chunks') : {}) };
       const svc = await svcProcess(env);
       const rand = mulberry32(SEED + (engine.name === 'postgres' ? 1 : 0));
       /** Acknowledged puts not deleted since, by key. */
