@@ -155,9 +155,9 @@ interface StoredFigures {
 async function storedBytes(work: string, files: Buffer[], scope: ChunkScope): Promise<StoredFigures[]> {
   const out: StoredFigures[] = [];
   const variants: Array<{ name: string; frames: FrameCodec | null }> = [
-    { name: 'packs, 64 KiB chunks each zstd 3 (before frames)', frames: null },
+    { name: 'packs, 64 KiB chunks each zstd 3 (frame_codec none, the default)', frames: null },
     { name: 'packs, zstd frames of 1 MiB', frames: 'zstd' },
-    { name: 'packs, BWT frames of 1 MiB (default)', frames: 'bwt' },
+    { name: 'packs, BWT frames of 1 MiB (frame_codec bwt)', frames: 'bwt' },
   ];
   for (const v of variants) {
     const root = path.join(work, `stored-${v.frames ?? 'chunks'}`);
