@@ -12,7 +12,7 @@ import type { ChunkStore } from '../chunk-store/chunk-store.ts';
 import { FsChunkStore } from '../chunk-store/fs-chunk-store.ts';
 import type { ByteRangeRequest } from './byte-range.ts';
 import { ingest } from './ingest.ts';
-import { openRehydration } from './rehydrate.ts';
+import { ChunkReadAhead, openRehydration } from './rehydrate.ts';
 
 const SMALL = { minSize: 2048, avgSize: 8192, maxSize: 32768 };
 const scope = chunkScopeFor('tenant', 'acme');
@@ -131,4 +131,79 @@ test('a chunk list with a gap is refused as inconsistent', async (t) => {
   const { store, result } = await storedObject(t);
   const gapped = result.chunks.filter((_, k) => k !== 4);
   await assert.rejects(openRehydration(gapped, { store, scope }), failure('manifest_inconsistent'));
+});
+
+/**
+ * A store over an ingested object whose reads complete when the test says,
+ * in any order, counting what is in flight.
+ */
+function controlledStore(inner: ChunkStore) {
+  const waiting: Array<{ id: string; release: () => void }> = [];
+  const started: string[] = [];
+  let inFlight = 0;
+  let maxInFlight = 0;
+  const store = {
+    get(s: ChunkScope, id: string, codec: ChunkCodec, hint?: number): Promise<Uint8Array> {
+      started.push(id);
+      inFlight++;
+      maxInFlight = Math.max(maxInFlight, inFlight);
+      return new Promise<void>((release) => waiting.push({ id, release })).then(() => inner.get(s, id, codec, hint)).finally(() => inFlight--);
+    },
+  };
+  return { store: store as unknown as ChunkStore, waiting, started, stats: () => ({ inFlight, maxInFlight }) };
+}
+
+const tick = () => new Promise((r) => setImmediate(r));
+
+test('read-ahead keeps at most depth reads and maxBytes in flight, and yields in chunk order whatever order reads finish in', async (t) => {
+  const { store: inner, data, result } = await storedObject(t);
+  const refs = result.chunks;
+  assert.ok(refs.length > 20);
+  const { store, waiting, started } = controlledStore(inner);
+  const maxBytes = refs[0]!.length + refs[1]!.length + refs[2]!.length;
+  const reader = new ChunkReadAhead(refs, store, scope, 8, maxBytes);
+  const out: Uint8Array[] = [];
+  for (let k = 0; k < refs.length; k++) {
+    const next = reader.next();
+    // The bounds hold at every step: ≤ 8 reads, ≤ maxBytes (the head read always allowed).
+    assert.ok(reader.inFlight.reads <= 8);
+    assert.ok(reader.inFlight.reads <= 1 || reader.inFlight.bytes <= maxBytes, `step ${k}: ${reader.inFlight.bytes} bytes ahead`);
+    // Finish the pending reads last-started first: completion order is the reverse of chunk order.
+    while (waiting.length > 0) waiting.pop()!.release();
+    out.push(await next);
+  }
+  assert.deepEqual(started, refs.map((r) => r.id), 'each chunk read once, started in order');
+  assert.ok(Buffer.concat(out).equals(data));
+});
+
+test('read-ahead by count: with small chunks, depth reads are started before the first is consumed', async (t) => {
+  const { store: inner, result } = await storedObject(t);
+  const { store, waiting, stats } = controlledStore(inner);
+  const reader = new ChunkReadAhead(result.chunks, store, scope, 6, Number.POSITIVE_INFINITY);
+  const first = reader.next();
+  // 1 handed out + 6 ahead of the consumer.
+  assert.equal(stats().maxInFlight, 7);
+  assert.equal(reader.inFlight.reads, 6);
+  for (const w of waiting.splice(0)) w.release();
+  await first;
+  reader.abandon();
+  assert.deepEqual(reader.inFlight, { reads: 0, bytes: 0 });
+});
+
+test('a corrupt chunk in the middle of a read-ahead window is reported by id, after every chunk before it, and nothing after it is yielded', async (t) => {
+  const { store, data, result } = await storedObject(t, 'random');
+  const bad = result.chunks[10]!;
+  const file = store.pathOf(scope, bad.id, bad.codec);
+  const stored = readFileSync(file);
+  stored[stored.length >> 1] = stored[stored.length >> 1]! ^ 0xff;
+  writeFileSync(file, stored);
+  // The window (16 reads) covers chunks 1..16, so chunk 10 fails while 1..9 are still pending.
+  const r = await openRehydration(result.chunks, { store, scope, expectedSha256: result.sha256, prefetch: 16 });
+  const got: Uint8Array[] = [];
+  await assert.rejects(async () => {
+    for await (const piece of r.stream) got.push(piece);
+  }, failure('corrupt', bad.id));
+  const yielded = Buffer.concat(got);
+  assert.equal(yielded.length, bad.offset, 'exactly the bytes before the corrupt chunk');
+  assert.ok(yielded.equals(data.subarray(0, bad.offset)));
 });

@@ -14,8 +14,13 @@
  * later in the stream errors the stream; HTTP adapters then abort the
  * response, which clients see as a truncated body.
  *
- * The next chunks (8 by default) are read ahead so that file reads,
- * decompression and hashing of several chunks overlap on the thread pool.
+ * The next chunks are read ahead so that file reads, decompression and
+ * hashing of several chunks overlap on the thread pool: up to 16 reads in
+ * flight and at most 8 MiB of chunk bytes (manifest lengths) held ahead of
+ * the consumer, whichever bound comes first (decision 155). Reads complete in
+ * any order but are consumed in chunk order; a failed read ahead is reported
+ * (with its chunk id) only when the consumer reaches it, after every chunk
+ * before it was yielded, and nothing after it is.
  */
 import { SvcError } from '../errors.ts';
 import type { ChunkScope } from '../chunk-store/chunk-scope.ts';
@@ -32,8 +37,10 @@ export interface RehydrateOptions {
   range?: ByteRangeRequest;
   /** The manifest's SHA-256; checked when the whole object is read. */
   expectedSha256?: string;
-  /** Chunks read ahead of the consumer (default 8). */
+  /** Chunk reads in flight ahead of the consumer (default 16). */
   prefetch?: number;
+  /** Chunk bytes (manifest lengths) in flight ahead of the consumer (default 8 MiB; one chunk is always allowed). */
+  prefetchBytes?: number;
 }
 
 export interface Rehydration {
@@ -47,7 +54,8 @@ export interface Rehydration {
   stream: AsyncIterable<Uint8Array>;
 }
 
-const DEFAULT_PREFETCH = 8;
+const DEFAULT_PREFETCH = 16;
+const DEFAULT_PREFETCH_BYTES = 8 * 1024 * 1024;
 
 function inconsistent(message: string, details: Record<string, unknown>): SvcError {
   return new SvcError('rehydration_failed', message, { details: { reason: 'manifest_inconsistent', ...details } });
@@ -92,7 +100,7 @@ export async function openRehydration(chunks: readonly ChunkRef[], options: Rehy
   const last = range ? chunkIndexAt(chunks, range.end) : chunks.length - 1;
   const wanted = chunks.slice(first, last + 1);
   const verifyWhole = options.expectedSha256 !== undefined && (range === null || rangeLength(range) === size);
-  const reader = new ChunkReadAhead(wanted, options.store, options.scope, Math.max(1, options.prefetch ?? DEFAULT_PREFETCH));
+  const reader = new ChunkReadAhead(wanted, options.store, options.scope, Math.max(1, options.prefetch ?? DEFAULT_PREFETCH), Math.max(1, options.prefetchBytes ?? DEFAULT_PREFETCH_BYTES));
 
   // Fail before the caller commits to a response if the first chunk is bad.
   const firstBytes = wanted.length > 0 ? await reader.next() : undefined;
@@ -147,44 +155,61 @@ export async function openRehydration(chunks: readonly ChunkRef[], options: Rehy
   return { size, range, contentLength: range ? rangeLength(range) : size, stream: stream() };
 }
 
-/** Reads chunks in order, keeping up to `depth` reads in flight ahead of the consumer. */
-class ChunkReadAhead {
+/**
+ * Reads chunks in order, keeping up to `depth` reads and `maxBytes` chunk
+ * bytes in flight ahead of the consumer (the head read always starts, so a
+ * chunk larger than `maxBytes` is still read, alone).
+ */
+export class ChunkReadAhead {
   readonly #refs: readonly ChunkRef[];
-  readonly #store: ChunkStore;
+  readonly #store: Pick<ChunkStore, 'get'>;
   readonly #scope: ChunkScope;
   readonly #depth: number;
-  readonly #pending: Array<Promise<Uint8Array>> = [];
+  readonly #maxBytes: number;
+  readonly #pending: Array<{ read: Promise<Uint8Array>; bytes: number }> = [];
+  #pendingBytes = 0;
   #nextToStart = 0;
 
-  constructor(refs: readonly ChunkRef[], store: ChunkStore, scope: ChunkScope, depth: number) {
+  constructor(refs: readonly ChunkRef[], store: Pick<ChunkStore, 'get'>, scope: ChunkScope, depth: number, maxBytes = Number.POSITIVE_INFINITY) {
     this.#refs = refs;
     this.#store = store;
     this.#scope = scope;
     this.#depth = depth;
+    this.#maxBytes = maxBytes;
+  }
+
+  /** Reads started and not yet handed to the consumer, and their bytes (tests, bounds). */
+  get inFlight(): { reads: number; bytes: number } {
+    return { reads: this.#pending.length, bytes: this.#pendingBytes };
   }
 
   next(): Promise<Uint8Array> {
     this.#fill();
     const head = this.#pending.shift();
     if (!head) return Promise.reject(new Error('read past the last chunk'));
+    this.#pendingBytes -= head.bytes;
     this.#fill();
-    return head;
+    return head.read;
   }
 
   /** Stops reading ahead (the consumer stopped early or failed). */
   abandon(): void {
     this.#nextToStart = this.#refs.length;
     this.#pending.length = 0;
+    this.#pendingBytes = 0;
   }
 
   #fill(): void {
     while (this.#pending.length < this.#depth && this.#nextToStart < this.#refs.length) {
-      const ref = this.#refs[this.#nextToStart++]!;
+      const ref = this.#refs[this.#nextToStart]!;
+      if (this.#pending.length > 0 && this.#pendingBytes + ref.length > this.#maxBytes) break;
+      this.#nextToStart++;
       const read = this.#store.get(this.#scope, ref.id, ref.codec, ref.length);
       // Reads ahead may fail before anyone awaits them; the failure is
       // reported when the consumer reaches that chunk, not as an unhandled rejection.
       read.catch(() => undefined);
-      this.#pending.push(read);
+      this.#pending.push({ read, bytes: ref.length });
+      this.#pendingBytes += ref.length;
     }
   }
 }
