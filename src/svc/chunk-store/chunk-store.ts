@@ -43,6 +43,13 @@ export interface FramedPutResult extends ChunkPutResult {
 /** The write side of one ingest (see {@link ChunkStore.openWriter}). */
 export interface ChunkWriter {
   stat(scope: ChunkScope, id: string, codec?: ChunkCodec): Promise<StoredChunkInfo | undefined>;
+  /**
+   * Like {@link ChunkStore.put}, except that the writer may keep `data` (and
+   * `putFramed`'s `raw`) by reference until its pack is written: the caller
+   * must not change those bytes afterwards (ingest hands over views into
+   * chunker windows, which are never written again, and fresh encoder
+   * output). This saves a copy of every new chunk.
+   */
   put(scope: ChunkScope, id: string, codec: ChunkCodec, data: Uint8Array): Promise<ChunkPutResult>;
   /**
    * Stores a compressible chunk's raw bytes in a frame with the chunks put

@@ -32,6 +32,13 @@ export interface PackFiles {
   /** Stores a whole pack; resolves once it is durable (file and directory entry fsynced; S3 acknowledged). */
   write(scope: ChunkScope, packId: string, bytes: Uint8Array): Promise<void>;
   /**
+   * Like `write`, with the pack given as pieces to write one after the other
+   * (pack-format.ts buildPackParts): the filesystem writes them with writev,
+   * so the pack is never assembled in one buffer. Optional: without it the
+   * caller concatenates and calls `write`.
+   */
+  writeParts?(scope: ChunkScope, packId: string, parts: readonly Uint8Array[]): Promise<void>;
+  /**
    * `length` bytes at `offset`; undefined when the pack does not exist.
    * Fewer bytes than asked come back when the pack is shorter (the caller's hash check reports it).
    */
@@ -81,14 +88,18 @@ export class FsPackFiles implements PackFiles {
    * (and any directory created on the way): only then is the pack durable
    * under its name, and only then may the index point at it.
    */
-  async write(scope: ChunkScope, packId: string, bytes: Uint8Array): Promise<void> {
+  write(scope: ChunkScope, packId: string, bytes: Uint8Array): Promise<void> {
+    return this.writeParts(scope, packId, [bytes]);
+  }
+
+  async writeParts(scope: ChunkScope, packId: string, parts: readonly Uint8Array[]): Promise<void> {
     const finalPath = this.pathOf(scope, packId);
     const dir = path.dirname(finalPath);
     const newDirs = await this.#ensureDir(dir);
     const tempPath = path.join(dir, `${TEMP_PREFIX}${packId}`);
     const handle = await fs.open(tempPath, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL, 0o644);
     try {
-      await handle.writeFile(bytes);
+      await writeAllParts(handle, parts);
       if (this.#fsync) {
         await handle.sync();
         this.counters.fsyncs++;
@@ -284,6 +295,19 @@ class DescriptorCache {
 async function closeQuietly(fd: Promise<number | undefined>): Promise<void> {
   const n = await fd.catch(() => undefined);
   if (n !== undefined) await closeCallback(n).catch(() => undefined);
+}
+
+/** writev until every byte is written (a short write resumes where it stopped). */
+async function writeAllParts(handle: fs.FileHandle, parts: readonly Uint8Array[]): Promise<void> {
+  let rest = parts.filter((p) => p.byteLength > 0);
+  while (rest.length > 0) {
+    let { bytesWritten } = await handle.writev(rest as Uint8Array[]);
+    if (bytesWritten === 0) throw new Error('pack write made no progress');
+    let i = 0;
+    while (i < rest.length && bytesWritten >= rest[i]!.byteLength) bytesWritten -= rest[i++]!.byteLength;
+    rest = rest.slice(i);
+    if (bytesWritten > 0) rest[0] = rest[0]!.subarray(bytesWritten);
+  }
 }
 
 async function fsyncDir(dir: string): Promise<void> {

@@ -74,36 +74,55 @@ function bodyLength(e: PackEntryInput | PackFrameInput): number {
 
 /** Assembles a pack; returns the bytes and where each chunk landed. */
 export function buildPack(entries: ReadonlyArray<PackEntryInput | PackFrameInput>): { bytes: Buffer; entries: PackedEntry[] } {
-  let size = PACK_MAGIC.length;
-  for (const e of entries) size += PACK_ENTRY_HEADER_BYTES + bodyLength(e);
-  const bytes = Buffer.allocUnsafe(size);
-  PACK_MAGIC.copy(bytes, 0);
-  let at = PACK_MAGIC.length;
+  const built = buildPackParts(entries);
+  return { bytes: Buffer.concat(built.parts, built.size), entries: built.entries };
+}
+
+/**
+ * A pack as the pieces it is made of, in order: one buffer of headers and
+ * frame tables cut into views, and the entries' own bytes, not copied. Their
+ * concatenation is what {@link buildPack} returns; a backend that can write
+ * a list of buffers (writev) writes the pack without assembling it, so
+ * ingest's chunk bytes are copied into no pack buffer at all.
+ */
+export function buildPackParts(entries: ReadonlyArray<PackEntryInput | PackFrameInput>): { parts: Uint8Array[]; size: number; entries: PackedEntry[] } {
+  let metaSize = PACK_MAGIC.length;
+  for (const e of entries) metaSize += PACK_ENTRY_HEADER_BYTES + (isFrame(e) ? 4 + TABLE_ROW_BYTES * e.frame.length : 0);
+  const meta = Buffer.allocUnsafe(metaSize);
+  PACK_MAGIC.copy(meta, 0);
+  const parts: Uint8Array[] = [];
+  let m = PACK_MAGIC.length; // next free byte of `meta`
+  let metaStart = 0; // start of the `meta` view not yet in `parts`
+  let at = PACK_MAGIC.length; // offset in the pack
   const placed: PackedEntry[] = [];
   for (const e of entries) {
     const length = bodyLength(e);
-    if (isFrame(e)) bytes.fill(0, at, at + 32);
-    else bytes.write(chunkDigestHex(e.id), at, 32, 'hex');
-    bytes[at + 32] = isFrame(e) ? FRAME_KIND : CODEC_BYTE[e.codec];
-    bytes[at + 33] = 0;
-    bytes[at + 34] = 0;
-    bytes[at + 35] = 0;
-    bytes.writeUInt32BE(length, at + 36);
+    if (isFrame(e)) meta.fill(0, m, m + 32);
+    else meta.write(chunkDigestHex(e.id), m, 32, 'hex');
+    meta[m + 32] = isFrame(e) ? FRAME_KIND : CODEC_BYTE[e.codec];
+    meta[m + 33] = 0;
+    meta[m + 34] = 0;
+    meta[m + 35] = 0;
+    meta.writeUInt32BE(length, m + 36);
+    m += PACK_ENTRY_HEADER_BYTES;
     at += PACK_ENTRY_HEADER_BYTES;
     if (!isFrame(e)) {
-      bytes.set(e.data, at);
+      parts.push(meta.subarray(metaStart, m), e.data);
+      metaStart = m;
       placed.push({ id: e.id, codec: e.codec, offset: at, length });
       at += length;
       continue;
     }
-    bytes.writeUInt32BE(e.frame.length, at);
-    let row = at + 4;
+    meta.writeUInt32BE(e.frame.length, m);
+    m += 4;
     for (const c of e.frame) {
-      bytes.write(chunkDigestHex(c.id), row, 32, 'hex');
-      bytes.writeUInt32BE(c.rawLength, row + 32);
-      row += TABLE_ROW_BYTES;
+      meta.write(chunkDigestHex(c.id), m, 32, 'hex');
+      meta.writeUInt32BE(c.rawLength, m + 32);
+      m += TABLE_ROW_BYTES;
     }
-    bytes.set(e.payload, row);
+    parts.push(meta.subarray(metaStart, m), e.payload);
+    metaStart = m;
+    const row = at + 4 + TABLE_ROW_BYTES * e.frame.length;
     let skip = 0;
     const frameRawBytes = e.frame.reduce((n, c) => n + c.rawLength, 0);
     for (const c of e.frame) {
@@ -112,7 +131,8 @@ export function buildPack(entries: ReadonlyArray<PackEntryInput | PackFrameInput
     }
     at += length;
   }
-  return { bytes, entries: placed };
+  if (metaStart < m) parts.push(meta.subarray(metaStart, m));
+  return { parts, size: at, entries: placed };
 }
 
 /**

@@ -41,7 +41,7 @@ import { chunkKeySegments, type ListedChunk } from './chunk-key.ts';
 import type { ChunkScope } from './chunk-scope.ts';
 import type { ChunkPutResult, ChunkStore, ChunkWriter, FramedPutResult, StoredChunkInfo } from './chunk-store.ts';
 import { chunkIdOfAsync } from './chunk-id.ts';
-import { buildPack, type PackEntryInput, type PackFrameInput } from './pack-format.ts';
+import { buildPackParts, type PackEntryInput, type PackFrameInput } from './pack-format.ts';
 import { newPackId, type PackFiles } from './pack-files.ts';
 import { chunkReadFailure, decodeVerifiedChunk } from './verify-chunk.ts';
 
@@ -155,7 +155,7 @@ export class PackedChunkStore implements ChunkStore {
     this.frameTargetBytes = Math.max(1, options.frameTargetBytes ?? FRAME_TARGET_BYTES);
     this.#framePool = options.framePool ?? FramePool.shared();
     this.#frames = new FrameCache(options.frameCacheBytes ?? DEFAULT_FRAME_CACHE_BYTES);
-    this.#defaultWriter = new PackWriter(this);
+    this.#defaultWriter = new PackWriter(this, false, false);
   }
 
   /**
@@ -196,7 +196,9 @@ export class PackedChunkStore implements ChunkStore {
   async #read(scope: ChunkScope, id: string, codec: ChunkCodec): Promise<{ stored?: Uint8Array; raw?: Uint8Array }> {
     const key = entryKey(scope, id, codec);
     const pending = this.#pending.get(key);
-    if (pending) return pending.frame ? { raw: pending.data } : { stored: pending.data };
+    // A copy: the entry may be a view into the ingest's chunker window, which
+    // a caller's cache (verified-chunk-cache.ts) must not keep alive.
+    if (pending) return pending.frame ? { raw: Buffer.from(pending.data) } : { stored: Buffer.from(pending.data) };
     const loc = await this.index.locate(scope, id, codec);
     if (loc) {
       const got = await this.#readAt(scope, id, loc);
@@ -344,7 +346,7 @@ export class PackedChunkStore implements ChunkStore {
    * @returns the entry when it was created here, or the pending entry that
    *   already holds the key, or undefined when it is durable already
    */
-  async addEntry(writer: PackWriter, scope: ChunkScope, id: string, codec: ChunkCodec, data: Uint8Array, knownAbsent = false, framed = false): Promise<{ created: boolean; entry?: PendingEntry }> {
+  async addEntry(writer: PackWriter, scope: ChunkScope, id: string, codec: ChunkCodec, data: Uint8Array, knownAbsent = false, framed = false, keep = false): Promise<{ created: boolean; entry?: PendingEntry }> {
     const key = entryKey(scope, id, codec);
     for (;;) {
       const pending = this.#pending.get(key);
@@ -360,8 +362,11 @@ export class PackedChunkStore implements ChunkStore {
       // lookup; a racing process is handled by insert-if-absent.
       if (!knownAbsent && (await this.statDurable(scope, id, codec, writer.packOnly))) return { created: false };
       const pack = writer.openPack(scope);
-      // A copy: ingest hands over views into windows it reuses.
-      const entry: PendingEntry = { key, id, codec, data: Buffer.from(data), pack };
+      // A writer's caller lends its bytes until the pack is written (see
+      // ChunkWriter.put): kept as a view, copied once into no buffer but the
+      // file. The store-level put (any caller) copies.
+      const bytes = keep ? Buffer.from(data.buffer, data.byteOffset, data.byteLength) : Buffer.from(data);
+      const entry: PendingEntry = { key, id, codec, data: bytes, pack };
       if (framed) this.#addToFrame(pack, entry);
       else pack.entries.push(entry);
       pack.bytes += entry.data.byteLength;
@@ -399,8 +404,15 @@ export class PackedChunkStore implements ChunkStore {
     const frame = pack.openFrame;
     if (!frame) return;
     pack.openFrame = undefined;
-    const raw = frame.chunks.length === 1 ? frame.chunks[0]!.data : Buffer.concat(frame.chunks.map((c) => c.data), frame.rawBytes);
-    frame.payload = this.#framePool.encode(raw, this.frameCodec === 'none' ? 'bwt' : this.frameCodec);
+    // The frame's raw bytes in a buffer of their own, handed (transferred) to
+    // the frame worker: the chunks keep their own bytes for pending reads.
+    const raw = new Uint8Array(frame.rawBytes);
+    let at = 0;
+    for (const c of frame.chunks) {
+      raw.set(c.data, at);
+      at += c.data.byteLength;
+    }
+    frame.payload = this.#framePool.encode(raw, this.frameCodec === 'none' ? 'bwt' : this.frameCodec, undefined, true);
     frame.payload.then(
       (payload) => frame.settleShares(new Map(frame.chunks.map((c) => [c.id, shareOf(payload.byteLength, c.data.byteLength, frame.rawBytes)]))),
       () => frame.settleShares(new Map(frame.chunks.map((c) => [c.id, c.data.byteLength]))),
@@ -443,10 +455,13 @@ export class PackedChunkStore implements ChunkStore {
       else inputs.push({ frame: e.chunks.map((c) => ({ id: c.id, rawLength: c.data.byteLength })), payload: await e.payload! });
     }
     const packId = newPackId();
-    const built = buildPack(inputs);
-    await this.packs.write(pack.scope, packId, built.bytes);
+    // The entries' bytes go to the backend as they are (writev on the
+    // filesystem): no pack-sized copy of them is made here.
+    const built = buildPackParts(inputs);
+    if (this.packs.writeParts) await this.packs.writeParts(pack.scope, packId, built.parts);
+    else await this.packs.write(pack.scope, packId, Buffer.concat(built.parts, built.size));
     await this.index.insertPack(
-      { pack_id: packId, scope: pack.scope, size_bytes: built.bytes.byteLength, entry_count: built.entries.length, created_at: new Date().toISOString() },
+      { pack_id: packId, scope: pack.scope, size_bytes: built.size, entry_count: built.entries.length, created_at: new Date().toISOString() },
       built.entries.map((e) => indexRowOf(e)),
     );
   }
@@ -542,9 +557,13 @@ class PackWriter implements ChunkWriter {
   /** Keys only the old layout holds count as absent (migration). */
   readonly packOnly: boolean;
 
-  constructor(store: PackedChunkStore, packOnly = false) {
+  /** Whether put keeps the caller's bytes by reference (writers from openWriter) or copies them (the store-level put). */
+  readonly #keeps: boolean;
+
+  constructor(store: PackedChunkStore, packOnly = false, keeps = true) {
     this.#store = store;
     this.packOnly = packOnly;
+    this.#keeps = keeps;
   }
 
   async stat(scope: ChunkScope, id: string, codec?: ChunkCodec): Promise<StoredChunkInfo | undefined> {
@@ -569,7 +588,7 @@ class PackWriter implements ChunkWriter {
   async put(scope: ChunkScope, id: string, codec: ChunkCodec, data: Uint8Array): Promise<ChunkPutResult> {
     const absentKey = `${scope}/${id}.${codec}`;
     const knownAbsent = this.#absent.delete(absentKey);
-    const { created, entry } = await this.#store.addEntry(this, scope, id, codec, data, knownAbsent);
+    const { created, entry } = await this.#store.addEntry(this, scope, id, codec, data, knownAbsent, false, this.#keeps);
     if (entry) this.#deps.add(entry.pack);
     if (created && entry && entry.pack.bytes >= this.#store.packTargetBytes) {
       const settled = this.#store.seal(entry.pack).then(
@@ -587,7 +606,7 @@ class PackWriter implements ChunkWriter {
   async putFramed(scope: ChunkScope, id: string, raw: Uint8Array): Promise<FramedPutResult> {
     const absentKey = `${scope}/${id}.zstd`;
     const knownAbsent = this.#absent.delete(absentKey);
-    const { created, entry } = await this.#store.addEntry(this, scope, id, 'zstd', raw, knownAbsent, true);
+    const { created, entry } = await this.#store.addEntry(this, scope, id, 'zstd', raw, knownAbsent, true, this.#keeps);
     if (entry) this.#deps.add(entry.pack);
     const storedLength = entry ? this.#store.framedShare(entry) : this.#store.statDurable(scope, id, 'zstd').then((s) => s?.storedLength ?? raw.byteLength);
     storedLength.catch(() => undefined);

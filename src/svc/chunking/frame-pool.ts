@@ -35,9 +35,14 @@ export class FramePool {
     this.#size = size;
   }
 
-  encode(raw: Uint8Array, codec: FrameCodec, level = codec === 'bwt' ? FRAME_ZSTD_LEVEL : FRAME_ZSTD_FAST_LEVEL): Promise<Uint8Array> {
+  /**
+   * `transfer`: the caller gives up `raw` (a whole ArrayBuffer of its own,
+   * referenced nowhere else), which is moved to the worker instead of copied.
+   */
+  encode(raw: Uint8Array, codec: FrameCodec, level = codec === 'bwt' ? FRAME_ZSTD_LEVEL : FRAME_ZSTD_FAST_LEVEL, transfer = false): Promise<Uint8Array> {
     if (raw.byteLength <= INLINE_FRAME_BYTES || codec === 'raw') return Promise.resolve(encodeFrameSync(raw, codec, level));
-    const data = new Uint8Array(raw); // the caller keeps its bytes; the copy is transferred
+    const whole = transfer && raw.buffer instanceof ArrayBuffer && raw.byteOffset === 0 && raw.byteLength === raw.buffer.byteLength;
+    const data = whole ? raw : new Uint8Array(raw); // else the caller keeps its bytes; the copy is transferred
     return this.#call({ id: 0, op: 'encode', codec, level, data }, data);
   }
 
