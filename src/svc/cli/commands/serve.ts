@@ -73,13 +73,15 @@ async function serve(o: { config?: string; host?: string; port?: number; grpcPor
   const app = await createSvcApp(loaded, { allowDevKey: true });
   const server = await buildServer(app);
   const address = await server.listen({ host: loaded.config.server.host, port: loaded.config.server.port });
-  process.stdout.write(`svc listening on ${address}\n`);
+  // One write: whoever sees the address (a user, a script waiting for it) also sees where the dev key is,
+  // before the gRPC server's start-up.
+  const banner = [`svc listening on ${address}`, `storage: ${app.databaseDescription}; state dir: ${app.stateDir}`];
+  if (app.credentials.devKeyFile) banner.push(`development API key: ${app.credentials.devKeyFile} (send it as X-API-Key)`);
+  process.stdout.write(`${banner.join('\n')}\n`);
   const grpcServer = loaded.config.grpc.enabled
     ? await (await import('../../grpc/server.ts')).startGrpcServer(app, { host: loaded.config.grpc.host, port: loaded.config.grpc.port })
     : undefined;
   if (grpcServer) process.stdout.write(`svc gRPC listening on ${grpcServer.address} (docs/grpc.md)\n`);
-  process.stdout.write(`storage: ${app.databaseDescription}; state dir: ${app.stateDir}\n`);
-  if (app.credentials.devKeyFile) process.stdout.write(`development API key: ${app.credentials.devKeyFile} (send it as X-API-Key)\n`);
   app.log.info({ event_type: 'server.started', address, grpc_address: grpcServer?.address }, 'svc started');
   let stopping = false;
   const stop = async (signal: string) => {
