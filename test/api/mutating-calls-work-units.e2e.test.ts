@@ -14,24 +14,12 @@ import { engines } from '../helpers/engines.ts';
 import { ADMIN_KEY, KEYS } from '../helpers/server.ts';
 import { type GrpcTestServer, startGrpcTestServer, unary, withKey } from '../grpc/support/grpc-test-server.ts';
 import { toStruct, toValue } from '../../src/svc/grpc/mapping/struct.ts';
+import { deleteAllowedBundle } from '../helpers/policy-bundles.ts';
 
 type Json = Record<string, any>;
 const ck = (text: string) => `ck_${createHash('sha256').update(text).digest('hex')}`;
 
-const DELETE_BUNDLE = `
-name: default
-version: "wu-ops-1"
-default_effect: allow
-policies:
-  - id: pol_exact_reducers
-    effect: allow
-    match: { action: { in: [hash, content_defined_chunk, dedupe, zstd] } }
-  - id: pol_allow_scratch_delete
-    effect: allow
-    match:
-      action: object.delete
-      namespace: { prefix: "scratch/" }
-`;
+const DELETE_BUNDLE = deleteAllowedBundle('scratch', 'wu-ops-1');
 
 for (const engine of engines()) {
   describe(`every mutating call returns a work unit id (${engine.name})`, { skip: engine.skip }, () => {

@@ -10,6 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import { CORPUS_KINDS, corpusFile } from '../../bench/corpus/corpus-files.ts';
 import { engines } from '../helpers/engines.ts';
 import { ADMIN_KEY, KEYS, type TestServer, startTestServer } from '../helpers/server.ts';
+import { deleteAllowedBundle } from '../helpers/policy-bundles.ts';
 
 const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
@@ -22,20 +23,7 @@ async function errorCode(res: Response): Promise<string> {
   return ((await res.json()) as { error: { code: string } }).error.code;
 }
 
-const DELETE_BUNDLE = `
-name: default
-version: "2"
-default_effect: allow
-policies:
-  - id: pol_exact_reducers
-    effect: allow
-    match: { action: { in: [hash, content_defined_chunk, dedupe, zstd] } }
-  - id: pol_allow_scratch_delete
-    effect: allow
-    match:
-      action: object.delete
-      namespace: { prefix: "scratch/" }
-`;
+const DELETE_BUNDLE = deleteAllowedBundle('scratch');
 
 for (const engine of engines()) {
   describe(`object gateway on ${engine.name}`, { skip: engine.skip }, () => {

@@ -48,27 +48,14 @@ import { engines, engineTarget } from '../helpers/engines.ts';
 import { mulberry32 } from '../helpers/prng.ts';
 import { ADMIN_KEY } from '../helpers/server.ts';
 import { svcProcess } from '../helpers/svc-process.ts';
+import { deleteAllowedBundle } from '../helpers/policy-bundles.ts';
 
 const SEED = Number(process.env.SVC_GC_CRASH_SEED ?? 1212);
 const KILLS = Number(process.env.SVC_GC_CRASH_KILLS ?? 20);
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Deletes allowed in bucket `gcbucket` (they are denied by default). */
-const DELETE_BUNDLE = `
-name: default
-version: "2"
-default_effect: allow
-policies:
-  - id: pol_exact_reducers
-    effect: allow
-    match: { action: { in: [hash, content_defined_chunk, dedupe, zstd] } }
-  - id: pol_allow_gc_delete
-    effect: allow
-    match:
-      action: object.delete
-      namespace: { prefix: "gcbucket/" }
-`;
+const DELETE_BUNDLE = deleteAllowedBundle('gcbucket');
 
 /** GC on a compressed time scale; packs of 512 KiB, so that each put's new chunks land in one pack. */
 const CONFIG = `
