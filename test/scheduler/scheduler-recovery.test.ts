@@ -28,7 +28,11 @@ const LEASE_MS = 60_000;
 function gate() {
   let open!: () => void;
   const opened = new Promise<void>((r) => (open = r));
-  return { open, opened };
+  let enter!: () => void;
+  // Resolves once the stalled process is inside the unit: its lease renewal before the unit has committed, so a
+  // takeover's `FOR UPDATE SKIP LOCKED` on PostgreSQL cannot skip the row while that renewal holds its lock.
+  const entered = new Promise<void>((r) => (enter = r));
+  return { open, opened, enter, entered };
 }
 
 for (const engine of engines()) {
@@ -84,12 +88,16 @@ for (const engine of engines()) {
       const stalled = gate();
       const a = processAs('A', {
         execute: async (j, id) => {
-          if (id === units[1]) await stalled.opened;
+          if (id === units[1]) {
+            stalled.enter();
+            await stalled.opened;
+          }
           return real().execute(j, id);
         },
       });
       assert.ok((await a.tick(100)).started.some((j) => j.id === submitted.id));
       await until(async () => (await unitState(units[0]!)).state === 'executed');
+      await stalled.entered;
 
       // Before the lease expires nobody else takes it.
       assert.equal((await processAs('B').tick(100)).resumed.length, 0);
@@ -120,8 +128,15 @@ for (const engine of engines()) {
       const units = [await bytes('late-1'), await bytes('late-2')];
       const submitted = await submit({ kind: 'work_units', work_unit_ids: units, deadline: new Date(Date.now() + 20 * 60_000).toISOString() });
       const stalled = gate();
-      const a = processAs('A', { execute: async () => stalled.opened.then(() => { throw new Error('never'); }) });
+      const a = processAs('A', {
+        execute: async () => {
+          stalled.enter();
+          await stalled.opened;
+          throw new Error('never');
+        },
+      });
       await a.tick(100);
+      await stalled.entered;
       const late = processAs('C', { now: () => new Date(Date.now() + 21 * 60_000) });
       const { resumed, expired } = await late.tick(100);
       assert.equal(resumed.some((j) => j.id === submitted.id), false);
