@@ -20,7 +20,7 @@ import { type OpLog, createOpLog } from './logs/oplog.ts';
 import { type ObjectServices, createObjectServices } from './objects/create-object-services.ts';
 import { LogService } from './logs/service.ts';
 import { countLedgerEvents } from './observability/ledger-metrics.ts';
-import { type SvcMetrics, createMetrics, exportPolicyUnavailability, exportSchedulerJobsByState } from './observability/metrics.ts';
+import { type SvcMetrics, createMetrics, exportPolicyUnavailability, exportSchedulerJobsByState, watchAiRecordJournal } from './observability/metrics.ts';
 import { OperationUnits } from './operations/operation-units.ts';
 import { TrackedOperations } from './operations/tracked-operations.ts';
 import { type Tracing, createTracing } from './observability/tracing.ts';
@@ -142,6 +142,7 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     metrics.ledgerAppendFailures.inc();
     log.alert({ event_type: 'ledger.append_failed' }, 'ledger append failed');
   });
+  watchAiRecordJournal(store.aiRecords, metrics, log);
   const tenants = new TenantGuard(ledger);
   const policy = await PolicyService.open({ stateDir, activeBundleName: config.policy.bundle_name, audit: ledger, documents: store.policyDocuments });
   exportPolicyUnavailability(metrics, () => policy.engine.unavailableCounts());

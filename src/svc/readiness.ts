@@ -44,6 +44,12 @@ export async function checkReadiness(app: SvcApp): Promise<ReadinessReport> {
       await app.objects.chunkBackend.probe();
       return app.objects.chunkBackend.location;
     }),
+    // Informational: set-aside AI records need an operator (they also count as manifest write failures, a critical
+    // alert), but this process still serves correctly, so they do not take it out of a load balancer.
+    check('ai_record_journal', async () => {
+      const j = await app.store.aiRecords.status();
+      return j.failed > 0 ? `${j.failed} AI request record set(s) could not be written (kept in ai_record_journal; see docs/ai-gateway.md); ${j.pending} pending` : undefined;
+    }),
     // Informational: a tripped guardrail or a rollback switch degrades optimisation, not availability.
     check('rollout', async () => rolloutReadinessDetail(app.rollout.readiness())),
   ]);

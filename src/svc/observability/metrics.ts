@@ -4,6 +4,8 @@
  * Capabilities increment them through `SvcMetrics`; `/metrics` renders them.
  */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { AiRecordJournal } from '../store/repositories/ai-record-journal.ts';
+import type { OpLog } from '../logs/oplog.ts';
 import { collectProcessMetrics } from './process-metrics.ts';
 
 export function createMetrics() {
@@ -104,6 +106,37 @@ export function exportSchedulerJobsByState(metrics: SvcMetrics, countByState: ()
       try {
         const counts = await countByState();
         for (const state of states) this.set({ state }, counts[state] ?? 0);
+      } catch {
+        // keep the last values: a scrape must not fail because the database is briefly busy
+      }
+    },
+  });
+}
+
+/**
+ * The AI record journal (docs/decisions/141) reports here: a row set aside is an acknowledged request whose work
+ * unit, plan and compute manifest could not be written, so it counts as a manifest write failure (a critical alert)
+ * and is logged (its journal seq and the database's error, never the records). `svc_ai_record_journal_rows{state}`
+ * counts pending and set-aside rows at scrape time (always 0 on PostgreSQL, which has no journal).
+ */
+export function watchAiRecordJournal(journal: AiRecordJournal, metrics: SvcMetrics, log: OpLog): void {
+  journal.watch({
+    rowSetAside: (f) => {
+      metrics.manifestWriteFailures.inc();
+      log.alert({ event_type: 'ai_records.set_aside', journal_seq: f.seq, error: f.error }, 'AI request records could not be written; kept in ai_record_journal');
+    },
+    moveFailed: (err) => log.warn({ event_type: 'ai_records.move_failed', error: err.message }, 'moving AI records out of the journal failed; will retry'),
+  });
+  new Gauge({
+    name: 'svc_ai_record_journal_rows',
+    help: 'AI record journal rows by state: pending (durable, waiting to move into their tables) and failed (set aside: their records could not be written; critical).',
+    labelNames: ['state'],
+    registers: [metrics.registry],
+    async collect() {
+      try {
+        const s = await journal.status();
+        this.set({ state: 'pending' }, s.pending);
+        this.set({ state: 'failed' }, s.failed);
       } catch {
         // keep the last values: a scrape must not fail because the database is briefly busy
       }

@@ -17,9 +17,18 @@ type Release = () => void;
 /** Marks the `Db` handed to a transaction's callback (statements run directly, inside the held transaction). */
 const IN_TRANSACTION = Symbol('sqlite transaction');
 
+/** The database a transaction's `tx` belongs to. */
+const OWNER = Symbol('sqlite transaction owner');
+
 /** True for the `tx` a SQLite `transaction()` callback receives. */
 export function isSqliteTransaction(db: Db): boolean {
   return (db as { [IN_TRANSACTION]?: boolean })[IN_TRANSACTION] === true;
+}
+
+/** The SQLite database `db` is, or whose transaction it is; undefined for any other `Db`. */
+export function sqliteDatabaseOf(db: Db): SqliteDb | undefined {
+  if (db instanceof SqliteDb) return db;
+  return (db as { [OWNER]?: SqliteDb })[OWNER];
 }
 
 class Mutex {
@@ -138,8 +147,9 @@ export class SqliteDb implements Db {
 
   async #transaction<T>(fn: (tx: Db) => Promise<T>, withoutSync: boolean): Promise<T> {
     const release = await this.#mutex.lock();
-    const tx: Db & { [IN_TRANSACTION]: true } = {
+    const tx: Db & { [IN_TRANSACTION]: true; [OWNER]: SqliteDb } = {
       [IN_TRANSACTION]: true,
+      [OWNER]: this,
       dialect: 'sqlite',
       all: async <R>(sql: string, params: readonly SqlValue[] = []) => this.#all<R>(sql, params),
       get: async <R>(sql: string, params: readonly SqlValue[] = []) => this.#get<R>(sql, params),

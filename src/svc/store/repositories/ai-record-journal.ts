@@ -17,13 +17,18 @@
  * are already durable in the journal, and the journal rows are deleted in the
  * same transaction: a crash can only roll the whole batch back).
  *
+ * A row that cannot be moved (it would have failed its request before the
+ * journal) is set aside with its error: the journal's watcher hears of it
+ * (the app counts it as a manifest write failure, a critical alert, and logs
+ * it), and `status()` counts it for `/metrics` and `/readyz`.
+ *
  * PostgreSQL writes the three rows directly (no journal table there).
  */
 import type { AiComputeManifest } from '../../ai/gateway/ports.ts';
 import type { Plan } from '../../plans/plan.ts';
 import type { WorkUnitRecord } from '../../work-units/work-unit.ts';
 import type { Db } from '../db.ts';
-import { SqliteDb, isSqliteTransaction } from '../sqlite-db.ts';
+import { SqliteDb, isSqliteTransaction, sqliteDatabaseOf } from '../sqlite-db.ts';
 import { AiManifestRepository } from './ai-manifests.ts';
 import { PlanRepository } from './plans.ts';
 import { WorkUnitRepository } from './work-units.ts';
@@ -35,6 +40,31 @@ export interface AiRecordSet {
   plan_created_by: string;
   manifest: AiComputeManifest;
 }
+
+/** A journal row set aside because its records could not be written. */
+export interface AiRecordFailure {
+  /** The row's `seq` in `ai_record_journal` (the row stays there, with `failed` set). */
+  seq: number;
+  /** The database's error (constraint names; never the records' content). */
+  error: string;
+}
+
+/** Who hears about the journal's trouble (the app: metrics and the operational log). */
+export interface AiRecordJournalWatcher {
+  /** A row was set aside. Called when it is set aside: if the transaction that did so rolls back, it is set aside, and reported, again. */
+  rowSetAside(failure: AiRecordFailure): void;
+  /** A background move failed as a whole (e.g. the disk is full); its rows stay in the journal for the next move or reader. */
+  moveFailed(error: Error): void;
+}
+
+/** Journal row counts: `pending` wait to be moved, `failed` were set aside. */
+export interface AiRecordJournalStatus {
+  pending: number;
+  failed: number;
+}
+
+/** One watcher per database (a reader's settle finds it through the database its transaction belongs to). */
+const watchers = new WeakMap<SqliteDb, AiRecordJournalWatcher>();
 
 /** Rows moved per transaction in the background (a reader's settle moves everything). */
 const BATCH = 256;
@@ -75,7 +105,10 @@ async function moveIn(tx: Db, limit: number): Promise<number> {
       } catch (err) {
         await tx.exec('ROLLBACK TO ai_record');
         await tx.exec('RELEASE ai_record');
-        await tx.run('UPDATE ai_record_journal SET failed = $2 WHERE seq = $1', [rows[i]!.seq, String(err instanceof Error ? err.message : err).slice(0, 500)]);
+        const failure = { seq: rows[i]!.seq, error: String(err instanceof Error ? err.message : err).slice(0, 500) };
+        await tx.run('UPDATE ai_record_journal SET failed = $2 WHERE seq = $1', [failure.seq, failure.error]);
+        const root = sqliteDatabaseOf(tx);
+        if (root) watchers.get(root)?.rowSetAside(failure);
       }
     }
   }
@@ -119,6 +152,20 @@ export class AiRecordJournal {
     this.#journalled = db instanceof SqliteDb;
   }
 
+  /** Tells `watcher` about rows set aside and failed background moves (replaces an earlier watcher). */
+  watch(watcher: AiRecordJournalWatcher): void {
+    if (this.#db instanceof SqliteDb) watchers.set(this.#db, watcher);
+  }
+
+  /** Rows waiting in the journal and rows set aside (both 0 on PostgreSQL, which has no journal). */
+  async status(): Promise<AiRecordJournalStatus> {
+    if (!this.#journalled) return { pending: 0, failed: 0 };
+    const row = await this.#db.get<{ pending: number | null; failed: number | null }>(
+      'SELECT SUM(CASE WHEN failed IS NULL THEN 1 ELSE 0 END) AS pending, SUM(CASE WHEN failed IS NULL THEN 0 ELSE 1 END) AS failed FROM ai_record_journal',
+    );
+    return { pending: Number(row?.pending ?? 0), failed: Number(row?.failed ?? 0) };
+  }
+
   /** Writes the records inside the caller's (group-commit) transaction. */
   async write(tx: Db, records: AiRecordSet): Promise<void> {
     if (!this.#journalled) return insertAiRecords(tx, records);
@@ -150,8 +197,9 @@ export class AiRecordJournal {
       // One batch per turn of the event loop (requests keep being served between batches), until a batch
       // is not full: rows journalled meanwhile wait for the next move rather than trickle over one by one.
       while ((await moveBatch(this.#db as SqliteDb, BATCH)) === BATCH) await new Promise<void>((r) => setImmediate(r));
-    } catch {
+    } catch (err) {
       // Left in the journal: the next move, reader or start moves them.
+      if (!this.#closed) watchers.get(this.#db as SqliteDb)?.moveFailed(err instanceof Error ? err : new Error(String(err)));
     }
   }
 
