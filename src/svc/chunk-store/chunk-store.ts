@@ -79,9 +79,13 @@ export interface ChunkStore {
   /**
    * The raw bytes of a chunk, verified against its id. `rawLengthHint` (from
    * the manifest) lets the decoder allocate once; it is not trusted.
+   * `sequential`: the read is part of reading a whole object from start to
+   * end, once — a cache in front of the store serves it if it can but does
+   * not keep it (a full restore would otherwise evict the chunks that range
+   * reads come back to, and churn the collector with its buffers).
    * @throws SvcError `rehydration_failed` with `details.chunk_id` and `details.reason`
    */
-  get(scope: ChunkScope, id: string, codec: ChunkCodec, rawLengthHint?: number): Promise<Uint8Array>;
+  get(scope: ChunkScope, id: string, codec: ChunkCodec, rawLengthHint?: number, sequential?: boolean): Promise<Uint8Array>;
   /** The stored (encoded) bytes as they are, unverified: for exports, which carry chunks in stored form. */
   readStored(scope: ChunkScope, id: string, codec: ChunkCodec): Promise<Uint8Array>;
   /** Removes one stored form; true when it existed. Used by garbage collection only. */

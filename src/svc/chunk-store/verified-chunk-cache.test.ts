@@ -78,3 +78,14 @@ test('an entry never pins more memory than it counts: views into larger buffers 
   assert.deepEqual(Buffer.from(second), raw);
   assert.equal(second.buffer.byteLength, raw.length, 'the cached entry owns exactly its bytes');
 });
+
+test('a sequential read (a whole object streamed once) is served from the cache but not added to it', async (t) => {
+  const { inner, cache, chunks, ids } = await setup(t, 1 << 20);
+  await cache.get(scope, ids[0]!, 'raw'); // a range reader's chunk
+  assert.deepEqual(Buffer.from(await cache.get(scope, ids[1]!, 'raw', undefined, true)), chunks[1]);
+  assert.equal(cache.counters.entries, 1, 'the sequential read was not kept');
+  assert.deepEqual(Buffer.from(await cache.get(scope, ids[0]!, 'raw', undefined, true)), chunks[0]);
+  assert.equal(cache.counters.hits, 1, 'a sequential read still hits');
+  await inner.delete(scope, ids[1]!, 'raw');
+  await assert.rejects(cache.get(scope, ids[1]!, 'raw'), /missing/, 'so the next read goes to the store');
+});

@@ -11,7 +11,11 @@
  * caught by the next read that misses the cache (and by restore tests, which
  * bypass it: construct them over the plain store).
  *
- * Eviction is least-recently-used by bytes.
+ * Eviction is least-recently-used by bytes. Reads marked `sequential` (a
+ * whole object streamed start to end: a full restore) are served from the
+ * cache when they hit but are not added to it: a 1 GiB restore would
+ * otherwise push every range reader's chunks out, and keep 64 MiB of chunk
+ * buffers cycling through the old generation (docs/decisions/168).
  */
 import type { ChunkCodec } from '../chunking/chunk-codec.ts';
 import type { ChunkScope } from './chunk-scope.ts';
@@ -59,7 +63,7 @@ export class VerifiedChunkCache implements ChunkStore {
     return this.#inner.put(scope, id, codec, data);
   }
 
-  async get(scope: ChunkScope, id: string, codec: ChunkCodec, rawLengthHint?: number): Promise<Uint8Array> {
+  async get(scope: ChunkScope, id: string, codec: ChunkCodec, rawLengthHint?: number, sequential = false): Promise<Uint8Array> {
     // Keyed by scope and id only: every codec decodes to the same bytes.
     const key = `${scope}/${id}`;
     const cached = this.#entries.get(key);
@@ -71,7 +75,8 @@ export class VerifiedChunkCache implements ChunkStore {
     }
     this.#misses++;
     const bytes = await this.#inner.get(scope, id, codec, rawLengthHint);
-    this.#remember(key, bytes);
+    // A whole-object read passes once: keeping it would evict what range reads come back to (scan resistance).
+    if (!sequential) this.#remember(key, bytes);
     return bytes;
   }
 

@@ -90,6 +90,21 @@ test('a range reads only the chunks it overlaps', async (t) => {
   assert.deepEqual(reads, [c[5]!.id, c[6]!.id, c[7]!.id]);
 });
 
+test('a whole-object read marks its chunk reads sequential; a range does not (caches keep only range reads)', async (t) => {
+  const { store, result } = await storedObject(t);
+  const marks: boolean[] = [];
+  const marking: ChunkStore = Object.create(store, {
+    get: { value: (s: ChunkScope, id: string, codec: ChunkCodec, hint?: number, sequential?: boolean) => (marks.push(sequential === true), store.get(s, id, codec, hint)) },
+  });
+  const c = result.chunks;
+  await collect((await openRehydration(c, { store: marking, scope, expectedSha256: result.sha256 })).stream);
+  assert.equal(marks.length, c.length);
+  assert.ok(marks.every(Boolean), 'every read of a whole object is sequential');
+  marks.length = 0;
+  await collect((await openRehydration(c, { store: marking, scope, range: { start: c[2]!.offset, end: c[4]!.offset } })).stream);
+  assert.deepEqual(marks, [false, false, false]);
+});
+
 test('an unsatisfiable range fails before any chunk is read', async (t) => {
   const { store, data, result } = await storedObject(t);
   await assert.rejects(openRehydration(result.chunks, { store, scope, range: { start: data.length } }), (err: unknown) => err instanceof SvcError && err.code === 'range_not_satisfiable');

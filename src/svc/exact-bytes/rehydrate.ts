@@ -100,7 +100,10 @@ export async function openRehydration(chunks: readonly ChunkRef[], options: Rehy
   const last = range ? chunkIndexAt(chunks, range.end) : chunks.length - 1;
   const wanted = chunks.slice(first, last + 1);
   const verifyWhole = options.expectedSha256 !== undefined && (range === null || rangeLength(range) === size);
-  const reader = new ChunkReadAhead(wanted, options.store, options.scope, Math.max(1, options.prefetch ?? DEFAULT_PREFETCH), Math.max(1, options.prefetchBytes ?? DEFAULT_PREFETCH_BYTES));
+  // Every chunk of a multi-chunk object, start to end: a pass a cache in front of the store should not keep
+  // (decision 168). A one-chunk object is kept: small objects are the ones read whole again and again.
+  const sequential = first === 0 && last === chunks.length - 1 && chunks.length > 1;
+  const reader = new ChunkReadAhead(wanted, options.store, options.scope, Math.max(1, options.prefetch ?? DEFAULT_PREFETCH), Math.max(1, options.prefetchBytes ?? DEFAULT_PREFETCH_BYTES), sequential);
 
   // Fail before the caller commits to a response if the first chunk is bad.
   const firstBytes = wanted.length > 0 ? await reader.next() : undefined;
@@ -166,16 +169,19 @@ export class ChunkReadAhead {
   readonly #scope: ChunkScope;
   readonly #depth: number;
   readonly #maxBytes: number;
+  readonly #sequential: boolean;
   readonly #pending: Array<{ read: Promise<Uint8Array>; bytes: number }> = [];
   #pendingBytes = 0;
   #nextToStart = 0;
 
-  constructor(refs: readonly ChunkRef[], store: Pick<ChunkStore, 'get'>, scope: ChunkScope, depth: number, maxBytes = Number.POSITIVE_INFINITY) {
+  /** `sequential`: the refs are a whole object read once (passed on to the store: caches do not keep the chunks). */
+  constructor(refs: readonly ChunkRef[], store: Pick<ChunkStore, 'get'>, scope: ChunkScope, depth: number, maxBytes = Number.POSITIVE_INFINITY, sequential = false) {
     this.#refs = refs;
     this.#store = store;
     this.#scope = scope;
     this.#depth = depth;
     this.#maxBytes = maxBytes;
+    this.#sequential = sequential;
   }
 
   /** Reads started and not yet handed to the consumer, and their bytes (tests, bounds). */
@@ -204,7 +210,7 @@ export class ChunkReadAhead {
       const ref = this.#refs[this.#nextToStart]!;
       if (this.#pending.length > 0 && this.#pendingBytes + ref.length > this.#maxBytes) break;
       this.#nextToStart++;
-      const read = this.#store.get(this.#scope, ref.id, ref.codec, ref.length);
+      const read = this.#store.get(this.#scope, ref.id, ref.codec, ref.length, this.#sequential);
       // Reads ahead may fail before anyone awaits them; the failure is
       // reported when the consumer reaches that chunk, not as an unhandled rejection.
       read.catch(() => undefined);
