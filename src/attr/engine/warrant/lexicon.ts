@@ -24,7 +24,7 @@ export const CORRELATIONAL_PHRASE = /\b(?:associated with|linked (?:to|with)|cor
  * a plain statement.
  */
 export const CERTAIN = /\b(definitely|certainly|undoubtedly|guarantees?|guaranteed|proves?|proven|always works|without exception|must have)\b/;
-export const PROBABLE = /\b(likely|probably|usually|often|tends? to|generally)\b/;
+export const PROBABLE = /\b(likely|probably|usually|often|tends? to|generally|reportedly|allegedly|reputedly|purportedly|supposedly)\b/;
 export const POSSIBLE = /\b(may|might|could|possibly|perhaps|suggests?|potentially|appears? to|seems? to)\b/;
 /**
  * The month, not the modal: "May" with a capital next to a figure ("28 May

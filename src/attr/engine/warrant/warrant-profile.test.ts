@@ -114,3 +114,37 @@ test('an ordinal word is the figure its digits write', () => {
   assert.deepEqual(warrantMismatchFlags('It began in the 15th century.', 'It began in the fifteenth century.'), []);
   assert.deepEqual(warrantMismatchFlags('It began in the 16th century.', 'It began in the fifteenth century.'), ['numeric_value_not_in_evidence']);
 });
+
+test('a hedge acts on the words after it in its clause, not on what the clause said before it (decision 166)', () => {
+  const span = 'The Leeds panel is the finest of the copies and was probably painted in 1600.';
+  // "finest of the copies" stands before "probably": it is said outright.
+  assert.deepEqual(warrantMismatchFlags('The Leeds panel is the finest of the copies.', span), []);
+  // "painted in 1600" stands after it: hedged.
+  assert.deepEqual(warrantMismatchFlags('The Leeds panel was painted in 1600.', span), ['modality_stronger_than_evidence']);
+  // A hedge with nothing after it acts on its clause; one alone in its clause on the whole sentence.
+  assert.deepEqual(warrantMismatchFlags('The ferry crossed the bay at night.', 'The ferry crossed the bay at night, probably.'), ['modality_stronger_than_evidence']);
+  assert.deepEqual(warrantMismatchFlags('The ferry crossed the bay at night.', 'That the ferry crossed the bay at night is likely.'), ['modality_stronger_than_evidence']);
+  // A modal before the verb still hedges what the sentence says.
+  assert.deepEqual(warrantMismatchFlags('The tonic cures the cough.', 'The tonic may cure the cough.'), ['modality_stronger_than_evidence']);
+});
+
+test('reported speech hedges: "reportedly", "allegedly"… are probable, on either side (decision 166)', () => {
+  assert.equal(warrantProfile('The mayor reportedly resigned.').modality, 'probable');
+  assert.equal(warrantProfile('The clerk allegedly took the money.').modality, 'probable');
+  // Evidence that only reports it does not warrant a plain statement…
+  assert.deepEqual(warrantMismatchFlags('The mayor resigned in March.', 'The mayor reportedly resigned in March.'), ['modality_stronger_than_evidence']);
+  // …and a claim that itself reports it is not stronger than "generally considered".
+  assert.deepEqual(warrantMismatchFlags('The players reportedly considered the coach a calming presence.', 'The players generally considered the coach a calming presence.'), []);
+  // It stays stronger than a possibility.
+  assert.deepEqual(warrantMismatchFlags('The mayor reportedly resigned in March.', 'The mayor may have resigned in March.'), ['modality_stronger_than_evidence']);
+});
+
+test('a word the claim points at with "these"/"those"/"this" is not made broader by "several" in the evidence (decision 166)', () => {
+  const evidence = 'Nursing students gain practice at several rural clinics.';
+  // A bare plural reads as the class: "several rural clinics" is narrower.
+  assert.deepEqual(warrantMismatchFlags('Rural clinics give nursing students practice.', evidence), ['scope_broader_than_evidence']);
+  // "These clinics" are particular clinics the text already named.
+  assert.deepEqual(warrantMismatchFlags('These clinics give nursing students practice.', evidence), []);
+  // A scope word of the claim's own still governs them.
+  assert.deepEqual(warrantMismatchFlags('All these clinics give nursing students practice.', evidence), ['scope_broader_than_evidence']);
+});

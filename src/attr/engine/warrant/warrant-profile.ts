@@ -155,7 +155,29 @@ function weakerWhereNeeded(carrying: readonly CarryingSentence[], weaker: (p: Wa
 function scopeConcerns(claim: WarrantReading): (s: CarryingSentence, t: string) => boolean {
   const claimGoverned = scopeGoverned(claim.text, claim.profile.scope);
   const everything = claim.profile.scope !== 'unspecified' && claimGoverned.size === 0;
-  return (s, t) => everything || claimGoverned.has(t) || scopeGoverned(s.text, s.profile.scope).has(t);
+  const pointedAt = demonstrativeReferents(claim.text);
+  return (s, t) => everything || claimGoverned.has(t) || (!pointedAt.has(t) && scopeGoverned(s.text, s.profile.scope).has(t));
+}
+
+/** "these", "those", "this" before the word they point at (determiners only: "that" is more often a conjunction). */
+const DEMONSTRATIVE = /\b(?:these|those|this)\s+/gi;
+
+/**
+ * The content words a claim points at with a demonstrative ("These clinics
+ * provide care"): particular things the text already named, not a class.
+ * An evidence sentence that says "several clinics" does not make the claim
+ * broader on them, since the claim says nothing of all clinics; a scope
+ * word of the claim's own ("all these clinics") still governs them.
+ */
+export function demonstrativeReferents(text: string): Set<string> {
+  const out = new Set<string>();
+  const spans = tokenSpans(text);
+  for (const m of text.matchAll(DEMONSTRATIVE)) {
+    const end = m.index + m[0].length;
+    const next = spans.find((sp) => sp.start >= end);
+    if (next !== undefined && next.start === end) out.add(next.term);
+  }
+  return out;
 }
 
 /**
@@ -174,18 +196,33 @@ function relation(t: string): WarrantProfile['relation'] {
 const CLAUSE_EDGE = /[,;:()]|\s[–—-]\s/;
 
 /**
- * The content tokens of the clauses of a sentence that hold a hedge ("may",
- * "could", "probably"…): "But that law might not have been conceivable if
- * Walker had not first succeeded in passing Act 10, a 2011 law that applied
- * exclusively to government employee unions" hedges "law", "conceivable",
- * "Walker"…, not "employee unions". Undefined when the sentence has no hedge
- * word (it is weaker than a claim of certainty as a whole).
+ * The content tokens a sentence's hedges ("may", "could", "probably"…) act
+ * on: in each clause holding a hedge, the words after the first hedge cue to
+ * the clause's end. "But that law might not have been conceivable if Walker
+ * had not first succeeded in passing Act 10, a 2011 law that applied
+ * exclusively to government employee unions" hedges "conceivable",
+ * "Walker"…, not "employee unions" (another clause); "The painting is the
+ * best of the copies and was probably painted around 1500" hedges "painted
+ * around 1500", not "best" (what comes before the hedge is said outright).
+ * A hedge with no word after it in its clause ("X is likely") acts on the
+ * whole clause, one alone in its clause ("…, probably.") on the sentence. Undefined when the sentence has no
+ * hedge word (it is weaker than a claim of certainty as a whole).
  */
 export function hedgedTerms(text: string): Set<string> | undefined {
   const clauses = text.replace(MONTH_MAY, 'month').split(CLAUSE_EDGE);
-  const hedged = clauses.filter((c) => POSSIBLE.test(c.toLowerCase()) || PROBABLE.test(c.toLowerCase()));
-  if (hedged.length === 0) return undefined;
-  return new Set(hedged.flatMap((c) => contentTokens(c)));
+  let out: Set<string> | undefined;
+  for (const clause of clauses) {
+    const lower = clause.toLowerCase();
+    const cues = [POSSIBLE.exec(lower), PROBABLE.exec(lower)].filter((m) => m !== null);
+    if (cues.length === 0) continue;
+    const first = cues.reduce((a, b) => (b.index < a.index ? b : a));
+    const after = contentTokens(clause.slice(first.index + first[0].length));
+    const before = contentTokens(clause.slice(0, first.index));
+    out ??= new Set();
+    // A hedge standing alone in its clause (", probably.", ", perhaps, ") hedges the whole sentence.
+    for (const t of after.length > 0 ? after : before.length > 0 ? before : contentTokens(text)) out.add(t);
+  }
+  return out;
 }
 
 /** A hedged sentence concerns the claim words of its hedged clauses only. */
