@@ -94,7 +94,8 @@ function claimRow(c: ClaimAnalysis, index: number, bySourceId: Map<string, Label
   const evidenceText = c.used?.text ?? null;
   const evidenceReading = evidenceText === null ? null : warrants.read(evidenceText);
   const evidenceProfile = evidenceReading === null ? null : { ...evidenceReading.profile };
-  const mismatch = evidenceReading === null ? [] : mismatchFlags(claimReading, evidenceReading);
+  // The source's title is shown with the evidence (the footer's source row): its figures count as on display.
+  const mismatch = evidenceReading === null ? [] : mismatchFlags(claimReading, evidenceReading, sourceEntry ? warrants.read(sourceEntry.source.title) : undefined);
   return {
     label: `C${index + 1}`,
     claim_hash: c.unit.hash,

@@ -10,6 +10,7 @@ import { stripCitationNoise } from '../text/citation-markers.ts';
 import { stripLinks } from '../text/links.ts';
 import { tokenSpans, type TokenSpan } from '../text/tokenizer.ts';
 import { NEGATION } from '../warrant/lexicon.ts';
+import { entityAliases, type EntityAlias } from './entity-aliases.ts';
 
 export interface ClaimFragment {
   /** Distinct content tokens of the fragment, in order. */
@@ -60,6 +61,8 @@ export interface ClaimReading {
   fragments: ClaimFragment[];
   /** Tokens written with a capital (names, places, titles; the first word too, usually the subject), months and weekdays aside. */
   entities: Set<string>;
+  /** Country and nation names the claim writes, with the other names of the same one (entity-aliases.ts). */
+  aliases: EntityAlias[];
   /** The claim's first word when it is capitalised and nothing but punctuation precedes it (a name, or only a capital by position). */
   lead: string | undefined;
   quantities: Quantity[];
@@ -152,5 +155,5 @@ export function readClaim(raw: string): ClaimReading {
   const yearRelations = [...text.toLowerCase().matchAll(YEAR_RELATION)].map((m) => ({ relation: m[1]!, year: m[2]! }));
   const head = spans[0];
   const lead = head && head.capitalized && !/[\p{L}\p{N}]/u.test(text.slice(0, head.start)) ? head.term : undefined;
-  return { text, spans, terms, fragments, entities, lead, quantities, compared, yearRelations, numbers, passive: PASSIVE.test(text) };
+  return { text, spans, terms, fragments, entities, aliases: entityAliases(spans), lead, quantities, compared, yearRelations, numbers, passive: PASSIVE.test(text) };
 }

@@ -163,3 +163,25 @@ test('a participle with its agent ("a film made by …") is passive: the order o
     false,
   );
 });
+
+test('a country named on the page by its demonym or another of its names is not a missing name (decision 166)', () => {
+  const judgeOnPage = (claim: string, texts: string[], page: string[]) => judgeSupport(readClaim(claim), ones, window(texts, '', page));
+  const texts = ['The Harbour Archive added the film to its registry in 2019.'];
+  // "United States" on a page that only says "American": the same country.
+  assert.deepEqual(judgeOnPage('In 2019 the United States Harbour Archive added the film to its registry.', texts, ['It holds American newsreels.']).flags, []);
+  // …and the other way round, a two-word name must be on the page whole.
+  assert.deepEqual(judgeOnPage('In 2019 the American Harbour Archive added the film to its registry.', texts, ['It opened in the United States.']).flags, []);
+  assert.ok(judgeOnPage('In 2019 the American Harbour Archive added the film to its registry.', texts, ['It opened in the southern states.']).flags.includes('entity_missing'));
+  // "England" / "English", "Netherlands" / "Dutch": pairs the shared-prefix rule cannot see.
+  assert.deepEqual(judgeOnPage('The Harbour Archive in England added the film to its registry in 2019.', texts, ['It keeps English newsreels.']).flags, []);
+  // Another country is still another name.
+  assert.ok(judgeOnPage('The Harbour Archive in France added the film to its registry in 2019.', texts, ['It keeps English newsreels.']).flags.includes('entity_missing'));
+  assert.ok(judgeOnPage('In 2019 the United States Harbour Archive added the film to its registry.', texts, ['It keeps British newsreels.']).flags.includes('entity_missing'));
+});
+
+test("a figure in the source's title counts as said, as its words do (decision 166)", () => {
+  const texts = ['Of the adults asked, 81% said their health was good.'];
+  assert.deepEqual(judge('A 2015 survey found that 81% of adults said their health was good.', texts, 'Coastal Health Survey 2015').flags, []);
+  assert.ok(judge('A 2015 survey found that 81% of adults said their health was good.', texts, 'Coastal Health Survey').flags.includes('number_missing'));
+  assert.ok(judge('A 2014 survey found that 81% of adults said their health was good.', texts, 'Coastal Health Survey 2015').flags.includes('number_missing'));
+});

@@ -129,16 +129,20 @@ export function judgeSupport(claim: ClaimReading, weight: (term: string) => numb
   }
   const recall = total === 0 ? 0 : hit / total;
 
+  const onPage = (t: string) => has.has(t) || window.titleTerms.has(t) || window.pageTerms?.has(t) === true;
   for (const e of claim.entities) {
     // A capital by position only: the corpus writes the word in lower case ("Instead of …", "Since its …").
     if (e === claim.lead && window.ordinaryWord?.(e)) continue;
+    // Another name of the same country or nation on the page ("United States" / "American"; entity-aliases.ts).
+    if (claim.aliases.some((a) => a.terms.includes(e) && a.others.some((o) => o.every(onPage)))) continue;
     if (!has.has(e) && !window.titleTerms.has(e) && !hasVariant(has, e) && !hasVariant(window.titleTerms, e) && !window.pageTerms?.has(e)) {
       flags.push('entity_missing');
       break;
     }
   }
   for (const s of claim.numbers) {
-    if (!has.has(s.term) && !s.alternatives.some((a) => has.has(a))) {
+    // The title is on display with the window (decision 151); its figures count as said, as its words do (decision 166).
+    if (!said(s.term) && !s.alternatives.some((a) => said(a))) {
       flags.push('number_missing');
       break;
     }

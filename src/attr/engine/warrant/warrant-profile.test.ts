@@ -148,3 +148,26 @@ test('a word the claim points at with "these"/"those"/"this" is not made broader
   // A scope word of the claim's own still governs them.
   assert.deepEqual(warrantMismatchFlags('All these clinics give nursing students practice.', evidence), ['scope_broader_than_evidence']);
 });
+
+test('what a claim sets aside with "instead of"/"rather than" is not hedged by the evidence (decision 166)', () => {
+  const evidence = 'Although Mira could have joined the city choir, she decided to sing with the harbour band.';
+  // The claim does not say she joined the choir: "could have joined" hedges nothing it asserts.
+  assert.deepEqual(warrantMismatchFlags('Instead of joining the city choir, Mira decided to sing with the harbour band.', evidence), []);
+  assert.deepEqual(warrantMismatchFlags('Mira decided to sing with the harbour band rather than join the city choir.', evidence), []);
+  // A claim that says she joined it is stronger than "could have joined".
+  assert.deepEqual(warrantMismatchFlags('Mira joined the city choir.', evidence), ['modality_stronger_than_evidence']);
+  // A word the claim also asserts outside the phrase stays asserted.
+  assert.deepEqual(warrantMismatchFlags('Instead of resting, Mira joined the city choir.', evidence), ['modality_stronger_than_evidence']);
+});
+
+test("a year or figure in the cited source's title is on display with the evidence (decision 166)", () => {
+  const claim = 'A 2015 survey found that 81% of adults reported good health.';
+  const evidence = 'Of the adults asked, 81% reported good health.';
+  assert.deepEqual(warrantMismatchFlags(claim, evidence), ['temporal_year_not_in_evidence']);
+  assert.deepEqual(warrantMismatchFlags(claim, evidence, 'Coastal Health Survey 2015'), []);
+  assert.deepEqual(warrantMismatchFlags(claim, evidence, 'Coastal Health Survey 2014'), ['temporal_year_not_in_evidence']);
+  assert.deepEqual(warrantMismatchFlags('Of the 40 adults asked, 81% reported good health.', evidence, 'Survey of Adults'), ['numeric_value_not_in_evidence']);
+  assert.deepEqual(warrantMismatchFlags('Of the 40 adults asked, 81% reported good health.', evidence, 'Survey of Forty Adults'), []);
+  // Only its figures count: a hedge in the title does not weaken the evidence, nor does its scope narrow it.
+  assert.deepEqual(warrantMismatchFlags(claim, evidence, 'Health may have improved in 2015'), []);
+});

@@ -231,6 +231,35 @@ function hedgeConcerns(s: CarryingSentence, t: string): boolean {
   return hedgedTerms(s.text)?.has(t) ?? true;
 }
 
+/** "instead of …", "rather than …": what follows, up to the clause's end, is set aside, not asserted. */
+const CONTRAST_CUE = /\b(?:instead of|rather than)\s/gi;
+
+/**
+ * The content tokens of a claim that stand in an "instead of …" or "rather
+ * than …" phrase (to the clause's end): "Instead of attending the local
+ * school, he enrolled at St Mary's" does not say he attended it, so evidence
+ * that he "could have attended" it does not hedge anything the claim
+ * asserts. Words the claim also uses outside such a phrase stay asserted.
+ */
+export function contrastedTerms(text: string): Set<string> {
+  const out = new Set<string>();
+  const spans = tokenSpans(text);
+  const ranges: Array<[number, number]> = [];
+  for (const m of text.matchAll(CONTRAST_CUE)) {
+    const from = m.index + m[0].length;
+    const edge = text.slice(from).search(CLAUSE_EDGE);
+    ranges.push([from, edge < 0 ? text.length : from + edge]);
+  }
+  if (ranges.length === 0) return out;
+  const outside = new Set<string>();
+  for (const sp of spans) {
+    if (ranges.some(([a, z]) => sp.start >= a && sp.end <= z)) out.add(sp.term);
+    else outside.add(sp.term);
+  }
+  for (const t of outside) out.delete(t);
+  return out;
+}
+
 /** The claim's distinct tokens the evidence holds. */
 function heldTerms(claim: WarrantReading, evidence: WarrantReading): Set<string> {
   const ev = termsOf(evidence);
@@ -280,12 +309,18 @@ const SCOPE_RANK = { particular: 0, general: 1, unspecified: 1, universal: 2 } a
  * evidence warrants the claim. The flag names are part of the public
  * vocabulary (docs/attr-engine.md).
  */
-export function warrantMismatchFlags(claimText: string, evidenceText: string): string[] {
-  return mismatchFlags(readWarrant(claimText), readWarrant(evidenceText));
+export function warrantMismatchFlags(claimText: string, evidenceText: string, title?: string): string[] {
+  return mismatchFlags(readWarrant(claimText), readWarrant(evidenceText), title === undefined ? undefined : readWarrant(title));
 }
 
-/** `warrantMismatchFlags` from readings already made. */
-export function mismatchFlags(claim: WarrantReading, evidence: WarrantReading): string[] {
+/**
+ * `warrantMismatchFlags` from readings already made. `title`: the reading of
+ * the cited source's title, shown with the evidence in the footer's source
+ * row: a year or figure it gives is on display as much as one in the span
+ * ("Health Status of Canadians 2016: Report …" dates the report). Only its
+ * figures count; its force words do not change the evidence's force.
+ */
+export function mismatchFlags(claim: WarrantReading, evidence: WarrantReading, title?: WarrantReading): string[] {
   const c = claim.profile;
   const carrying = carryingSentences(claim, evidence);
   // Relation, time and figures are read from the carrying sentences together (the whole span when all carry).
@@ -296,14 +331,17 @@ export function mismatchFlags(claim: WarrantReading, evidence: WarrantReading): 
   if (c.relation === 'causal' && e.relation === 'correlational') flags.push('relation_causal_from_correlational');
   // A hedge weakens the clause it stands in (decision 151), for a one-sentence span too.
   const sentencesRead = carrying ?? [{ text: evidence.text, profile: evidence.profile, held: heldTerms(claim, evidence) }];
-  if (weakerWhereNeeded(sentencesRead, weakerModality, hedgeConcerns)) flags.push('modality_stronger_than_evidence');
+  const notAsserted = contrastedTerms(claim.text);
+  const hedged = notAsserted.size === 0 ? hedgeConcerns : (s: CarryingSentence, t: string) => !notAsserted.has(t) && hedgeConcerns(s, t);
+  if (weakerWhereNeeded(sentencesRead, weakerModality, hedged)) flags.push('modality_stronger_than_evidence');
   // Scope is judged per sentence even for a one-sentence span: what matters is which claim words a scope word governs.
   if (weakerWhereNeeded(sentencesRead, narrowerScope, scopeConcerns(claim))) flags.push('scope_broader_than_evidence');
   const cn = claim.numbers;
   const en = evidence.numbers;
-  if (cn.years.some((y) => !en.years.includes(y))) flags.push('temporal_year_not_in_evidence');
+  const tn = title?.numbers;
+  if (cn.years.some((y) => !en.years.includes(y) && !tn?.years.includes(y))) flags.push('temporal_year_not_in_evidence');
   if (c.temporal === 'present_relative' && e.temporal === 'dated') flags.push('temporal_present_from_dated_evidence');
-  if (cn.values.some((v) => !en.values.includes(v))) flags.push('numeric_value_not_in_evidence');
+  if (cn.values.some((v) => !en.values.includes(v) && !tn?.values.includes(v))) flags.push('numeric_value_not_in_evidence');
   else if (c.numeric === 'exact' && (e.numeric === 'approximate' || e.numeric === 'bounded')) flags.push('numeric_precision_stronger_than_evidence');
   return flags;
 }

@@ -66,6 +66,12 @@ export function sourceClaimRowsRule(ctx: RuleContext, f: Findings) {
   return evidenceRows;
 }
 
+/** The reading of the title of the source row a claim cites (shown with its evidence), if the footer has that row. */
+function titleOf(ctx: RuleContext, label: string | null, warrants: WarrantReader) {
+  const row = label === null ? undefined : ctx.footer.source_rows.find((r) => r.label === label);
+  return row === undefined ? undefined : warrants.read(row.title);
+}
+
 export function warrantRule(ctx: RuleContext, f: Findings) {
   const warrants = ctx.warrants ?? new WarrantReader();
   const profile = { matched: 0, overstated: 0, no_evidence: 0, mismatch_flags: {} as Record<string, number> };
@@ -83,7 +89,7 @@ export function warrantRule(ctx: RuleContext, f: Findings) {
           ? c.evidence_warrant_profile === null && c.evidence_force_flags.length === 0 && c.warrant_mismatch_flags.length === 0
           : sameJson(evidence.profile, c.evidence_warrant_profile) &&
             sameJson(forceFlags(evidence.profile), c.evidence_force_flags) &&
-            sameJson(mismatchFlags(claim, evidence), c.warrant_mismatch_flags);
+            sameJson(mismatchFlags(claim, evidence, titleOf(ctx, c.source_label, warrants)), c.warrant_mismatch_flags);
       if (!declaredOk || !evidenceOk) f.add('warrant_profile_mismatch', `declared warrant profile of ${c.label} does not match its claim and evidence text`, c.label);
     }
     const expectedStatus = c.evidence_preview === null ? 'no_evidence' : c.warrant_mismatch_flags.length > 0 ? 'overstated' : 'matched';

@@ -1,0 +1,70 @@
+/**
+ * Names of one country or nation that a page and a claim may use for each
+ * other: the country, its demonym, its short or older name ("United States"
+ * / "American" / "USA", "England" / "English", "Netherlands" / "Dutch").
+ * Only pairs that the entity check's variant rule (a shared prefix of five
+ * letters, support-judge.ts `hasVariant`) cannot see are listed: "Canada" /
+ * "Canadian" and "Libya" / "Libyan" need no entry. General knowledge, kept as
+ * data; a word that is also an ordinary word in lower case ("Turkey",
+ * "Polish", "China") is left out, since the page's terms are matched in
+ * lower case.
+ */
+import { contentTokens } from '../text/tokenizer.ts';
+
+const GROUPS: readonly (readonly string[])[] = [
+  ['United States', 'United States of America', 'America', 'American', 'Americans', 'USA'],
+  ['United Kingdom', 'Britain', 'Great Britain', 'British', 'UK'],
+  ['England', 'English'],
+  ['Scotland', 'Scottish', 'Scots'],
+  ['Wales', 'Welsh'],
+  ['Ireland', 'Irish'],
+  ['France', 'French'],
+  ['Germany', 'German', 'Germans'],
+  ['Spain', 'Spanish', 'Spaniard', 'Spaniards'],
+  ['Netherlands', 'Dutch'],
+  ['Switzerland', 'Swiss'],
+  ['Sweden', 'Swedish', 'Swede', 'Swedes'],
+  ['Denmark', 'Danish', 'Dane', 'Danes'],
+  ['Norway', 'Norwegian', 'Norwegians'],
+  ['Finland', 'Finnish', 'Finn', 'Finns'],
+  ['Greece', 'Greek', 'Greeks'],
+  ['Portugal', 'Portuguese'],
+  ['Japan', 'Japanese'],
+  ['Thailand', 'Thai'],
+  ['Philippines', 'Filipino', 'Filipinos', 'Philippine'],
+  ['Peru', 'Peruvian', 'Peruvians'],
+  ['Soviet Union', 'USSR', 'Soviet'],
+  ['New Zealand', 'New Zealander', 'New Zealanders'],
+];
+
+/** Each name as its content tokens, with the other names of its group. */
+const NAMES: ReadonlyArray<{ terms: readonly string[]; others: readonly (readonly string[])[] }> = GROUPS.flatMap((group) => {
+  const tokens = group.map((n) => contentTokens(n));
+  return tokens.map((terms, i) => ({ terms, others: tokens.filter((_, k) => k !== i) }));
+});
+
+export interface EntityAlias {
+  /** The claim's tokens that write the name ("unit", "state"). */
+  terms: readonly string[];
+  /** The other names of the same country or nation, each as its tokens. */
+  others: readonly (readonly string[])[];
+}
+
+/**
+ * The names of the table a claim writes with capitals, found as runs of its
+ * capitalised tokens ("the United States National Film Registry" → "United
+ * States"). Longer names are matched first.
+ */
+export function entityAliases(spans: ReadonlyArray<{ term: string; capitalized: boolean }>): EntityAlias[] {
+  const out: EntityAlias[] = [];
+  for (let i = 0; i < spans.length; i++) {
+    if (!spans[i]!.capitalized) continue;
+    let best: (typeof NAMES)[number] | undefined;
+    for (const name of NAMES) {
+      if (best !== undefined && name.terms.length <= best.terms.length) continue;
+      if (name.terms.every((t, k) => spans[i + k]?.term === t && spans[i + k]!.capitalized)) best = name;
+    }
+    if (best !== undefined) out.push(best);
+  }
+  return out;
+}
