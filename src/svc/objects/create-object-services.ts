@@ -25,8 +25,6 @@ import type { WorkUnitService } from '../work-units/service.ts';
 import { MultipartService } from './multipart-service.ts';
 import { type ObjectGatewayDeps, ObjectGateway } from './object-gateway.ts';
 import { FsPartStore, type PartStore } from './part-store.ts';
-import { S3PartStore } from './s3-part-store.ts';
-import { credentialsFromEnv } from '../chunk-store/s3-client.ts';
 
 export interface ObjectServices {
   /** The chunk store as the services see it (cache in front of the configured backend). */
@@ -81,10 +79,12 @@ function maxObjectBytes(config: Readonly<SvcConfig>): number {
  * Parts are staged where every process can read them: in the chunks' S3 bucket with the S3 backend; with the
  * filesystem backend under this process's state dir (several processes then need the S3 backend, docs/deployment.md).
  */
-function partStoreFor(config: Readonly<SvcConfig>, chunkBackend: ChunkBackend, deps: ObjectServicesDeps): PartStore {
-  if (chunkBackend.kind !== 's3') return new FsPartStore(path.join(deps.stateDir, 'uploads'));
+async function partStoreFor(config: Readonly<SvcConfig>, chunkBackend: ChunkBackend, deps: ObjectServicesDeps): Promise<{ parts: PartStore; close(): void }> {
+  if (chunkBackend.kind !== 's3') return { parts: new FsPartStore(path.join(deps.stateDir, 'uploads')), close: () => {} };
+  // Imported here: a filesystem deployment never loads the AWS SDK (create-chunk-store.ts).
+  const [{ S3PartStore }, { credentialsFromEnv }] = await Promise.all([import('./s3-part-store.ts'), import('../chunk-store/s3-client.ts')]);
   const s3 = config.storage.s3!;
-  return new S3PartStore({
+  const parts = new S3PartStore({
     bucket: chunkBackend.objects.bucket,
     prefix: chunkBackend.objects.prefix,
     region: s3.region,
@@ -92,13 +92,14 @@ function partStoreFor(config: Readonly<SvcConfig>, chunkBackend: ChunkBackend, d
     forcePathStyle: s3.force_path_style,
     credentials: credentialsFromEnv(deps.env ?? process.env),
   });
+  return { parts, close: () => parts.close() };
 }
 
 export async function createObjectServices(deps: ObjectServicesDeps): Promise<ObjectServices> {
   const { config, store } = deps;
   const chunkBackend = await createChunkStore(config, deps.stateDir, { db: store.db, ...(deps.env ? { env: deps.env } : {}) });
   const chunks = new VerifiedChunkCache(chunkBackend.store);
-  const parts = partStoreFor(config, chunkBackend, deps);
+  const { parts, close: closeParts } = await partStoreFor(config, chunkBackend, deps);
   const manifests = new ManifestService({
     repo: store.manifests,
     computeManifests: store.aiManifests,
@@ -153,7 +154,7 @@ export async function createObjectServices(deps: ObjectServicesDeps): Promise<Ob
       limits: config.multipart,
     }),
     close: async () => {
-      if (parts instanceof S3PartStore) parts.close();
+      closeParts();
       await chunkBackend.close();
     },
   };

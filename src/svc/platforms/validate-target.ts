@@ -13,7 +13,6 @@ import { type PlatformCheck, type TargetValidation, runCheck, validation } from 
 import { TARGET_IDS, type TargetId, inContainer, isPostgresUrl } from './targets.ts';
 import { validateFilesystem } from './validate-filesystem.ts';
 import { validatePostgres } from './validate-postgres.ts';
-import { validateS3 } from './validate-s3.ts';
 
 export interface ValidateOptions {
   env: Record<string, string | undefined>;
@@ -71,6 +70,8 @@ async function validatePostgresConfig(config: Readonly<SvcConfig>, o: ValidateOp
 async function validateS3Config(config: Readonly<SvcConfig>, o: ValidateOptions, conditionalRequired: boolean): Promise<PlatformCheck[]> {
   const s3 = config.storage.s3;
   if (config.storage.chunk_backend !== 's3' || !s3?.bucket) return [missing('s3.bucket_reachable', 'storage.chunk_backend is not s3 or storage.s3.bucket is unset (SVC_CHUNK_BACKEND=s3, SVC_S3_BUCKET)')];
+  // Imported here: only an S3 validation loads the AWS SDK.
+  const { validateS3 } = await import('./validate-s3.ts');
   return validateS3({ bucket: s3.bucket, prefix: s3.prefix, region: s3.region, endpoint: s3.endpoint, forcePathStyle: s3.force_path_style }, o.env, conditionalRequired);
 }
 
