@@ -5,7 +5,7 @@
  * handed one at a time (src/svc/ledger/verify.ts) until told to close.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { openDb, type DbTarget } from '../store/open-db.ts';
+import { type DbTarget, openSqliteDb } from '../store/open-sqlite.ts';
 import { LedgerRepository } from '../store/repositories/ledger.ts';
 import { type RangeResult, VERIFY_MMAP_BYTES, verifyRange } from './verify-range.ts';
 
@@ -16,7 +16,9 @@ export type WorkerReply = { kind: 'ready' } | { kind: 'result'; result: RangeRes
 if (parentPort) {
   const port = parentPort;
   const post = (m: WorkerReply) => port.postMessage(m);
-  const db = openDb((workerData as { target: DbTarget }).target, { sqliteMmapBytes: VERIFY_MMAP_BYTES });
+  const target = (workerData as { target: DbTarget }).target;
+  // On SQLite the PostgreSQL driver is never loaded (a faster start: the calling thread verifies alone until then).
+  const db = openSqliteDb(target, { sqliteMmapBytes: VERIFY_MMAP_BYTES }) ?? (await import('../store/open-db.ts')).openDb(target);
   const repo = new LedgerRepository(db);
   port.on('message', (m: WorkerRequest) => {
     if (m.kind === 'close') {
