@@ -37,11 +37,16 @@ const GROUPS: readonly (readonly string[])[] = [
   ['New Zealand', 'New Zealander', 'New Zealanders'],
 ];
 
-/** Each name as its content tokens, with the other names of its group. */
-const NAMES: ReadonlyArray<{ terms: readonly string[]; others: readonly (readonly string[])[] }> = GROUPS.flatMap((group) => {
+/** Each name as its content tokens, with the other names of its group, by its first token. */
+const NAMES = new Map<string, EntityAlias[]>();
+for (const group of GROUPS) {
   const tokens = group.map((n) => contentTokens(n));
-  return tokens.map((terms, i) => ({ terms, others: tokens.filter((_, k) => k !== i) }));
-});
+  tokens.forEach((terms, i) => {
+    const list = NAMES.get(terms[0]!) ?? [];
+    list.push({ terms, others: tokens.filter((_, k) => k !== i) });
+    NAMES.set(terms[0]!, list);
+  });
+}
 
 export interface EntityAlias {
   /** The claim's tokens that write the name ("unit", "state"). */
@@ -59,8 +64,8 @@ export function entityAliases(spans: ReadonlyArray<{ term: string; capitalized: 
   const out: EntityAlias[] = [];
   for (let i = 0; i < spans.length; i++) {
     if (!spans[i]!.capitalized) continue;
-    let best: (typeof NAMES)[number] | undefined;
-    for (const name of NAMES) {
+    let best: EntityAlias | undefined;
+    for (const name of NAMES.get(spans[i]!.term) ?? []) {
       if (best !== undefined && name.terms.length <= best.terms.length) continue;
       if (name.terms.every((t, k) => spans[i + k]?.term === t && spans[i + k]!.capitalized)) best = name;
     }

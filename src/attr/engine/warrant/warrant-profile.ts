@@ -171,6 +171,7 @@ const DEMONSTRATIVE = /\b(?:these|those|this)\s+/gi;
  */
 export function demonstrativeReferents(text: string): Set<string> {
   const out = new Set<string>();
+  if (text.search(DEMONSTRATIVE) < 0) return out;
   const spans = tokenSpans(text);
   for (const m of text.matchAll(DEMONSTRATIVE)) {
     const end = m.index + m[0].length;
@@ -243,7 +244,6 @@ const CONTRAST_CUE = /\b(?:instead of|rather than)\s/gi;
  */
 export function contrastedTerms(text: string): Set<string> {
   const out = new Set<string>();
-  const spans = tokenSpans(text);
   const ranges: Array<[number, number]> = [];
   for (const m of text.matchAll(CONTRAST_CUE)) {
     const from = m.index + m[0].length;
@@ -252,7 +252,7 @@ export function contrastedTerms(text: string): Set<string> {
   }
   if (ranges.length === 0) return out;
   const outside = new Set<string>();
-  for (const sp of spans) {
+  for (const sp of tokenSpans(text)) {
     if (ranges.some(([a, z]) => sp.start >= a && sp.end <= z)) out.add(sp.term);
     else outside.add(sp.term);
   }
