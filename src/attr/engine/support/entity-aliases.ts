@@ -13,7 +13,7 @@ import { contentTokens } from '../text/tokenizer.ts';
 
 const GROUPS: readonly (readonly string[])[] = [
   ['United States', 'United States of America', 'America', 'American', 'Americans', 'USA'],
-  ['United Kingdom', 'Britain', 'Great Britain', 'British', 'UK'],
+  ['United Kingdom', 'Britain', 'Great Britain', 'British', 'Briton', 'Britons', 'UK'],
   ['England', 'English'],
   ['Scotland', 'Scottish', 'Scots'],
   ['Wales', 'Welsh'],
@@ -21,7 +21,7 @@ const GROUPS: readonly (readonly string[])[] = [
   ['France', 'French'],
   ['Germany', 'German', 'Germans'],
   ['Spain', 'Spanish', 'Spaniard', 'Spaniards'],
-  ['Netherlands', 'Dutch'],
+  ['Netherlands', 'Holland', 'Dutch'],
   ['Switzerland', 'Swiss'],
   ['Sweden', 'Swedish', 'Swede', 'Swedes'],
   ['Denmark', 'Danish', 'Dane', 'Danes'],
@@ -35,6 +35,24 @@ const GROUPS: readonly (readonly string[])[] = [
   ['Peru', 'Peruvian', 'Peruvians'],
   ['Soviet Union', 'USSR', 'Soviet'],
   ['New Zealand', 'New Zealander', 'New Zealanders'],
+  // Further pairs the shared-prefix rule misses (a shared prefix shorter than five letters, or than the shorter
+  // name less one): the rest of the world's common country / demonym pairs, so the table is not a sample.
+  ['Italy', 'Italian', 'Italians'],
+  ['Belgium', 'Belgian', 'Belgians'],
+  ['Hungary', 'Hungarian', 'Hungarians'],
+  ['Lebanon', 'Lebanese'],
+  ['Iran', 'Iranian', 'Iranians'],
+  ['Iraq', 'Iraqi', 'Iraqis'],
+  ['Cuba', 'Cuban', 'Cubans'],
+  ['Oman', 'Omani', 'Omanis'],
+  ['Cyprus', 'Cypriot', 'Cypriots'],
+  ['Mozambique', 'Mozambican', 'Mozambicans'],
+  ['Laos', 'Laotian', 'Laotians'],
+  ['Fiji', 'Fijian', 'Fijians'],
+  ['Mali', 'Malian', 'Malians'],
+  ['Czech Republic', 'Czechia', 'Czech'],
+  ['Myanmar', 'Burma', 'Burmese'],
+  ['United Arab Emirates', 'UAE', 'Emirati', 'Emiratis'],
 ];
 
 /** Each name as its content tokens, with the other names of its group, by its first token. */

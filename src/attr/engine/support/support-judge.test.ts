@@ -177,6 +177,10 @@ test('a country named on the page by its demonym or another of its names is not 
   // Another country is still another name.
   assert.ok(judgeOnPage('The Harbour Archive in France added the film to its registry in 2019.', texts, ['It keeps English newsreels.']).flags.includes('entity_missing'));
   assert.ok(judgeOnPage('In 2019 the United States Harbour Archive added the film to its registry.', texts, ['It keeps British newsreels.']).flags.includes('entity_missing'));
+  // The table covers the common pairs the prefix rule misses, not only some: "Italy" / "Italian", "Myanmar" / "Burmese".
+  assert.deepEqual(judgeOnPage('The Harbour Archive in Italy added the film to its registry in 2019.', texts, ['It keeps Italian newsreels.']).flags, []);
+  assert.deepEqual(judgeOnPage('The Harbour Archive in Myanmar added the film to its registry in 2019.', texts, ['It keeps Burmese newsreels.']).flags, []);
+  assert.ok(judgeOnPage('The Harbour Archive in Italy added the film to its registry in 2019.', texts, ['It keeps Burmese newsreels.']).flags.includes('entity_missing'));
 });
 
 test("a figure in the source's title counts as said, as its words do (decision 166)", () => {
