@@ -1,7 +1,25 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import path from 'node:path';
 import { describe, it } from 'node:test';
 import { commandWord } from '../../src/svc/cli/command-word.ts';
-import { runSvc } from '../helpers/cli.ts';
+import { SVC_BIN, runSvc } from '../helpers/cli.ts';
+
+/** The Node builtins a real `svc` process loaded (printed at exit by a preloaded fixture). */
+async function builtinsLoadedBy(args: string[]): Promise<string[]> {
+  const preload = path.resolve(import.meta.dirname, '../fixtures/cli/print-loaded-builtins.mjs');
+  const child = spawn(process.execPath, ['--import', preload, SVC_BIN, ...args], {
+    // Nothing listens on port 9: the command fails fast after loading everything it needs.
+    env: { ...process.env, SVC_URL: 'http://127.0.0.1:9', SVC_API_KEY: 'cli-test-key-0123456789abcdef' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  await new Promise((resolve) => child.on('close', resolve));
+  const line = /loaded-builtins (\[.*\])/.exec(stderr);
+  assert.ok(line, stderr);
+  return JSON.parse(line[1]!) as string[];
+}
 
 // main.ts imports only the module of the command being run (CLI start-up);
 // help and unknown words still see every command.
@@ -32,5 +50,14 @@ describe('svc loads only the command it runs', () => {
     const r = await runSvc(['logs', '--help']);
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /Usage: svc logs/);
+  });
+
+  it('a byte transfer loads neither fetch (undici) nor HTTP/2, zlib or TLS for a plain http URL', async () => {
+    // An ESM `import http from 'node:http'` would load them all through node:http's lazy getters (byte-transfer.ts).
+    for (const args of [['manifest', 'rehydrate', 'mf_x', '--out', path.join(import.meta.dirname, 'never-written')], ['execute', '--kind', 'byte_object', '--file', SVC_BIN]]) {
+      const loaded = await builtinsLoadedBy(args);
+      assert.ok(loaded.includes('http'), `${args[0]}: uses node:http`);
+      for (const heavy of ['internal/deps/undici/undici', 'http2', 'zlib', 'tls']) assert.equal(loaded.includes(heavy), false, `${args[0]} loaded ${heavy}`);
+    }
   });
 });
