@@ -21,14 +21,29 @@ class NeedsReference extends Error {}
 
 /** No character that JSON escapes and no surrogate half: the string can be quoted as is. */
 const PLAIN_STRING = /^[^\u0000-\u001f"\\\ud800-\udfff]*$/;
-const MAX_SHAPES = 512;
+/** At most this many trie nodes (one per key of a remembered shape, shared by shapes with a common start). */
+const MAX_SHAPE_NODES = 4096;
 const MAX_KEYS = 4096;
 /** Longer keys and key lists are not remembered: the caches must stay small whatever the data. */
 const MAX_CACHED_KEY_CHARS = 64;
-const MAX_CACHED_SHAPE_CHARS = 1024;
-const shapes = new Map<string, { keys: string[]; sorted: string[] }>();
+const MAX_CACHED_SHAPE_KEYS = 64;
 /** `"key":` per key name: object keys repeat across calls far more than values do. */
 const quotedKeys = new Map<string, string>();
+
+/**
+ * Known object shapes as a trie over their keys in insertion order (what `Object.keys` returns): a node is
+ * reached by following an object's keys one by one, and a node where a shape ends holds the keys in canonical
+ * order with their quoted `"key":` prefixes. Following the trie costs one Map lookup per key on strings V8 has
+ * already hashed (property names), where a joined-key id cost a new string, its hash and a comparison per call.
+ */
+interface ShapeNode {
+  next: Map<string, ShapeNode> | undefined;
+  /** Set when a remembered shape ends here. */
+  sorted: string[] | undefined;
+  quoted: string[] | undefined;
+}
+const shapeRoot: ShapeNode = { next: undefined, sorted: undefined, quoted: undefined };
+let shapeNodes = 0;
 
 function quote(s: string): string {
   if (PLAIN_STRING.test(s)) return `"${s}"`;
@@ -36,17 +51,41 @@ function quote(s: string): string {
   return JSON.stringify(s);
 }
 
-/** Keys in UTF-16 code-unit order (what `sort()` does and RFC 8785 requires), remembered per shape. */
+/** Keys in UTF-16 code-unit order (what `sort()` does and RFC 8785 requires). */
+function sortKeys(keys: string[]): string[] {
+  return keys.length < 2 ? keys : [...keys].sort();
+}
+
+/**
+ * The shape of `keys` (an object's own keys in insertion order): its keys in canonical order and their
+ * `"key":` prefixes, remembered while the trie has room. Undefined `quoted` when not remembered.
+ */
+function shapeOf(keys: string[]): { sorted: string[]; quoted: string[] | undefined } {
+  let node: ShapeNode | undefined = shapeRoot;
+  for (let i = 0; i < keys.length && node !== undefined; i++) node = node.next?.get(keys[i]!);
+  if (node?.sorted !== undefined) return node as { sorted: string[]; quoted: string[] };
+  const sorted = sortKeys(keys);
+  if (shapeNodes + keys.length > MAX_SHAPE_NODES || keys.length > MAX_CACHED_SHAPE_KEYS || keys.some((k) => k.length > MAX_CACHED_KEY_CHARS)) return { sorted, quoted: undefined };
+  const quoted = sorted.map(quotedKey);
+  let at = shapeRoot;
+  for (const k of keys) {
+    at.next ??= new Map();
+    let child = at.next.get(k);
+    if (child === undefined) {
+      child = { next: undefined, sorted: undefined, quoted: undefined };
+      at.next.set(k, child);
+      shapeNodes++;
+    }
+    at = child;
+  }
+  at.sorted = sorted;
+  at.quoted = quoted;
+  return at as { sorted: string[]; quoted: string[] };
+}
+
+/** Keys in canonical order, remembered per shape. */
 function sortedKeys(o: object): string[] {
-  const keys = Object.keys(o);
-  if (keys.length < 2) return keys;
-  const id = keys.join('\u0000');
-  const known = shapes.get(id);
-  // The join could collide only for keys containing U+0000; comparing the lists rules that out.
-  if (known !== undefined && known.keys.length === keys.length && known.keys.every((k, i) => k === keys[i])) return known.sorted;
-  const sorted = [...keys].sort();
-  if (shapes.size < MAX_SHAPES && id.length <= MAX_CACHED_SHAPE_CHARS) shapes.set(id, { keys, sorted });
-  return sorted;
+  return shapeOf(Object.keys(o)).sorted;
 }
 
 function quotedKey(k: string): string {
@@ -87,12 +126,15 @@ function write(v: unknown, known?: KnownCanonicalJson): string {
       if (done !== undefined) return done;
       const proto: unknown = Object.getPrototypeOf(v);
       if ((proto !== Object.prototype && proto !== null) || typeof (v as { toJSON?: unknown }).toJSON === 'function') throw new NeedsReference();
+      const shape = shapeOf(Object.keys(v));
+      const { sorted, quoted } = shape;
       let out = '{';
       let first = true;
-      for (const k of sortedKeys(v)) {
+      for (let i = 0; i < sorted.length; i++) {
+        const k = sorted[i]!;
         const item = (v as Record<string, unknown>)[k];
         if (omitted(item)) continue;
-        out += `${first ? '' : ','}${quotedKey(k)}${write(item, known)}`;
+        out += `${first ? '' : ','}${quoted !== undefined ? quoted[i]! : quotedKey(k)}${write(item, known)}`;
         first = false;
       }
       return `${out}}`;

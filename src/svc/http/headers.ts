@@ -29,9 +29,11 @@ const NAMES: Record<keyof WorkUnitHeaderValues, string> = {
 
 /** Header values are ids and enum words; anything else is dropped rather than risk leaking text. */
 const SAFE = /^[A-Za-z0-9_.:@/-]{1,200}$/;
+/** The pairs once, not per response (every answered AI request sets these). */
+const HEADER_PAIRS = Object.entries(NAMES) as ReadonlyArray<[keyof WorkUnitHeaderValues, string]>;
 
 export function setWorkUnitHeaders(reply: FastifyReply, values: WorkUnitHeaderValues): void {
-  for (const [key, header] of Object.entries(NAMES) as Array<[keyof WorkUnitHeaderValues, string]>) {
+  for (const [key, header] of HEADER_PAIRS) {
     const v = values[key];
     if (typeof v === 'string' && SAFE.test(v)) reply.header(header, v);
   }

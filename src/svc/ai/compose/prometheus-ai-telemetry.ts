@@ -29,14 +29,16 @@ export function prometheusAiTelemetry(metrics: SvcMetrics): AiTelemetry {
     registers: [metrics.registry],
   });
   // The gateway's labels are enum words (kind, cache, verifier, fallback reason): one child per series, made once.
-  const labelled = new Map<string, MetricChildren<Counter.Internal>>();
+  const labelled = new Map<AiCounter, Map<string, MetricChildren<Counter.Internal>>>();
   const children = (metric: AiCounter, labelName: string) => {
-    const key = `${metric}\u0000${labelName}`;
-    let c = labelled.get(key);
+    // Two map lookups on strings that are already hashed, no key string built per call.
+    let byLabel = labelled.get(metric);
+    if (!byLabel) labelled.set(metric, (byLabel = new Map()));
+    let c = byLabel.get(labelName);
     if (!c) {
       const counter = counters[metric];
       c = new MetricChildren((v) => counter.labels({ [labelName]: v[0]! }));
-      labelled.set(key, c);
+      byLabel.set(labelName, c);
     }
     return c;
   };
