@@ -19,7 +19,6 @@ import { LedgerService } from './ledger/service.ts';
 import { type OpLog, createOpLog } from './logs/oplog.ts';
 import { type ObjectServices, createObjectServices } from './objects/create-object-services.ts';
 import { LogService } from './logs/service.ts';
-import { warmTokenizer } from './ai/context/token-counter.ts';
 import { countLedgerEvents } from './observability/ledger-metrics.ts';
 import { type SvcMetrics, createMetrics, exportPolicyUnavailability, exportSchedulerJobsByState, watchAiRecordJournal } from './observability/metrics.ts';
 import { OperationUnits } from './operations/operation-units.ts';
@@ -247,8 +246,6 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
   });
   const runner = startSchedulerRunner(scheduler, log, Number((options.env ?? process.env).SVC_SCHEDULER_TICK_MS ?? 1000));
   const ai = createAiServices({ providersConfig: config.providers, env: options.env ?? process.env, store, ledger, metrics, tracing, policy: () => policy.engine, switchboard, rollout });
-  // Only a svc that can serve AI requests carries the tokenizer's tables (decision 169); it loads them now, not on the first request.
-  if (config.providers.length > 0) warmTokenizer();
   const legalHolds = new LegalHoldService({ repo: store.legalHolds, ledger, tenants, onBlocked: () => metrics.legalHoldDeletionAttempts.inc() });
   const objects = await createObjectServices({
     config,
