@@ -48,7 +48,7 @@ export async function checkReadiness(app: SvcApp): Promise<ReadinessReport> {
     // alert), but this process still serves correctly, so they do not take it out of a load balancer.
     check('ai_record_journal', async () => {
       const j = await app.store.aiRecords.status();
-      return j.failed > 0 ? `${j.failed} AI request record set(s) could not be written (kept in ai_record_journal; see docs/ai-gateway.md); ${j.pending} pending` : undefined;
+      return j.failed > 0 ? `${j.failed} AI request record set(s) could not be written (kept in ai_record_journal; see docs/observability.md and docs/decisions/141); ${j.pending} pending` : undefined;
     }),
     // Informational: a tripped guardrail or a rollback switch degrades optimisation, not availability.
     check('rollout', async () => rolloutReadinessDetail(app.rollout.readiness())),
