@@ -93,24 +93,30 @@ export function exportPolicyUnavailability(metrics: SvcMetrics, counts: () => Re
 }
 
 /**
- * `svc_scheduler_jobs{state}`: jobs by state, counted in the database at scrape time (every process sees the same
- * rows), so the scheduler stays free of metrics. A failed count leaves the last values.
+ * A `{state}` gauge counted at scrape time (in the database, where every process sees the same rows), so the
+ * capability it counts stays free of metrics. A failed count leaves the last values: a scrape must not fail because
+ * the database is briefly busy.
  */
-export function exportSchedulerJobsByState(metrics: SvcMetrics, countByState: () => Promise<Record<string, number>>, states: readonly string[]): void {
+function countsByStateGauge(metrics: SvcMetrics, name: string, help: string, states: readonly string[], count: () => Promise<Readonly<Record<string, number>>>): void {
   new Gauge({
-    name: 'svc_scheduler_jobs',
-    help: 'Scheduler jobs by state (from the database at scrape time).',
+    name,
+    help,
     labelNames: ['state'],
     registers: [metrics.registry],
     async collect() {
       try {
-        const counts = await countByState();
+        const counts = await count();
         for (const state of states) this.set({ state }, counts[state] ?? 0);
       } catch {
-        // keep the last values: a scrape must not fail because the database is briefly busy
+        // keep the last values
       }
     },
   });
+}
+
+/** `svc_scheduler_jobs{state}`: jobs by state. */
+export function exportSchedulerJobsByState(metrics: SvcMetrics, countByState: () => Promise<Record<string, number>>, states: readonly string[]): void {
+  countsByStateGauge(metrics, 'svc_scheduler_jobs', 'Scheduler jobs by state (from the database at scrape time).', states, countByState);
 }
 
 /**
@@ -127,19 +133,11 @@ export function watchAiRecordJournal(journal: AiRecordJournal, metrics: SvcMetri
     },
     moveFailed: (err) => log.warn({ event_type: 'ai_records.move_failed', error: err.message }, 'moving AI records out of the journal failed; will retry'),
   });
-  new Gauge({
-    name: 'svc_ai_record_journal_rows',
-    help: 'AI record journal rows by state: pending (durable, waiting to move into their tables) and failed (set aside: their records could not be written; critical).',
-    labelNames: ['state'],
-    registers: [metrics.registry],
-    async collect() {
-      try {
-        const s = await journal.status();
-        this.set({ state: 'pending' }, s.pending);
-        this.set({ state: 'failed' }, s.failed);
-      } catch {
-        // keep the last values: a scrape must not fail because the database is briefly busy
-      }
-    },
-  });
+  countsByStateGauge(
+    metrics,
+    'svc_ai_record_journal_rows',
+    'AI record journal rows by state: pending (durable, waiting to move into their tables) and failed (set aside: their records could not be written; critical).',
+    ['pending', 'failed'],
+    async () => ({ ...(await journal.status()) }),
+  );
 }
