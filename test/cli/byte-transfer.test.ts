@@ -16,6 +16,7 @@ import { corpusFile } from '../../bench/corpus/corpus-files.ts';
 import { flipStoredByte } from '../helpers/chunk-damage.ts';
 import { runSvc } from '../helpers/cli.ts';
 import { ADMIN_KEY, KEYS, type TestServer, startTestServer } from '../helpers/server.ts';
+import { svcProcess } from '../helpers/svc-process.ts';
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
@@ -96,6 +97,27 @@ describe('svc moves bytes over the raw byte path', () => {
     const r = await runSvc(['execute', '--kind', 'byte_object', '--file', file, '--tenant', 'globex'], env());
     assert.equal(r.status, 1);
     assert.match(r.stderr, /tenant_forbidden/);
+  });
+
+  test('a refusal while a large body is still being sent exits at once (svc serve as users run it)', { timeout: 120_000 }, async () => {
+    const state = mkdtempSync(path.join(os.tmpdir(), 'svc-cli-refusal-'));
+    const server = await svcProcess({ SVC_STATE_DIR: state, SVC_LOCAL_API_KEY: ADMIN_KEY, SVC_LOG_LEVEL: 'warn' });
+    try {
+      await server.start();
+      // Larger than the socket buffers: the server answers while the CLI is still sending.
+      const file = path.join(dir, 'refused-big.bin');
+      writeFileSync(file, corpusFile('random', 20 * 1024 * 1024, 'cli-raw-refused-big'));
+      const started = performance.now();
+      const r = await runSvc(['execute', '--kind', 'byte_object', '--file', file, '--bucket', 'B', '--key', 'k'], { SVC_URL: server.url, SVC_API_KEY: ADMIN_KEY });
+      const seconds = (performance.now() - started) / 1000;
+      assert.equal(r.status, 1);
+      assert.match(r.stderr, /invalid_request/);
+      // The cut-off request's socket, left open, kept the CLI alive until the server's 72 s keep-alive timeout.
+      assert.ok(seconds < 30, `exited after ${seconds.toFixed(1)} s`);
+    } finally {
+      await server.kill('SIGTERM');
+      rmSync(state, { recursive: true, force: true });
+    }
   });
 
   test('a rehydration that breaks off mid-stream exits 1 and leaves no file', async () => {

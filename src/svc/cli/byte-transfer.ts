@@ -102,7 +102,11 @@ export async function uploadFile<T = unknown>(endpoint: Endpoint, method: string
       // A refusal can come before the body is sent (a limit, a bad query): stop sending.
       if ((res.statusCode ?? 500) >= 400) {
         source.destroy();
-        apiError(res).then(reject, reject);
+        // The request was cut off mid-body: its socket can carry nothing else, and left open it would
+        // keep the CLI alive until the server's keep-alive timeout (72 s in Fastify) closes it.
+        apiError(res)
+          .then(reject, reject)
+          .finally(() => req.destroy());
         return;
       }
       readAll(res).then((b) => resolve(JSON.parse(b.toString('utf8')) as T), reject);
