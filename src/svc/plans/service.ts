@@ -4,6 +4,7 @@
  * bundle id, trace id, the plan). Denied transforms append
  * `policy.transform.denied` before the error reaches the caller.
  */
+import { newId } from '../../core/ids.ts';
 import { requirePermission } from '../auth/principal.ts';
 import { assertIdCursor } from '../continuation-token.ts';
 import type { TenantGuard } from '../auth/tenant-guard.ts';
@@ -151,7 +152,9 @@ export class PlanService {
       throw outcome.error;
     }
     const plan = outcome.plan;
-    const planEvent: LedgerEventInput = {
+    // The plan is stored once: its row points at this event, whose payload carries it (docs/decisions/172).
+    const planEvent: LedgerEventInput & { id: string } = {
+      id: newId('evt'),
       type: 'plan.created',
       tenant: wu.tenant,
       actor: ctx.principal.actor,
@@ -166,7 +169,7 @@ export class PlanService {
       await this.#deps.ledger.commit({
         write: async (tx) => {
           await writeNew(tx, unit);
-          await new PlanRepository(tx).insert(plan, ctx.principal.actor);
+          await new PlanRepository(tx).insert(plan, ctx.principal.actor, planEvent.id);
           await new WorkUnitRepository(tx).update(wu.id, { state: wu.state === 'executed' ? 'executed' : 'planned', last_plan_id: plan.plan_id });
         },
         events: [...(unit ? [unit.event] : []), ...outcome.events, planEvent],

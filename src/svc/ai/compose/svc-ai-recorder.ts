@@ -14,6 +14,7 @@
  * flight, and `complete` resolves only after that commit — so the gateway
  * acknowledges nothing that is not durable (docs/decisions/067).
  */
+import { newId } from '../../../core/ids.ts';
 import type { LedgerAppender } from '../../ledger/appender.ts';
 import type { Plan } from '../../plans/plan.ts';
 import type { AiRecordJournal } from '../../store/repositories/ai-record-journal.ts';
@@ -98,28 +99,30 @@ export class SvcAiRecorder implements AiRecorder {
       created_at: now,
     };
     let journalled = false;
+    // The plan is stored once: its row points at the `plan.created` event below, whose payload carries it (docs/decisions/172).
+    const planEventId = newId('evt');
     const common = { tenant: m.tenant, actor: ctx.principal.actor, work_unit_id: m.work_unit_id, policy_bundle_id: m.policy_bundle_id, trace_id: m.trace_id };
     await this.#ledger.commit({
       write: async (tx, unitsInBatch) => {
         // A stored unit being executed exists already: it moves to executed/failed and points at its plan and manifest.
         if (s.stored) {
           await new WorkUnitRepository(tx).update(wu.id, { state: wu.state, last_plan_id: s.plan.plan_id, manifest_id: m.manifest_id });
-          await new PlanRepository(tx).insert(plan, actor);
+          await new PlanRepository(tx).insert(plan, actor, planEventId);
           await new AiManifestRepository(tx).insert(m);
         } else if (this.#records && unitsInBatch <= JOURNAL_AT_MOST) {
           // A request that commits (nearly) alone: one journal row on SQLite, moved into work_units / plans /
           // ai_manifests in batches (docs/decisions/141); the three rows on PostgreSQL. In a larger batch the
           // tables' pages are shared by its requests already, and the rows go straight in.
-          await this.#records.write(tx, { work_unit: wu, plan, plan_created_by: actor, manifest: m });
+          await this.#records.write(tx, { work_unit: wu, plan, plan_created_by: actor, plan_event_id: planEventId, manifest: m });
           journalled = true;
         } else {
           await new WorkUnitRepository(tx).insert(wu);
-          await new PlanRepository(tx).insert(plan, actor);
+          await new PlanRepository(tx).insert(plan, actor, planEventId);
           await new AiManifestRepository(tx).insert(m);
         }
       },
       events: [
-        { ...common, type: 'plan.created', payload: { work_unit_id: s.work_unit_id, policy_bundle_id: s.policy_bundle.id, trace_id: s.trace_id, plan: { ...plan, ai_actions: s.plan.actions, route: s.plan.route } } },
+        { ...common, id: planEventId, type: 'plan.created', payload: { work_unit_id: s.work_unit_id, policy_bundle_id: s.policy_bundle.id, trace_id: s.trace_id, plan: { ...plan, ai_actions: s.plan.actions, route: s.plan.route } } },
         {
           ...common,
           manifest_id: m.manifest_id,

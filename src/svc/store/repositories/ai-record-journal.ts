@@ -38,6 +38,8 @@ export interface AiRecordSet {
   work_unit: WorkUnitRecord;
   plan: Plan;
   plan_created_by: string;
+  /** The `plan.created` event committed with these records, which carries the plan: the plan row points at it instead of repeating the body (docs/decisions/172). Absent in rows journalled before. */
+  plan_event_id?: string;
   manifest: AiComputeManifest;
 }
 
@@ -75,7 +77,7 @@ const IDLE_MS = 200;
 /** Writes the three records directly (PostgreSQL, stored work units, and the journal's moves). */
 export async function insertAiRecords(tx: Db, r: AiRecordSet): Promise<void> {
   await new WorkUnitRepository(tx).insert(r.work_unit);
-  await new PlanRepository(tx).insert(r.plan, r.plan_created_by);
+  await new PlanRepository(tx).insert(r.plan, r.plan_created_by, r.plan_event_id);
   await new AiManifestRepository(tx).insert(r.manifest);
 }
 

@@ -62,7 +62,7 @@ export class LedgerRepository {
         seq += 1;
         const base = {
           seq,
-          id: newId('evt'),
+          id: input.id ?? newId('evt'),
           ts,
           type: input.type,
           tenant: input.tenant ?? null,
