@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { sha256Hex } from '../../core/hashing.ts';
@@ -108,6 +108,67 @@ test('a log that does not verify refuses further appends', async () => {
     const log = await AuditLog.open(file, { fsync: 'none' });
     assert.equal(log.state().healthy, false);
     await assert.rejects(log.append(record(1)), AuditLogUnavailableError);
+    await log.close();
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('a lone append is durable before the event loop turns: written in the calling thread, no group-commit yield', async () => {
+  const { dir, file } = await tempLog();
+  try {
+    const log = await AuditLog.open(file, { fsync: 'per_batch' });
+    let turned = false;
+    setImmediate(() => {
+      turned = true;
+    });
+    const entry = await log.append(record(1), { alone: true });
+    assert.equal(turned, false, 'no thread-pool trip and no yield: resolved within the same turn of the loop');
+    assert.equal(entry.seq, 1);
+    assert.equal((await readFile(file, 'utf8')).split('\n')[0], JSON.stringify(entry));
+    // Without the hint the batch waits one turn for companions and is written by the thread pool.
+    turned = false;
+    setImmediate(() => {
+      turned = true;
+    });
+    await log.append(record(2));
+    assert.equal(turned, true);
+    await log.close();
+    assert.equal((await verifyAuditLogFile(file)).head_seq, 2);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('lone and grouped appends mixed keep one chain with consecutive sequence numbers', async () => {
+  const { dir, file } = await tempLog();
+  try {
+    const log = await AuditLog.open(file, { fsync: 'per_batch' });
+    const entries = [];
+    for (let round = 0; round < 5; round++) {
+      entries.push(await log.append(record(round * 10), { alone: true }));
+      entries.push(...(await Promise.all(Array.from({ length: 6 }, (_, i) => log.append(record(round * 10 + i + 1), { alone: i % 2 === 0 })))));
+    }
+    await log.close();
+    assert.deepEqual(entries.map((e) => e.seq).sort((a, b) => a - b), Array.from({ length: 35 }, (_, i) => i + 1));
+    const report = await verifyAuditLogFile(file);
+    assert.equal(report.ok, true);
+    assert.equal(report.head_seq, 35);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('a lone append to a log whose file was replaced is refused, nothing written', async () => {
+  const { dir, file } = await tempLog();
+  try {
+    const log = await AuditLog.open(file, { fsync: 'per_batch' });
+    await log.append(record(1), { alone: true });
+    await writeFile(`${file}.new`, '');
+    await rename(`${file}.new`, file);
+    await assert.rejects(log.append(record(2), { alone: true }), AuditLogUnavailableError);
+    assert.equal(log.state().healthy, false);
+    assert.equal(await readFile(file, 'utf8'), '');
     await log.close();
   } finally {
     await rm(dir, { recursive: true, force: true });

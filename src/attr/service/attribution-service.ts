@@ -65,6 +65,8 @@ function wellFormed(field: string, text: string): void {
 export class AttributionService {
   readonly #deps: AttributionServiceDeps;
   readonly #now: () => Date;
+  /** Attributions between admission and release: the audit entry of a lone one is written without a thread hop. */
+  #inFlight = 0;
 
   constructor(deps: AttributionServiceDeps) {
     this.#deps = deps;
@@ -76,7 +78,7 @@ export class AttributionService {
   async attribute(request: AttributeRequest, requestId: string): Promise<Buffer> {
     const runner = this.#admit();
     const base = this.#baseRecord('attribute', requestId, request.prompt, request.gross_revenue);
-    return this.#refuseOnError(base, async () => {
+    return this.#counted(() => this.#refuseOnError(base, async () => {
       wellFormed('prompt', request.prompt);
       if (request.output !== undefined) wellFormed('output', request.output);
       this.#limit('prompt', request.prompt, this.#deps.config.limits.max_prompt_bytes);
@@ -88,7 +90,7 @@ export class AttributionService {
         context: this.#context(requestId),
       });
       return this.#release(base, result);
-    });
+    }));
   }
 
   /** POST /v1/provider/attribute: calls the allowlisted provider, hashes its response, attributes, logs, then releases. */
@@ -97,7 +99,7 @@ export class AttributionService {
     const { limits, providers } = this.#deps.config;
     const prompt = promptOf(request.messages);
     const base = this.#baseRecord('provider_attribute', requestId, prompt, request.gross_revenue);
-    return this.#refuseOnError(base, async () => {
+    return this.#counted(() => this.#refuseOnError(base, async () => {
       request.messages.forEach((m, i) => wellFormed(`messages[${i}].content`, m.content));
       if (request.messages.length > limits.max_messages) {
         throw new AttrError('payload_too_large', `at most ${limits.max_messages} messages are accepted`, { details: { field: 'messages', limit: limits.max_messages } });
@@ -131,7 +133,17 @@ export class AttributionService {
         context: { ...this.#context(requestId), provider: { providerId: route.providerId, model: completion.model, responseSha256: completion.responseSha256 } },
       });
       return this.#release(base, result);
-    });
+    }));
+  }
+
+  /** Runs one attribution counted as in flight (see #append). */
+  async #counted(work: () => Promise<Buffer>): Promise<Buffer> {
+    this.#inFlight++;
+    try {
+      return await work();
+    } finally {
+      this.#inFlight--;
+    }
   }
 
   /** The readiness gate: no attribution until every check passes. */
@@ -221,7 +233,8 @@ export class AttributionService {
 
   async #append(record: AuditRecord): Promise<void> {
     try {
-      await this.#deps.auditLog.append(record);
+      // Alone: no other attribution can add an entry to this batch, so the log writes it without a thread hop.
+      await this.#deps.auditLog.append(record, { alone: this.#inFlight === 1 });
     } catch (err) {
       this.#deps.metrics.auditErrors(1, 'audit_log');
       if (err instanceof AuditLogUnavailableError) {
