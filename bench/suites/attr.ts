@@ -15,6 +15,13 @@
  *   log's file system, which every released response waits for once;
  * - GET /healthz: the HTTP round trip without auth, body or engine.
  *
+ * Where a sequential request's time goes: the service runs with
+ * ATTR_SERVICE_SERVER_TIMING=1 and each sequential sample reads its
+ * `Server-Timing` (engine in the service's worker, thread hand-offs, audit
+ * entry durable, serialisation the commit did not hide, service total); the
+ * bench reports the p50 of each part and of the HTTP time minus the request's
+ * own engine time, beside the anchors (decision 171).
+ *
  * Targets (issue 11 §3), as ratios inside the run:
  *   throughput ≥ 0.7 × cores × 1000 / engine-only p50;
  *   service overhead p50 ≤ 10% of engine-only p50;
@@ -74,6 +81,8 @@ function answerFrom(corpusText: string): string {
 interface Reply {
   status: number;
   body: Buffer;
+  /** The service's `Server-Timing` header (the bench starts it with ATTR_SERVICE_SERVER_TIMING=1). */
+  serverTiming: string | undefined;
 }
 type Call = () => Promise<Reply>;
 
@@ -92,7 +101,10 @@ function client(url: string, concurrency: number): (pathname: string, init?: { m
       const req = http.request({ host: target.hostname, port: target.port, path: pathname, method: init.method ?? 'GET', agent, headers }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+        res.on('end', () => {
+          const timing = res.headers['server-timing'];
+          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks), serverTiming: Array.isArray(timing) ? timing.join(', ') : timing });
+        });
         res.on('error', reject);
       });
       req.on('error', reject);
@@ -100,14 +112,35 @@ function client(url: string, concurrency: number): (pathname: string, init?: { m
     });
 }
 
-async function timeSequential(n: number, call: Call, into: number[] = []): Promise<number[]> {
+async function timeSequential(n: number, call: Call, into: number[] = [], onReply?: (res: Reply, ms: number) => void): Promise<number[]> {
   for (let i = 0; i < n; i++) {
     const t0 = performance.now();
     const res = await call();
-    into.push(performance.now() - t0);
+    const ms = performance.now() - t0;
+    into.push(ms);
     if (res.status !== 200) throw new Error(`unexpected status ${res.status}`);
+    onReply?.(res, ms);
   }
   return into;
+}
+
+/** The parts of a sequential request's time the service reports in `Server-Timing` (decision 171), in ms. */
+const TIMING_PARTS = ['engine', 'handoff', 'audit', 'body', 'total'] as const;
+type TimingPart = (typeof TIMING_PARTS)[number];
+
+function parseServerTiming(header: string | undefined): Record<TimingPart, number> | undefined {
+  if (header === undefined) return undefined;
+  const parts = new Map(header.split(',').map((p) => {
+    const [name, dur] = p.trim().split(';dur=');
+    return [name, Number(dur)] as const;
+  }));
+  const out = {} as Record<TimingPart, number>;
+  for (const name of TIMING_PARTS) {
+    const v = parts.get(name);
+    if (v === undefined || !Number.isFinite(v)) return undefined;
+    out[name] = v;
+  }
+  return out;
 }
 
 type ThreadKind = 'main' | 'engine_workers' | 'gc_and_other';
@@ -184,6 +217,8 @@ export default async function run(args: string[]): Promise<BenchReport> {
     svc = await startServiceProcess({
       corpusPath,
       startTimeoutMs: 120_000,
+      // Where a sequential request's time goes, per request (one header; decision 171).
+      env: { ATTR_SERVICE_SERVER_TIMING: '1' },
       configure: (d) => {
         d.rate_limit = { window_ms: 60_000, max_requests: 1_000_000 };
         if (workersArg !== undefined && workersArg >= 0) d.engine = { workers: workersArg };
@@ -224,6 +259,12 @@ export default async function run(args: string[]): Promise<BenchReport> {
     const commitFd = openSync(commitPath, 'a');
     const commitLine = `${JSON.stringify({ schema: 'attr-audit-entry/v1', pad: 'x'.repeat(900) })}\n`;
     const attributeSamples: number[] = [];
+    /** Per sequential request: the service's own breakdown and what the HTTP round trip and the client add. */
+    const breakdown: Array<Record<TimingPart, number> & { outside: number; overEngine: number }> = [];
+    const recordBreakdown = (res: Reply, ms: number): void => {
+      const t = parseServerTiming(res.serverTiming);
+      if (t !== undefined) breakdown.push({ ...t, outside: ms - t.total, overEngine: ms - t.engine });
+    };
     const engineSamples: number[] = [];
     const commitSamples: number[] = [];
     const healthzSamples: number[] = [];
@@ -271,7 +312,7 @@ export default async function run(args: string[]): Promise<BenchReport> {
     for (let b = 0; b < BLOCKS; b++) {
       // HTTP request and engine call alternate, so both see the same moment of the machine.
       for (let i = 0; i < perBlock; i++) {
-        await timeSequential(1, attribute, attributeSamples);
+        await timeSequential(1, attribute, attributeSamples, recordBreakdown);
         if (i < engineN) await engineCalls(1);
       }
       for (let i = 0; i < 5; i++) {
@@ -325,6 +366,20 @@ export default async function run(args: string[]): Promise<BenchReport> {
     svc = undefined;
 
     const ms = (x: number) => round(x, 2);
+    const breakdownP50 = (key: TimingPart | 'outside' | 'overEngine'): number | null => (breakdown.length === 0 ? null : ms(summarize(breakdown.map((b) => b[key])).p50));
+    const sequentialBreakdown =
+      breakdown.length === 0
+        ? null
+        : {
+            n: breakdown.length,
+            engine_in_service: breakdownP50('engine'),
+            handoffs: breakdownP50('handoff'),
+            audit_entry_durable: breakdownP50('audit'),
+            body_not_hidden_by_commit: breakdownP50('body'),
+            service_total: breakdownP50('total'),
+            http_and_client: breakdownP50('outside'),
+            over_own_engine: breakdownP50('overEngine'),
+          };
     const chainIntact = audit.ok && audit.head_seq === metrics.attribution_requests_total;
     const overheadMs = attributeLatency.p50 - engineLatency.p50;
     const rpsTarget = (TARGET_THROUGHPUT_SHARE * cores * 1000) / engineLatency.p50;
@@ -360,6 +415,8 @@ export default async function run(args: string[]): Promise<BenchReport> {
       service_overhead_p50_ms: ms(overheadMs),
       service_overhead_share_of_engine_p50: round(overheadMs / engineLatency.p50, 3),
       service_overhead_minus_commit_floor_p50_ms: ms(overheadMs - commitFloor.p50),
+      // p50 of each part over the sequential requests (Server-Timing); over_own_engine: HTTP time minus that request's engine.
+      sequential_breakdown_ms_p50: sequentialBreakdown,
       throughput_target_rps: round(rpsTarget, 1),
       // Independent of the neighbours: what the service costs in CPU next to what the engine alone costs.
       service_cpu_share_of_engine_cpu: serviceCpuTotal === undefined ? null : round(engineCpuMs / engineLatency.n / (serviceCpuTotal / attributeThroughput.requests), 3),
@@ -413,6 +470,15 @@ export default async function run(args: string[]): Promise<BenchReport> {
             round(attributeThroughput.rps, 1),
             `${attributeThroughput.requests} requests; target ≥ ${TARGET_THROUGHPUT_SHARE} × ${cores} cores × 1000 / engine p50 = ${round(rpsTarget, 1)} req/s: ${yes(results.target_throughput_met)} (${round(100 * results.throughput_share_of_engine_capacity, 1)}% of engine capacity); service CPU ${results.service_cpu_ms_per_request ?? '?'} ms/request, load generator ${results.client_cpu_ms_per_request} ms/request`,
           ],
+          ...(sequentialBreakdown === null
+            ? []
+            : [[
+                'sequential request, where the time goes (Server-Timing, p50 of each part)',
+                sequentialBreakdown.service_total ?? '',
+                '',
+                '',
+                `engine in the service's worker ${sequentialBreakdown.engine_in_service} ms (anchor ${ms(engineLatency.p50)}); thread hand-offs ${sequentialBreakdown.handoffs}; audit entry built and durable ${sequentialBreakdown.audit_entry_durable} (commit floor ${ms(commitFloor.p50)}); serialisation not hidden by the commit ${sequentialBreakdown.body_not_hidden_by_commit}; p50 column: the service from handler to release; HTTP and client around it ${sequentialBreakdown.http_and_client} (healthz ${ms(healthzLatency.p50)}, with a ${round(sampleReply.body.length / 1000, 0)} KB body instead of 15 B); HTTP time minus the request's own engine time ${sequentialBreakdown.over_own_engine} ms`,
+              ]]),
           ['anchor: engine only, same answer, in a worker thread of the bench', ms(engineLatency.p50), ms(engineLatency.p95), '', `${ENGINE_WARMUP} warm-up calls, then samples interleaved with the sequential HTTP samples and the throughput windows; mean CPU ${results.baseline_engine_only_cpu_ms_mean} ms/call; service: ${engineLoad}`],
           [
             'CPU accounting (throughput windows)',
@@ -438,6 +504,7 @@ export default async function run(args: string[]): Promise<BenchReport> {
       notes: [
         'Real service as a child process on loopback: bearer auth, rate limiter, schema validation, engine in worker threads (engine.workers, default = available parallelism), audit log with per-batch fdatasync (group commit), JSON response of the full footer (response_bytes).',
         'Load generator: node:http keep-alive clients in the bench process (fetch cost ~2.5x the CPU per response).',
+        'Breakdown: the service sends Server-Timing (ATTR_SERVICE_SERVER_TIMING=1, one ~80-byte header per response); handler-to-release parts are timed in the service, the engine in the thread that ran it.',
         `Load generator shares the ${cores} cores with the service (and with other engineers; load average ${results.load_average_1m} at the end): absolute figures are indicative, the ratios are measured side by side.`,
         ...(results.sched_autogroup === 1
           ? ['Scheduler autogroup is on: the bench and its service share one session\'s CPU share with the neighbours, so the wall-clock throughput ratio is bounded by that share; the CPU accounting row is independent of it.']

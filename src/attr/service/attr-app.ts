@@ -179,6 +179,7 @@ export async function createAttrApp(config: ServiceConfig, options: AttrAppOptio
     maxRequestBytes: config.limits.max_request_bytes,
     serviceVersion: version,
     logLevel: options.logLevel ?? env.ATTR_SERVICE_LOG_LEVEL ?? 'info',
+    serverTiming: env.ATTR_SERVICE_SERVER_TIMING === '1',
   });
 
   const timer = setInterval(() => {

@@ -23,6 +23,7 @@ class HeldRunner implements AttributionRunner {
         input,
         finish: () =>
           resolve({
+            engineMs: 2.5,
             summary: { status: 'ready', eventId: input.context.eventId, eventHash: 'e'.repeat(64), eventCreatedAt: input.context.createdAt, footerHash: 'f'.repeat(64), sourceCount: 1, auditErrorCount: 0, answerSha256: 'a'.repeat(64) },
             body: Promise.resolve(Buffer.from(`{"request":"${input.context.requestId}"}`)),
           }),
@@ -66,7 +67,12 @@ test('the audit entry of the only attribution in flight is appended alone; overl
     const second = service.attribute(request, 'req-2');
     await settle();
     runner.held[0]!.finish();
-    assert.deepEqual(JSON.parse((await first).toString()), { request: 'req-1' });
+    const released = await first;
+    assert.deepEqual(JSON.parse(released.body.toString()), { request: 'req-1' });
+    // Where its time went: the engine as the runner timed it, the rest measured here, none negative.
+    assert.equal(released.timing.engine, 2.5);
+    for (const [name, ms] of Object.entries(released.timing)) assert.ok(ms >= 0 && Number.isFinite(ms), name);
+    assert.ok(released.timing.total >= released.timing.audit + released.timing.body);
     // Now alone: nothing else can join its batch.
     runner.held[1]!.finish();
     await second;

@@ -38,6 +38,29 @@ export interface AttributionServiceDeps {
 
 type Route = AuditRecord['route'];
 
+/**
+ * Where a released attribution's time went inside the service, in
+ * milliseconds (sent as `Server-Timing` when enabled; decision 171).
+ */
+export interface AttributionTiming {
+  /** The engine call, timed in the thread that ran it. */
+  engine: number;
+  /** Job handed to the runner → its summary back, minus the engine: the thread hand-offs (inline: the serialisation, done before the summary). */
+  handoff: number;
+  /** Summary → audit entry durable: record built, live-file check, chained, written. */
+  audit: number;
+  /** Entry durable → response bytes ready: serialisation the commit did not hide (0 when it did). */
+  body: number;
+  /** Domain entry → release: everything above plus admission and checks. */
+  total: number;
+}
+
+/** A response the domain releases: its JSON bytes (audit entry durable) and where its time went. */
+export interface ReleasedAttribution {
+  body: Buffer;
+  timing: AttributionTiming;
+}
+
 /** Errors raised after the request's audit entry was written: #refuseOnError must not log them again. */
 const audited = new WeakSet<object>();
 
@@ -75,7 +98,8 @@ export class AttributionService {
 
   /** POST /v1/attribute: attributes `output` (or the demonstration answer) and logs it. */
   /** Resolves with the response's JSON bytes, released only after its audit entry is durable. */
-  async attribute(request: AttributeRequest, requestId: string): Promise<Buffer> {
+  async attribute(request: AttributeRequest, requestId: string): Promise<ReleasedAttribution> {
+    const entered = performance.now();
     const runner = this.#admit();
     const base = this.#baseRecord('attribute', requestId, request.prompt, request.gross_revenue);
     return this.#counted(() => this.#refuseOnError(base, async () => {
@@ -83,18 +107,20 @@ export class AttributionService {
       if (request.output !== undefined) wellFormed('output', request.output);
       this.#limit('prompt', request.prompt, this.#deps.config.limits.max_prompt_bytes);
       if (request.output !== undefined) this.#limit('output', request.output, this.#deps.config.limits.max_output_bytes);
+      const submitted = performance.now();
       const result = await runner.attribute({
         prompt: request.prompt,
         ...(request.output === undefined ? {} : { output: request.output }),
         grossRevenue: request.gross_revenue,
         context: this.#context(requestId),
       });
-      return this.#release(base, result);
+      return this.#release(base, result, entered, submitted);
     }));
   }
 
   /** POST /v1/provider/attribute: calls the allowlisted provider, hashes its response, attributes, logs, then releases. */
-  async attributeWithProvider(request: ProviderAttributeRequest, requestId: string): Promise<Buffer> {
+  async attributeWithProvider(request: ProviderAttributeRequest, requestId: string): Promise<ReleasedAttribution> {
+    const entered = performance.now();
     const runner = this.#admit();
     const { limits, providers } = this.#deps.config;
     const prompt = promptOf(request.messages);
@@ -126,18 +152,19 @@ export class AttributionService {
         throw err;
       }
       base.provider = { provider_id: route.providerId, model: completion.model, response_sha256: completion.responseSha256 };
+      const submitted = performance.now();
       const result = await runner.attribute({
         prompt,
         output: completion.content,
         grossRevenue: request.gross_revenue,
         context: { ...this.#context(requestId), provider: { providerId: route.providerId, model: completion.model, responseSha256: completion.responseSha256 } },
       });
-      return this.#release(base, result);
+      return this.#release(base, result, entered, submitted);
     }));
   }
 
   /** Runs one attribution counted as in flight (see #append). */
-  async #counted(work: () => Promise<Buffer>): Promise<Buffer> {
+  async #counted<T>(work: () => Promise<T>): Promise<T> {
     this.#inFlight++;
     try {
       return await work();
@@ -191,7 +218,8 @@ export class AttributionService {
    * serialised (it needs only the summary); the bytes are released when both
    * are done.
    */
-  async #release(base: AuditRecord, result: AttributionResult): Promise<Buffer> {
+  async #release(base: AuditRecord, result: AttributionResult, entered: number, submitted: number): Promise<ReleasedAttribution> {
+    const decided = performance.now();
     const { summary } = result;
     const record: AuditRecord = {
       ...base,
@@ -204,12 +232,26 @@ export class AttributionService {
       audit_error_count: summary.auditErrorCount,
       answer_sha256: summary.answerSha256,
     };
-    const [, body] = await Promise.all([this.#append(record), result.body.catch((err: unknown) => Promise.reject(markAudited(err)))]);
+    let durable = decided;
+    const [, body] = await Promise.all([
+      this.#append(record).then(() => {
+        durable = performance.now();
+      }),
+      result.body.catch((err: unknown) => Promise.reject(markAudited(err))),
+    ]);
+    const released = performance.now();
     const { metrics } = this.#deps;
     metrics.attribution(base.route, summary.status);
     metrics.auditErrors(summary.auditErrorCount, 'response');
     if (summary.status === 'blocked') metrics.blocked('grounding_blocked');
-    return body;
+    const timing: AttributionTiming = {
+      engine: result.engineMs,
+      handoff: Math.max(0, decided - submitted - result.engineMs),
+      audit: durable - decided,
+      body: Math.max(0, released - durable),
+      total: released - entered,
+    };
+    return { body, timing };
   }
 
   /**
@@ -217,7 +259,7 @@ export class AttributionService {
    * failure (`internal`) — is logged (outcome `refused`) before the error
    * propagates. Only an audit log that cannot record is not re-logged.
    */
-  async #refuseOnError(base: AuditRecord, work: () => Promise<Buffer>): Promise<Buffer> {
+  async #refuseOnError<T>(base: AuditRecord, work: () => Promise<T>): Promise<T> {
     try {
       return await work();
     } catch (err) {

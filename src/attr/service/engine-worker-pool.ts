@@ -180,7 +180,7 @@ export class EngineWorkerPool implements AttributionRunner {
             });
             // Handled here too: a body lost after its summary must not surface as an unhandled rejection.
             body.catch(() => undefined);
-            job.resolve({ summary: msg.summary, body });
+            job.resolve({ summary: msg.summary, engineMs: msg.engineMs, body });
             return;
           }
           case 'body':

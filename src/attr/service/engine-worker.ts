@@ -31,7 +31,7 @@ export interface EngineJob {
 export type EngineWorkerMessage =
   | { type: 'ready'; probeSha256: string }
   | { type: 'failed'; problem: string }
-  | { type: 'summary'; id: number; summary: AttributionSummary }
+  | { type: 'summary'; id: number; summary: AttributionSummary; engineMs: number }
   | { type: 'body'; id: number; body: ArrayBuffer }
   | { type: 'error'; id: number; error: TransportedError };
 
@@ -56,8 +56,10 @@ try {
 
 port.on('message', (job: EngineJob) => {
   try {
+    const started = performance.now();
     const response = engine.attribute(job.input);
-    port.postMessage({ type: 'summary', id: job.id, summary: summarizeAttribution(response) } satisfies EngineWorkerMessage);
+    const engineMs = performance.now() - started;
+    port.postMessage({ type: 'summary', id: job.id, summary: summarizeAttribution(response), engineMs } satisfies EngineWorkerMessage);
     const body = encodeAttribution(response).buffer as ArrayBuffer;
     port.postMessage({ type: 'body', id: job.id, body } satisfies EngineWorkerMessage, [body]);
   } catch (err) {

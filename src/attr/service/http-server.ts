@@ -6,7 +6,7 @@
  */
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import swagger from '@fastify/swagger';
-import type { AttributionService } from './attribution-service.ts';
+import type { AttributionService, AttributionTiming, ReleasedAttribution } from './attribution-service.ts';
 import type { BearerAuthenticator } from './bearer-auth.ts';
 import type { ClientIdentity } from './client-identity.ts';
 import { toAttrError } from './http-errors.ts';
@@ -34,6 +34,8 @@ export interface HttpServerDeps {
   maxRequestBytes: number;
   serviceVersion: string;
   logLevel: string;
+  /** Send `Server-Timing` with each attribution (ATTR_SERVICE_SERVER_TIMING=1; decision 171). */
+  serverTiming: boolean;
 }
 
 declare module 'fastify' {
@@ -154,7 +156,7 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<FastifyInst
         response: { 200: described(AttributionResponseSchema, 'The attribution response: `ready` or `blocked` with its source footer'), ...errorResponses(...BODY_ERRORS, ...PROTECTED_ERRORS) },
       },
     },
-    async (request, reply) => sendAttribution(reply, await deps.attribution.attribute(request.body, request.id)),
+    async (request, reply) => sendAttribution(reply, await deps.attribution.attribute(request.body, request.id), deps.serverTiming),
   );
 
   app.post<{ Body: ProviderAttributeRequest }>(
@@ -174,7 +176,7 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<FastifyInst
         },
       },
     },
-    async (request, reply) => sendAttribution(reply, await deps.attribution.attributeWithProvider(request.body, request.id)),
+    async (request, reply) => sendAttribution(reply, await deps.attribution.attributeWithProvider(request.body, request.id), deps.serverTiming),
   );
 
   app.get(
@@ -218,6 +220,12 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<FastifyInst
 }
 
 /** The response arrives as its JSON bytes, serialised where the engine ran: sent as they are, never parsed or re-encoded here. */
-function sendAttribution(reply: FastifyReply, body: Buffer): FastifyReply {
-  return reply.type('application/json; charset=utf-8').send(body);
+function sendAttribution(reply: FastifyReply, released: ReleasedAttribution, serverTiming: boolean): FastifyReply {
+  if (serverTiming) reply.header('server-timing', serverTimingHeader(released.timing));
+  return reply.type('application/json; charset=utf-8').send(released.body);
+}
+
+/** `engine;dur=3.412, handoff;dur=0.301, …` (W3C Server Timing), milliseconds with µs resolution. */
+export function serverTimingHeader(timing: AttributionTiming): string {
+  return (Object.keys(timing) as Array<keyof AttributionTiming>).map((name) => `${name};dur=${timing[name].toFixed(3)}`).join(', ');
 }

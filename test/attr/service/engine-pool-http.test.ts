@@ -101,3 +101,37 @@ test('engine.workers 0 runs the engine in the service thread and serves the same
     await svc.stop();
   }
 });
+
+test('Server-Timing breaks an attribution down only when ATTR_SERVICE_SERVER_TIMING=1', async () => {
+  const corpus = await loadCorpus(EXAMPLE_CORPUS);
+  const body = { prompt: 'q', output: corpus.sources[0]!.chunks[0]!.text, gross_revenue: '1.00' };
+  const timed = await startServiceProcess({ corpusPath: EXAMPLE_CORPUS, env: { ATTR_SERVICE_SERVER_TIMING: '1' }, configure: (d) => void (d.engine = { workers: 1 }) });
+  try {
+    const res = await timed.request('/v1/attribute', { auth: true, json: body });
+    assert.equal(res.status, 200);
+    await res.arrayBuffer();
+    const header = res.headers.get('server-timing') ?? '';
+    const parts = Object.fromEntries(header.split(', ').map((p) => {
+      const [name, dur] = p.split(';dur=');
+      return [name!, Number(dur)];
+    }));
+    assert.deepEqual(Object.keys(parts), ['engine', 'handoff', 'audit', 'body', 'total']);
+    for (const [name, ms] of Object.entries(parts)) assert.ok(Number.isFinite(ms) && ms >= 0, `${name}=${ms}`);
+    assert.ok(parts.engine! > 0);
+    assert.ok(parts.total! >= parts.engine! + parts.handoff! + parts.audit! - 0.01, header);
+    // Refusals carry none, and neither does a service started without the switch.
+    const refused = await timed.request('/v1/attribute', { auth: true, json: { ...body, gross_revenue: '-1' } });
+    assert.equal(refused.status, 400);
+    assert.equal(refused.headers.get('server-timing'), null);
+  } finally {
+    await timed.stop();
+  }
+  const plain = await startServiceProcess({ corpusPath: EXAMPLE_CORPUS, configure: (d) => void (d.engine = { workers: 1 }) });
+  try {
+    const res = await plain.request('/v1/attribute', { auth: true, json: body });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('server-timing'), null);
+  } finally {
+    await plain.stop();
+  }
+});
