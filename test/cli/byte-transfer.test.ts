@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -89,6 +89,87 @@ describe('svc moves bytes over the raw byte path', () => {
     assert.deepEqual([put.bucket, put.key, put.size], ['cli', 'docs/doc.json', data.length]);
     const got = await s.call('POST', '/v1/s3/objects/get', { key: KEYS.acmeWriter, body: { bucket: 'cli', key: 'docs/doc.json' } });
     assert.ok(Buffer.from(await got.arrayBuffer()).equals(data));
+  });
+
+  test('several files in one run: each stored under its file name, results in order, and rehydrated together into --out-dir', { timeout: 120_000 }, async () => {
+    const sub = mkdtempSync(path.join(dir, 'batch-'));
+    const datas = [corpusFile('random', 3 * 1024 * 1024 + 7, 'cli-batch-a'), corpusFile('log-like', 400_000, 'cli-batch-b'), corpusFile('json', 90_000, 'cli-batch-c')];
+    const files = datas.map((d, i) => {
+      const f = path.join(sub, `part-${i}.bin`);
+      writeFileSync(f, d);
+      return f;
+    });
+    const r = await svc(['execute', '--kind', 'byte_object', '--bucket', 'batch', '--jobs', '2', ...files.flatMap((f) => ['--file', f])]);
+    assert.equal(r.status, 0, r.stderr);
+    const results = JSON.parse(r.stdout) as Array<{ file: string; result: any }>;
+    assert.deepEqual(results.map((x) => x.file), files, 'in the order given');
+    for (const [i, x] of results.entries()) {
+      assert.deepEqual([x.result.bucket, x.result.key, x.result.size], ['batch', `part-${i}.bin`, datas[i]!.length]);
+      const got = await s.call('POST', '/v1/s3/objects/get', { key: KEYS.acmeWriter, body: { bucket: 'batch', key: `part-${i}.bin` } });
+      assert.ok(Buffer.from(await got.arrayBuffer()).equals(datas[i]!));
+    }
+    const ids = results.map((x) => x.result.manifest_id as string);
+    const outDir = path.join(sub, 'restored');
+    const back = await svc(['manifest', 'rehydrate', ...ids, '--out-dir', outDir]);
+    assert.equal(back.status, 0, back.stderr);
+    assert.deepEqual((JSON.parse(back.stdout) as any[]).map((x) => [x.manifest_id, x.bytes]), ids.map((id, i) => [id, datas[i]!.length]));
+    for (const [i, id] of ids.entries()) assert.ok(readFileSync(path.join(outDir, id)).equals(datas[i]!), 'bit for bit');
+    assert.deepEqual(readdirSync(outDir).sort(), [...ids].sort(), 'no temporary file left');
+  });
+
+  test('a batch attempts every file: one that fails does not stop the others, and the run exits 1', async () => {
+    const sub = mkdtempSync(path.join(dir, 'batch-fail-'));
+    const good = [path.join(sub, 'one.bin'), path.join(sub, 'two.bin')];
+    writeFileSync(good[0]!, corpusFile('random', 50_000, 'cli-batch-fail-1'));
+    writeFileSync(good[1]!, corpusFile('random', 60_000, 'cli-batch-fail-2'));
+    const unreadable = path.join(sub, 'a-directory');
+    mkdirSync(unreadable);
+    const r = await svc(['execute', '--kind', 'byte_object', '--bucket', 'batchfail', '--file', good[0]!, '--file', unreadable, '--file', good[1]!]);
+    assert.equal(r.status, 1);
+    const results = JSON.parse(r.stdout) as Array<{ file: string; result?: any; error?: any }>;
+    assert.equal(results[0]!.result.key, 'one.bin');
+    assert.match(results[1]!.error.error.message, /EISDIR/);
+    assert.equal(results[2]!.result.key, 'two.bin', 'the file after the failure was stored');
+
+    const ids = [results[0]!.result.manifest_id as string, 'mf_doesnotexist', results[2]!.result.manifest_id as string];
+    const outDir = path.join(sub, 'out');
+    const back = await svc(['manifest', 'rehydrate', ...ids, '--out-dir', outDir]);
+    assert.equal(back.status, 1);
+    const restored = JSON.parse(back.stdout) as any[];
+    assert.equal(restored[1].error.error.code, 'manifest_not_found');
+    assert.deepEqual(readdirSync(outDir).sort(), [ids[0], ids[2]].sort(), 'the others were written, nothing for the missing one');
+  });
+
+  test('batch usage errors exit 2 before anything is sent', async () => {
+    const sub = mkdtempSync(path.join(dir, 'batch-usage-'));
+    const a = path.join(sub, 'x', 'same.bin');
+    const b = path.join(sub, 'y', 'same.bin');
+    mkdirSync(path.dirname(a));
+    mkdirSync(path.dirname(b));
+    writeFileSync(a, 'a');
+    writeFileSync(b, 'b');
+    const listUsage = async () => {
+      const res = await s.call('POST', '/v1/s3/objects/list', { key: KEYS.acmeWriter, body: { bucket: 'usage' } });
+      assert.equal(res.status, 200);
+      return ((await res.json()) as { objects: unknown[] }).objects;
+    };
+    const clash = await runSvc(['execute', '--kind', 'byte_object', '--bucket', 'usage', '--file', a, '--file', b], env());
+    assert.equal(clash.status, 2);
+    assert.match(clash.stderr, /would both be stored as s3:\/\/usage\/same\.bin/);
+    const keyed = await runSvc(['execute', '--kind', 'byte_object', '--key', 'k', '--file', a, '--file', b], env());
+    assert.equal(keyed.status, 2);
+    assert.match(keyed.stderr, /--key and --logical-ref name one object/);
+    const missing = await runSvc(['execute', '--kind', 'byte_object', '--file', a, '--file', path.join(sub, 'absent')], env());
+    assert.equal(missing.status, 2);
+    assert.deepEqual(await listUsage(), [], 'nothing stored');
+    const noDir = await runSvc(['manifest', 'rehydrate', 'mf_a', 'mf_b'], env());
+    assert.equal(noDir.status, 2);
+    assert.match(noDir.stderr, /--out-dir/);
+    const escape = await runSvc(['manifest', 'rehydrate', '../x', '--out-dir', sub], env());
+    assert.equal(escape.status, 2);
+    assert.match(escape.stderr, /not a manifest id/);
+    const jobs = await runSvc(['manifest', 'rehydrate', 'mf_a', '--out-dir', sub, '--jobs', '0'], env());
+    assert.equal(jobs.status, 2);
   });
 
   test('a refusal exits 1 with the server error', async () => {

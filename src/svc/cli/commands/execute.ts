@@ -11,10 +11,11 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
+import { anyFailed, batchError, parseJobs, runBatch } from '../batch.ts';
 import { uploadFile } from '../byte-transfer.ts';
 import type { SvcClient } from '../client.ts';
 import { type Progress, progress } from '../progress.ts';
-import { clientFor, run } from '../runtime.ts';
+import { EXIT, clientFor, run } from '../runtime.ts';
 import { collectMeta, workUnitBodyFromFile } from '../work-unit-input.ts';
 
 interface ExecuteFileOptions {
@@ -68,12 +69,47 @@ async function executeByteFile(client: SvcClient, o: ExecuteFileOptions): Promis
   }
 }
 
+/**
+ * Several byte_object files in one run (decision 173): each its own work unit
+ * (or object, keyed by its file name, with `--bucket`), `jobs` at once; every
+ * file is attempted, results in the order given. One progress line on a
+ * terminal for the bytes sent over all files.
+ */
+async function executeByteFiles(client: SvcClient, o: ExecuteFileOptions, files: readonly string[], jobs: number): Promise<Array<{ file: string; result?: unknown; error?: unknown }>> {
+  if (o.key !== undefined || o.logicalRef !== undefined) {
+    throw new Error('--key and --logical-ref name one object: give one --file, or let each file be named by its file name');
+  }
+  const sizes = files.map((f) => statSync(f).size); // a missing file is a usage error before anything is sent
+  if (o.bucket !== undefined) {
+    const seen = new Map<string, string>();
+    for (const f of files) {
+      const key = path.basename(f);
+      const other = seen.get(key);
+      if (other !== undefined) throw new Error(`${other} and ${f} would both be stored as s3://${o.bucket}/${key}: store them in separate runs or with --key`);
+      seen.set(key, f);
+    }
+  }
+  const bar = progress(`storing ${files.length} files`, sizes.reduce((a, b) => a + b, 0));
+  const sent = new Array<number>(files.length).fill(0);
+  const outcomes = await runBatch(files, jobs, (file, i) => {
+    const { method, route } = rawTarget({ ...o, file });
+    return uploadFile(client.endpoint, method, route, file, (phase, bytes) => {
+      if (phase !== 'uploading') return;
+      sent[i] = bytes;
+      bar.update(sent.reduce((a, b) => a + b, 0));
+    });
+  });
+  bar.finish();
+  return outcomes.map((r, i) => (r.ok ? { file: files[i]!, result: r.value } : { file: files[i]!, error: batchError(r.error) }));
+}
+
 export function register(program: Command): void {
   program
     .command('execute')
     .description('create, plan and execute a work unit from a file (byte_object: streamed raw and stored exactly; prompt_request etc.: through the AI gateway; prints the Execute result)')
     .requiredOption('--kind <kind>', 'byte_object | prompt_request | completion_request | embedding_request')
-    .requiredOption('--file <path>', 'the object (byte_object) or the JSON request (e.g. {"messages":[…]})')
+    .requiredOption('--file <path>', 'the object (byte_object) or the JSON request (e.g. {"messages":[…]}); byte_object: repeatable, several files in one run', (v: string, prev: string[] = []) => [...prev, v])
+    .option('--jobs <n>', 'byte_object with several --file: files sent at once (default 2)')
     .option('--contract <contract>', 'exact_bytes | semantic')
     .option('--tenant <tenant>')
     .option('--logical-ref <ref>', 'scheme://path (default: file:// URL of --file)')
@@ -83,14 +119,25 @@ export function register(program: Command): void {
     .option('--bucket <bucket>', 'byte_object: store as the object s3://<bucket>/<key> through the object gateway (default bucket with --key: cli-uploads)')
     .option('--key <key>', 'byte_object: the object key (default with --bucket: the file name)')
     .action((o, cmd: Command) =>
-      run(cmd, async (g) => {
-        const client = clientFor(g);
-        if (o.kind === 'byte_object') return executeByteFile(client, o);
-        const body = workUnitBodyFromFile({ kind: o.kind, file: o.file, tenant: o.tenant, logicalRef: o.logicalRef, contract: o.contract, metadata: o.meta });
-        if (o.mode) body.mode = o.mode;
-        if (o.transform) body.transforms = o.transform;
-        return client.json('POST', '/v1/work-units/execute', body);
-      }),
+      run(
+        cmd,
+        async (g) => {
+          const client = clientFor(g);
+          const files = o.file as string[];
+          if (files.length > 1) {
+            if (o.kind !== 'byte_object') throw new Error('several --file are for --kind byte_object only');
+            return executeByteFiles(client, o, files, parseJobs(o.jobs));
+          }
+          const one = { ...o, file: files[0]! };
+          if (o.kind === 'byte_object') return executeByteFile(client, one);
+          const body = workUnitBodyFromFile({ kind: o.kind, file: one.file, tenant: o.tenant, logicalRef: o.logicalRef, contract: o.contract, metadata: o.meta });
+          if (o.mode) body.mode = o.mode;
+          if (o.transform) body.transforms = o.transform;
+          return client.json('POST', '/v1/work-units/execute', body);
+        },
+        // Several files: 1 when any of them failed (each result says which), after every file was attempted.
+        (result) => (Array.isArray(result) && anyFailed(result) ? EXIT.failed : EXIT.ok),
+      ),
     );
 
   const workUnit = program.commands.find((c) => c.name() === 'work-unit') ?? program.command('work-unit').description('work units');

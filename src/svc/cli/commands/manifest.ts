@@ -1,14 +1,37 @@
 /** `svc manifest get|rehydrate|list|explore|export|import`. */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import type { Command } from 'commander';
-import { downloadTo } from '../byte-transfer.ts';
+import { anyFailed, batchError, parseJobs, runBatch } from '../batch.ts';
+import { type Endpoint, downloadTo } from '../byte-transfer.ts';
 import { progress } from '../progress.ts';
 import { parseRangeOption } from '../range-option.ts';
-import { clientFor, run } from '../runtime.ts';
+import { EXIT, clientFor, run } from '../runtime.ts';
 
 function query(params: Record<string, string | boolean | undefined>): string {
   const entries = Object.entries(params).filter((e): e is [string, string | boolean] => e[1] !== undefined && e[1] !== false);
   return entries.length ? `?${new URLSearchParams(entries.map(([k, v]): [string, string] => [k, String(v)])).toString()}` : '';
+}
+
+/**
+ * Several manifests in one run (decision 173): each written to
+ * `<out-dir>/<manifest id>` (aside, renamed when complete and verified),
+ * `--jobs` at once, every one attempted, results in the order given.
+ */
+async function rehydrateMany(endpoint: Endpoint, route: (id: string) => string, ids: readonly string[], o: { out?: string; outDir?: string; range?: string; jobs?: string }) {
+  if (o.outDir === undefined) throw new Error('several manifests need --out-dir (each is written to <dir>/<manifest id>)');
+  if (o.out !== undefined || o.range !== undefined) throw new Error('--out and --range apply to one manifest: give one id without --out-dir');
+  if (new Set(ids).size !== ids.length) throw new Error('a manifest id is given twice');
+  // The id becomes a file name: nothing that could leave the directory.
+  const unsafe = ids.find((id) => !/^[A-Za-z0-9_-]{1,128}$/.test(id));
+  if (unsafe !== undefined) throw new Error(`not a manifest id: ${JSON.stringify(unsafe)}`);
+  const jobs = parseJobs(o.jobs);
+  mkdirSync(o.outDir, { recursive: true });
+  const outcomes = await runBatch(ids, jobs, (id) => downloadTo(endpoint, 'POST', route(id), {}, path.join(o.outDir!, id)));
+  return outcomes.map((r, i) => {
+    const id = ids[i]!;
+    return r.ok ? { manifest_id: id, bytes: r.value.bytes, out: path.join(o.outDir!, id) } : { manifest_id: id, error: batchError(r.error) };
+  });
 }
 
 export function register(program: Command): void {
@@ -20,17 +43,28 @@ export function register(program: Command): void {
     .action((id: string, _o, cmd: Command) => run(cmd, async (g) => clientFor(g).json('GET', `/v1/manifests/${encodeURIComponent(id)}`)));
 
   manifest
-    .command('rehydrate <id>')
-    .description('write the object bytes (verified) to --out or stdout')
+    .command('rehydrate <id...>')
+    .description('write the object bytes (verified) to --out or stdout; several manifests: each to <out-dir>/<manifest id>')
     .option('--range <start:end>', 'a byte range: a:b inclusive, a: to the end, :n the last n bytes')
     .option('--out <file>', 'write to this file instead of stdout')
-    .action((id: string, o, cmd: Command) =>
-      run(cmd, async (g) => {
-        const body = o.range ? { range: parseRangeOption(o.range) } : {};
-        // Streamed to the file (or stdout) as it arrives: never held in memory, written asynchronously.
-        const got = await downloadTo(clientFor(g).endpoint, 'POST', `/v1/manifests/${encodeURIComponent(id)}/rehydrate`, body, o.out ?? process.stdout);
-        return o.out ? { manifest_id: id, bytes: got.bytes, out: o.out, content_range: got.contentRange } : undefined;
-      }),
+    .option('--out-dir <dir>', 'several manifests (or one): write each to <dir>/<manifest id>')
+    .option('--jobs <n>', 'several manifests: transfers at once (default 2)')
+    .action((ids: string[], o, cmd: Command) =>
+      run(
+        cmd,
+        async (g) => {
+          const endpoint = clientFor(g).endpoint;
+          const route = (id: string) => `/v1/manifests/${encodeURIComponent(id)}/rehydrate`;
+          if (o.outDir !== undefined || ids.length > 1) return rehydrateMany(endpoint, route, ids, o);
+          const id = ids[0]!;
+          const body = o.range ? { range: parseRangeOption(o.range) } : {};
+          // Streamed to the file (or stdout) as it arrives: never held in memory, written asynchronously.
+          const got = await downloadTo(endpoint, 'POST', route(id), body, o.out ?? process.stdout);
+          return o.out ? { manifest_id: id, bytes: got.bytes, out: o.out, content_range: got.contentRange } : undefined;
+        },
+        // Several manifests: 1 when any of them failed (each result says which), after every one was attempted.
+        (result) => (Array.isArray(result) && anyFailed(result) ? EXIT.failed : EXIT.ok),
+      ),
     );
 
   manifest
