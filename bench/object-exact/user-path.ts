@@ -1,9 +1,9 @@
 /**
- * The user path of object-exact-v1: `svc execute --kind byte_object --file f
- * --bucket b --key k` per file and `svc manifest rehydrate <id> --out f` per
- * object, each a CLI process against `svc serve` in its own process
- * (svc-process.ts), next to `restic backup` / `restic restore` of the same
- * files. Every figure is client wall time, start to exit, Node start-up
+ * The user path of object-exact-v1: `svc execute --kind byte_object --bucket b
+ * --file f1 --file f2 …` and `svc manifest rehydrate <id…> --out-dir d` (one
+ * CLI process each, as `restic backup` / `restic restore` are run; or, in
+ * `per-file` mode, one process per file and per object) against `svc serve`
+ * in its own process (svc-process.ts), next to restic on the same files. Every figure is client wall time, start to exit, Node start-up
  * included — what a user waits for.
  */
 import { createHash } from 'node:crypto';
@@ -54,42 +54,69 @@ function manifestIdOf(a: ExecuteAnswer): string {
   return id;
 }
 
-/** Ingests every file through the CLI, one process per file, in order. */
-export async function ingestFiles(server: SvcServer, files: UserFile[], bucket: string, nodeFlags: string[] = []) {
+/**
+ * How the CLI is driven: `batch` — one `svc execute` process for all the files
+ * (`--file` repeated, the CLI's default `--jobs`) and one `svc manifest
+ * rehydrate … --out-dir` for all the objects, as a user moving several files
+ * runs it and as restic is run; `per-file` — one process per file and per
+ * object (the previous user path, start-up paid every time).
+ */
+export type CliMode = 'batch' | 'per-file';
+
+/** Ingests the files through the CLI, in order. */
+export async function ingestFiles(server: SvcServer, files: UserFile[], bucket: string, nodeFlags: string[] = [], mode: CliMode = 'batch') {
   const manifests: UserRound['manifests'] = [];
   let ms = 0;
-  let lastReported = 0;
-  for (const f of files) {
-    const r = await runCli(['--json', 'execute', '--kind', 'byte_object', '--file', f.file, '--bucket', bucket, '--key', f.name], server, nodeFlags);
-    ms += r.ms;
-    const answer = JSON.parse(r.stdout) as ExecuteAnswer;
-    manifests.push({ name: f.name, manifest_id: manifestIdOf(answer), sha256: answer.output?.sha256 ?? '' });
-    lastReported = answer.details?.bytes_stored ?? answer.manifest?.bytes_stored ?? 0;
+  const answers: ExecuteAnswer[] = [];
+  if (mode === 'batch') {
+    const r = await runCli(['--json', 'execute', '--kind', 'byte_object', '--bucket', bucket, ...files.flatMap((f) => ['--file', f.file])], server, nodeFlags);
+    ms = r.ms;
+    // One --file prints its result alone; several print one { file, result } per file.
+    const out = JSON.parse(r.stdout) as ExecuteAnswer | Array<{ result: ExecuteAnswer }>;
+    if (Array.isArray(out)) for (const item of out) answers.push(item.result);
+    else answers.push(out);
+  } else {
+    for (const f of files) {
+      const r = await runCli(['--json', 'execute', '--kind', 'byte_object', '--file', f.file, '--bucket', bucket, '--key', f.name], server, nodeFlags);
+      ms += r.ms;
+      answers.push(JSON.parse(r.stdout) as ExecuteAnswer);
+    }
   }
-  return { ms, manifests, lastReported };
+  for (const [i, answer] of answers.entries()) manifests.push({ name: files[i]!.name, manifest_id: manifestIdOf(answer), sha256: answer.output?.sha256 ?? '' });
+  const last = answers.at(-1);
+  return { ms, manifests, lastReported: last?.details?.bytes_stored ?? last?.manifest?.bytes_stored ?? 0 };
 }
 
 /** Restores every object through the CLI into `dir`; returns the wall time and how many came back bit-exact. */
-export async function restoreFiles(server: SvcServer, files: UserFile[], manifests: UserRound['manifests'], dir: string, nodeFlags: string[] = []) {
+export async function restoreFiles(server: SvcServer, files: UserFile[], manifests: UserRound['manifests'], dir: string, nodeFlags: string[] = [], mode: CliMode = 'batch') {
   mkdirSync(dir, { recursive: true });
   let ms = 0;
-  for (const m of manifests) ms += (await runCli(['manifest', 'rehydrate', m.manifest_id, '--out', path.join(dir, m.name)], server, nodeFlags)).ms;
-  const exact = files.filter((f) => sha256File(path.join(dir, f.name)) === f.sha256).length;
+  const outOf = new Map<string, string>();
+  if (mode === 'batch') {
+    ms = (await runCli(['manifest', 'rehydrate', ...manifests.map((m) => m.manifest_id), '--out-dir', dir], server, nodeFlags)).ms;
+    for (const m of manifests) outOf.set(m.name, path.join(dir, m.manifest_id));
+  } else {
+    for (const m of manifests) {
+      ms += (await runCli(['manifest', 'rehydrate', m.manifest_id, '--out', path.join(dir, m.name)], server, nodeFlags)).ms;
+      outOf.set(m.name, path.join(dir, m.name));
+    }
+  }
+  const exact = files.filter((f) => outOf.has(f.name) && sha256File(outOf.get(f.name)!) === f.sha256).length;
   rmSync(dir, { recursive: true, force: true });
   return { ms, exact };
 }
 
 /** One svc round on a fresh state dir: ingest every file (the last is the 1-byte-shifted copy), then restore all. */
-export async function svcUserRound(workDir: string, files: UserFile[], keepStateDir?: string): Promise<UserRound> {
+export async function svcUserRound(workDir: string, files: UserFile[], keepStateDir?: string, mode: CliMode = 'batch'): Promise<UserRound> {
   const stateDir = keepStateDir ?? path.join(workDir, `svc-user-${Date.now()}`);
   mkdirSync(stateDir, { recursive: true });
   const server = await startSvc(stateDir);
   try {
     const chunkDir = path.join(stateDir, 'chunks');
-    const first = await ingestFiles(server, files.slice(0, -1), 'bench');
+    const first = await ingestFiles(server, files.slice(0, -1), 'bench', [], mode);
     const beforeShift = dirSize(chunkDir);
-    const shifted = await ingestFiles(server, files.slice(-1), 'bench');
-    const restore = await restoreFiles(server, files, [...first.manifests, ...shifted.manifests], path.join(workDir, 'svc-user-restore'));
+    const shifted = await ingestFiles(server, files.slice(-1), 'bench', [], mode);
+    const restore = await restoreFiles(server, files, [...first.manifests, ...shifted.manifests], path.join(workDir, 'svc-user-restore'), [], mode);
     const chunkBytes = dirSize(chunkDir);
     return {
       ingestMs: first.ms + shifted.ms,
