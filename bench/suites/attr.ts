@@ -366,20 +366,25 @@ export default async function run(args: string[]): Promise<BenchReport> {
     svc = undefined;
 
     const ms = (x: number) => round(x, 2);
-    const breakdownP50 = (key: TimingPart | 'outside' | 'overEngine'): number | null => (breakdown.length === 0 ? null : ms(summarize(breakdown.map((b) => b[key])).p50));
+    /** p50 and mean of one part over the sequential requests: the p50s of skewed parts do not add up, the means do. */
+    const part = (key: TimingPart | 'outside' | 'overEngine'): { p50: number; mean: number } => {
+      const s = summarize(breakdown.map((b) => b[key]));
+      return { p50: ms(s.p50), mean: ms(s.mean) };
+    };
     const sequentialBreakdown =
       breakdown.length === 0
         ? null
         : {
             n: breakdown.length,
-            engine_in_service: breakdownP50('engine'),
-            handoffs: breakdownP50('handoff'),
-            audit_entry_durable: breakdownP50('audit'),
-            body_not_hidden_by_commit: breakdownP50('body'),
-            service_total: breakdownP50('total'),
-            http_and_client: breakdownP50('outside'),
-            over_own_engine: breakdownP50('overEngine'),
+            engine_in_service: part('engine'),
+            handoffs: part('handoff'),
+            audit_entry_durable: part('audit'),
+            body_not_hidden_by_commit: part('body'),
+            service_total: part('total'),
+            http_and_client: part('outside'),
+            over_own_engine: part('overEngine'),
           };
+    const pm = (x: { p50: number; mean: number }): string => `${x.p50} / ${x.mean}`;
     const chainIntact = audit.ok && audit.head_seq === metrics.attribution_requests_total;
     const overheadMs = attributeLatency.p50 - engineLatency.p50;
     const rpsTarget = (TARGET_THROUGHPUT_SHARE * cores * 1000) / engineLatency.p50;
@@ -415,8 +420,8 @@ export default async function run(args: string[]): Promise<BenchReport> {
       service_overhead_p50_ms: ms(overheadMs),
       service_overhead_share_of_engine_p50: round(overheadMs / engineLatency.p50, 3),
       service_overhead_minus_commit_floor_p50_ms: ms(overheadMs - commitFloor.p50),
-      // p50 of each part over the sequential requests (Server-Timing); over_own_engine: HTTP time minus that request's engine.
-      sequential_breakdown_ms_p50: sequentialBreakdown,
+      // p50 and mean of each part over the sequential requests (Server-Timing); over_own_engine: HTTP time minus that request's engine.
+      sequential_breakdown_ms: sequentialBreakdown,
       throughput_target_rps: round(rpsTarget, 1),
       // Independent of the neighbours: what the service costs in CPU next to what the engine alone costs.
       service_cpu_share_of_engine_cpu: serviceCpuTotal === undefined ? null : round(engineCpuMs / engineLatency.n / (serviceCpuTotal / attributeThroughput.requests), 3),
@@ -473,11 +478,11 @@ export default async function run(args: string[]): Promise<BenchReport> {
           ...(sequentialBreakdown === null
             ? []
             : [[
-                'sequential request, where the time goes (Server-Timing, p50 of each part)',
-                sequentialBreakdown.service_total ?? '',
+                'sequential request, where the time goes (Server-Timing; each part p50 / mean ms)',
+                sequentialBreakdown.service_total.p50,
                 '',
                 '',
-                `engine in the service's worker ${sequentialBreakdown.engine_in_service} ms (anchor ${ms(engineLatency.p50)}); thread hand-offs ${sequentialBreakdown.handoffs}; audit entry built and durable ${sequentialBreakdown.audit_entry_durable} (commit floor ${ms(commitFloor.p50)}); serialisation not hidden by the commit ${sequentialBreakdown.body_not_hidden_by_commit}; p50 column: the service from handler to release; HTTP and client around it ${sequentialBreakdown.http_and_client} (healthz ${ms(healthzLatency.p50)}, with a ${round(sampleReply.body.length / 1000, 0)} KB body instead of 15 B); HTTP time minus the request's own engine time ${sequentialBreakdown.over_own_engine} ms`,
+                `engine in the service's worker ${pm(sequentialBreakdown.engine_in_service)} (anchor p50 ${ms(engineLatency.p50)}); thread hand-offs ${pm(sequentialBreakdown.handoffs)}; audit entry built and durable ${pm(sequentialBreakdown.audit_entry_durable)} (commit floor p50 ${ms(commitFloor.p50)}); serialisation not hidden by the commit ${pm(sequentialBreakdown.body_not_hidden_by_commit)}; the service from handler to release ${pm(sequentialBreakdown.service_total)} (p50 column; the means of the parts, with the µs of admission checks, add up to its mean, the p50s of skewed parts do not); HTTP and client around it ${pm(sequentialBreakdown.http_and_client)} (healthz p50 ${ms(healthzLatency.p50)}, with a ${round(sampleReply.body.length / 1000, 0)} KB body instead of 15 B); HTTP time minus the request's own engine time ${pm(sequentialBreakdown.over_own_engine)}`,
               ]]),
           ['anchor: engine only, same answer, in a worker thread of the bench', ms(engineLatency.p50), ms(engineLatency.p95), '', `${ENGINE_WARMUP} warm-up calls, then samples interleaved with the sequential HTTP samples and the throughput windows; mean CPU ${results.baseline_engine_only_cpu_ms_mean} ms/call; service: ${engineLoad}`],
           [
