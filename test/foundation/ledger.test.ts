@@ -9,7 +9,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { LedgerAppender } from '../../src/svc/ledger/appender.ts';
 import { canonicalEventBody } from '../../src/svc/ledger/event.ts';
-import { verifyLedger } from '../../src/svc/ledger/verify.ts';
+import { type VerifyStats, verifyLedger } from '../../src/svc/ledger/verify.ts';
 import { canonicalJson } from '../../src/core/canonical-json.ts';
 import { chainHash } from '../../src/core/hash-chain.ts';
 import { openDb } from '../../src/svc/store/open-db.ts';
@@ -40,12 +40,20 @@ for (const engine of engines()) {
       assert.equal(report.checked, 10_000);
     });
 
-    // Sequential, and in chunks shared by threads with chunk boundaries at 5,000|5,001 (the calling thread and a worker)
-    // and 3,334|3,335 (worker threads only, so every chunk crosses a thread): every mode must report the same break,
-    // also for a victim at a boundary.
+    // Sequential, and in chunks shared by threads with chunk boundaries at 5,000|5,001 (the calling thread and a worker,
+    // as they come), 2,500|2,501 with the first chunks dealt (the calling thread verifies 1–2,500 and the worker
+    // 2,501–5,000, the rest as they come) and 3,334|3,335 (worker threads only, so every chunk crosses a thread):
+    // every mode must report the same break, also for a victim at a boundary and in either thread's share.
+    const dealt = async () => {
+      const stats: VerifyStats = { threadCpuSeconds: [] };
+      const report = await verifyLedger(fx.store.ledger, { target: fx.target, workers: 2, parallelMinEvents: 0, chunkEvents: 2_500, dealFirstChunks: true, stats });
+      assert.deepEqual(stats.chunkThreads!.slice(0, 2), [0, 1].slice(0, stats.chunkThreads!.length), 'the calling thread verified chunk 0, the worker chunk 1');
+      return report;
+    };
     const verifyModes = () => [
       { name: 'sequential', run: () => verifyLedger(fx.store.ledger) },
       { name: 'caller + 1 worker', run: () => verifyLedger(fx.store.ledger, { target: fx.target, workers: 2, parallelMinEvents: 0, chunkEvents: 5_000 }) },
+      { name: 'caller + 1 worker, first chunks dealt', run: dealt },
       { name: '3 workers only', run: () => verifyLedger(fx.store.ledger, { target: fx.target, workers: 3, parallelMinEvents: 0, chunkEvents: 3_334, callerThread: false }) },
     ];
 
@@ -57,16 +65,17 @@ for (const engine of engines()) {
     });
 
     test('parallel verification agrees with the sequential walk on an intact chain', async () => {
-      const [seq, two, three] = await Promise.all(verifyModes().map((m) => m.run()));
-      // Which threads got chunks depends on timing; the worker-only mode used at least one worker.
+      const [seq, two, dealtTwo, three] = await Promise.all(verifyModes().map((m) => m.run()));
+      // Which threads got chunks depends on timing (the dealt mode: both); the worker-only mode used at least one worker.
       assert.ok(two!.workers >= 1 && two!.workers <= 2);
+      assert.equal(dealtTwo!.workers, 2);
       assert.ok(three!.workers >= 1 && three!.workers <= 3);
-      for (const r of [two!, three!]) assert.deepEqual({ ...r, duration_ms: 0, workers: 0 }, { ...seq!, duration_ms: 0, workers: 0 });
+      for (const r of [two!, dealtTwo!, three!]) assert.deepEqual({ ...r, duration_ms: 0, workers: 0 }, { ...seq!, duration_ms: 0, workers: 0 });
     });
 
     for (const column of ['payload', 'actor', 'type', 'ts', 'tenant', 'prev_hash', 'hash']) {
       test(`flipping a byte of ${column} in a stored event breaks verification at that event (sequential and parallel)`, async () => {
-        for (const at of [5_000, 5_001, 3_335]) {
+        for (const at of [1_000, 2_500, 2_501, 3_335, 5_000, 5_001]) {
           const victim = (await fx.store.ledger.scan(at - 1, 1))[0]!;
           const original = String(victim[column as keyof typeof victim]);
           const flipped = original.slice(0, 2) + (original[2] === 'a' ? 'b' : 'a') + original.slice(3);
@@ -112,8 +121,25 @@ for (const engine of engines()) {
       assert.equal((await verifyLedger(fx.store.ledger)).ok, true);
     });
 
+    test("with breaks in both threads' shares, the earliest is reported, whichever thread finds it first", async () => {
+      // Dealt mode: 1,000 is the calling thread's, 3,335 the worker's, 8,000 whichever thread takes that chunk.
+      for (const ats of [[1_000, 3_335], [3_335, 8_000], [2_501, 3_335]]) {
+        const victims = await Promise.all(ats.map(async (at) => (await fx.store.ledger.scan(at - 1, 1))[0]!));
+        for (const v of victims) await fx.store.db.run('UPDATE ledger_events SET actor = $1 WHERE seq = $2', [`${v.actor}!`, v.seq]);
+        try {
+          for (const mode of verifyModes()) {
+            const report = await mode.run();
+            assert.deepEqual([report.ok, report.firstBreak?.kind, report.firstBreak?.position, report.first_bad_event_id, report.checked], [false, 'entry_hash_mismatch', Number(victims[0]!.seq), victims[0]!.id, Number(victims[0]!.seq)], `${mode.name}, seqs ${ats.join(' and ')}`);
+          }
+        } finally {
+          for (const v of victims) await fx.store.db.run('UPDATE ledger_events SET actor = $1 WHERE seq = $2', [v.actor, v.seq]);
+        }
+      }
+      assert.equal((await verifyLedger(fx.store.ledger)).ok, true);
+    });
+
     test('a deleted event is reported as a gap, also when it ends a parallel range', async () => {
-      for (const at of [100, 5_000]) {
+      for (const at of [100, 2_500, 5_000]) {
         const victim = (await fx.store.ledger.scan(at - 1, 1))[0]!;
         const next = (await fx.store.ledger.scan(at, 1))[0]!;
         await fx.store.db.run('DELETE FROM ledger_events WHERE seq = $1', [victim.seq]);

@@ -3,10 +3,10 @@
  * each prev_hash, each recomputed hash. Reports the first broken link.
  *
  * Large ledgers are verified in parallel: the chain up to the head read at
- * the start is cut into chunks of contiguous seqs, handed out one at a time
- * to the calling thread and to worker threads (each over its own
- * connection), so a thread that starts late or runs on a busy core simply
- * takes fewer chunks. The chunks are stitched in chain order (chunk k's first
+ * the start is cut into chunks of contiguous seqs that the calling thread
+ * and worker threads (each over its own connection) claim one at a time from
+ * a shared queue (verify-queue.ts), so a thread that starts late or runs on a
+ * busy core simply takes fewer chunks. The chunks are stitched in chain order (chunk k's first
  * prev_hash must equal chunk k−1's last hash; the first must start at the
  * genesis hash). The first break reported is the earliest one in chain order,
  * exactly as the sequential walk would report it. Events appended while
@@ -18,7 +18,8 @@ import { type ChainBreak, type ChainReport, GENESIS_HASH } from '../../core/hash
 import { type DbTarget, openDb } from '../store/open-db.ts';
 import { LedgerRepository } from '../store/repositories/ledger.ts';
 import { type RangeResult, VERIFY_MMAP_BYTES, verifyRange } from './verify-range.ts';
-import type { WorkerReply, WorkerRequest } from './verify-worker.ts';
+import { ChunkQueue } from './verify-queue.ts';
+import type { WorkerData, WorkerReply, WorkerRequest } from './verify-worker.ts';
 
 /** Below this many events a single pass is faster than starting workers. */
 export const PARALLEL_MIN_EVENTS = 100_000;
@@ -45,12 +46,21 @@ export interface VerifyOptions {
   chunkEvents?: number;
   /** Whether the calling thread verifies chunks too (default true); false: worker threads only. */
   callerThread?: boolean;
-  /** Filled in by a parallel run, for benchmarks: CPU seconds each thread spent on its chunks (the calling thread first). */
+  /**
+   * Start only once every worker is ready, and deal each thread's first chunk in order (the calling thread chunk 0,
+   * worker i chunk i); the queue hands out the rest. Slower (the calling thread waits for the workers' start-up):
+   * tests use it to know which thread verifies which chunk.
+   */
+  dealFirstChunks?: boolean;
+  /** Filled in by a parallel run, for benchmarks and tests. */
   stats?: VerifyStats;
 }
 
 export interface VerifyStats {
+  /** CPU seconds each thread spent on its chunks (the calling thread first, then each worker). */
   threadCpuSeconds: number[];
+  /** Which thread verified each chunk the report covers (0: the calling thread when it verifies, then the workers). */
+  chunkThreads?: number[];
 }
 
 /** A worker cannot reach an in-memory SQLite database. */
@@ -80,8 +90,8 @@ export async function verifyLedger(repo: LedgerRepository, options: VerifyOption
       return { ...stitch([range]), duration_ms: Math.round(performance.now() - started), workers: 1 };
     }
     const chunks = options.chunkEvents === undefined ? guidedChunks(headSeq, threads) : fixedChunks(headSeq, Math.max(1, options.chunkEvents));
-    const { ranges, threadsUsed, threadCpuSeconds } = await verifyChunks(reader, options.target!, chunks, threads, callerThread);
-    if (options.stats) options.stats.threadCpuSeconds = threadCpuSeconds;
+    const { ranges, threadsUsed, threadCpuSeconds, chunkThreads } = await verifyChunks(reader, options.target!, chunks, threads, callerThread, options.dealFirstChunks ?? false);
+    if (options.stats) Object.assign(options.stats, { threadCpuSeconds, chunkThreads });
     return { ...stitch(ranges), duration_ms: Math.round(performance.now() - started), workers: threadsUsed };
   } finally {
     await own?.close();
@@ -108,100 +118,94 @@ export function guidedChunks(headSeq: number, threads: number): Array<readonly [
 }
 
 /**
- * Verifies the chunks with the calling thread and `threads − 1` workers pulling from one queue. Once a chunk holds a
- * break, later chunks are not started (the earliest break is all the report names) and the result ends there.
+ * Verifies the chunks with the calling thread and `threads − 1` workers claiming from one shared queue
+ * (verify-queue.ts): each thread takes its next chunk itself the moment it finishes one. Once a chunk holds a break,
+ * later chunks are not started (the earliest break is all the report names) and the result ends there.
  */
-async function verifyChunks(repo: LedgerRepository, target: DbTarget, chunks: ReadonlyArray<readonly [number, number]>, threads: number, callerThread: boolean): Promise<{ ranges: RangeResult[]; threadsUsed: number; threadCpuSeconds: number[] }> {
+async function verifyChunks(repo: LedgerRepository, target: DbTarget, chunks: ReadonlyArray<readonly [number, number]>, threads: number, callerThread: boolean, dealt: boolean): Promise<{ ranges: RangeResult[]; threadsUsed: number; threadCpuSeconds: number[]; chunkThreads: number[] }> {
   const ranges: RangeResult[] = [];
+  const chunkThreads: number[] = [];
+  const workerCount = callerThread ? Math.min(threads - 1, chunks.length - 1) : Math.min(threads, chunks.length);
+  // Dealt: thread i (the calling thread first) verifies chunk i first; the queue hands out the rest.
+  const queue = new ChunkQueue(chunks.length, dealt ? workerCount + (callerThread ? 1 : 0) : 0);
   let callerCpu = 0;
-  let next = 0;
-  let inFlight = 0;
-  let stopAfter = Number.POSITIVE_INFINITY;
-  let threadsUsed = callerThread ? 1 : 0;
+  let done = false;
   let finish!: () => void;
   let fail!: (err: unknown) => void;
   const finished = new Promise<void>((resolve, reject) => {
     finish = resolve;
     fail = reject;
   });
-  const exhausted = () => next >= chunks.length || next > stopAfter;
-  const take = (): number | undefined => {
-    if (exhausted()) return undefined;
-    inFlight++;
-    return next++;
-  };
-  const settle = (k: number, r: RangeResult) => {
+  // Done when every chunk the report needs has its result (a worker may still be on a chunk past a break).
+  const settle = (k: number, r: RangeResult, thread: number) => {
     ranges[k] = r;
-    if (r.firstBreak) stopAfter = Math.min(stopAfter, k);
-    inFlight--;
-    if (inFlight === 0 && exhausted()) finish();
+    chunkThreads[k] = thread;
+    if (r.firstBreak) queue.breakAt(k);
+    for (let i = 0; i < queue.wanted; i++) if (ranges[i] === undefined) return;
+    done = true;
+    finish();
   };
-  const workers = Array.from({ length: callerThread ? Math.min(threads - 1, chunks.length - 1) : Math.min(threads, chunks.length) }, () => new VerifyWorker(target));
-  for (const w of workers) {
-    const feed = () => {
-      const k = take();
-      if (k === undefined) return;
-      if (!w.served) {
-        w.served = true;
-        threadsUsed++;
-      }
-      w.chunk = k;
-      w.worker.postMessage({ kind: 'verify', fromSeq: chunks[k]![0], toSeq: chunks[k]![1] } satisfies WorkerRequest);
-    };
+  const workers = Array.from({ length: workerCount }, () => new VerifyWorker(target, queue, chunks, dealt));
+  workers.forEach((w, i) => {
+    const thread = i + (callerThread ? 1 : 0);
     w.worker.on('message', (m: WorkerReply) => {
       if (m.kind === 'ready') {
-        w.ready = true;
-        return feed();
-      }
-      if (m.kind === 'error') return fail(new Error(`ledger verify worker: ${m.message}`));
-      const k = w.chunk!;
-      w.chunk = undefined;
-      w.cpuSeconds += m.cpuSeconds;
-      settle(k, m.result);
-      feed();
+        w.state = 'running';
+        if (dealt && workers.every((x) => x.state !== 'starting')) startDealt();
+      } else if (m.kind === 'result') {
+        w.cpuSeconds += m.cpuSeconds;
+        settle(m.chunk, m.result, thread);
+      } else if (m.kind === 'idle') w.state = 'idle';
+      else fail(new Error(`ledger verify worker: ${m.message}`));
     });
     w.worker.once('error', (err) => fail(new Error(`ledger verify worker: ${err.message}`)));
-    w.worker.once('exit', (code) => w.chunk !== undefined && fail(new Error(`ledger verify worker exited with code ${code}`)));
-  }
-  // The calling thread takes chunks too: it needs no start-up, and between its pages it hands chunks to workers.
-  if (callerThread) {
-    void (async () => {
-      for (let k = take(); k !== undefined; k = take()) {
-        const cpu = process.threadCpuUsage();
-        const range = await verifyRange(repo, chunks[k]![0], chunks[k]![1]);
-        const used = process.threadCpuUsage(cpu);
-        callerCpu += (used.user + used.system) / 1e6;
-        settle(k, range);
-      }
-    })().catch(fail);
-  }
+    w.worker.once('exit', (code) => !done && w.state !== 'idle' && fail(new Error(`ledger verify worker exited with code ${code}`)));
+  });
+  // The calling thread verifies too: it needs no start-up, so it works alone until the workers are ready.
+  const callerRun = async (first: number | undefined) => {
+    for (let k = first ?? queue.claim(); k !== undefined; k = queue.claim()) {
+      if (!queue.wants(k)) continue;
+      const cpu = process.threadCpuUsage();
+      const range = await verifyRange(repo, chunks[k]![0], chunks[k]![1]);
+      const used = process.threadCpuUsage(cpu);
+      callerCpu += (used.user + used.system) / 1e6;
+      settle(k, range, 0);
+    }
+  };
+  const startDealt = () => {
+    workers.forEach((w, i) => w.worker.postMessage({ kind: 'start', first: i + (callerThread ? 1 : 0) } satisfies WorkerRequest));
+    if (callerThread) callerRun(0).catch(fail);
+  };
+  if (dealt && workers.length === 0) startDealt();
+  else if (callerThread && !dealt) callerRun(undefined).catch(fail);
   try {
     if (chunks.length > 0) await finished;
   } finally {
-    // Workers still starting are stopped; the others close their connections and exit.
+    done = true;
+    // Idle workers close their connections and exit; those still starting or on a chunk past a break are stopped.
     await Promise.all(workers.map((w) => w.stop()));
   }
-  const threadCpuSeconds = [...(callerThread ? [callerCpu] : []), ...workers.filter((w) => w.served).map((w) => w.cpuSeconds)];
-  return { ranges: ranges.slice(0, Math.min(chunks.length, stopAfter + 1)), threadsUsed, threadCpuSeconds };
+  const served = new Set(chunkThreads.slice(0, queue.wanted));
+  const threadCpuSeconds = [...(callerThread ? [callerCpu] : []), ...workers.map((w) => w.cpuSeconds)];
+  return { ranges: ranges.slice(0, queue.wanted), threadsUsed: served.size, threadCpuSeconds, chunkThreads: chunkThreads.slice(0, queue.wanted) };
 }
 
-/** A verify worker thread (src/svc/ledger/verify-worker.ts) and where it is in the queue. */
+/** A verify worker thread (src/svc/ledger/verify-worker.ts) and where it is. */
 class VerifyWorker {
   readonly worker: Worker;
-  ready = false;
-  served = false;
-  chunk: number | undefined;
+  state: 'starting' | 'running' | 'idle' = 'starting';
   cpuSeconds = 0;
 
-  constructor(target: DbTarget) {
+  constructor(target: DbTarget, queue: ChunkQueue, chunks: ReadonlyArray<readonly [number, number]>, dealt: boolean) {
     // Only the connection fields cross the thread boundary (callers may pass richer objects).
     const { databaseUrl, stateDir, pgSchema, sqliteSynchronous } = target;
-    this.worker = new Worker(new URL('./verify-worker.ts', import.meta.url), { workerData: { target: { databaseUrl, stateDir, pgSchema, sqliteSynchronous } } });
+    const workerData: WorkerData = { target: { databaseUrl, stateDir, pgSchema, sqliteSynchronous }, queue: queue.buffer, chunks, dealt };
+    this.worker = new Worker(new URL('./verify-worker.ts', import.meta.url), { workerData });
   }
 
   async stop(): Promise<void> {
     const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
-    if (this.ready && this.chunk === undefined) this.worker.postMessage({ kind: 'close' } satisfies WorkerRequest);
+    if (this.state === 'idle') this.worker.postMessage({ kind: 'close' } satisfies WorkerRequest);
     else await this.worker.terminate();
     await exited;
   }
