@@ -105,7 +105,7 @@ export async function verifyRange(repo: LedgerRepository, fromSeq: number, toSeq
         expectedPrev = stored;
         expectedSeq++;
       }
-      // SQLite answers synchronously: let the event loop run between pages (requests, and chunk hand-outs to workers).
+      // SQLite answers synchronously: let the event loop run between pages (requests, and the workers' results).
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
     return finish();
