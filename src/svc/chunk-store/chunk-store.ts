@@ -20,6 +20,7 @@
  */
 import type { ChunkCodec } from '../chunking/chunk-codec.ts';
 import type { ChunkScope } from './chunk-scope.ts';
+import type { ReadBuffers } from './read-buffers.ts';
 
 export interface StoredChunkInfo {
   codec: ChunkCodec;
@@ -83,9 +84,12 @@ export interface ChunkStore {
    * end, once — a cache in front of the store serves it if it can but does
    * not keep it (a full restore would otherwise evict the chunks that range
    * reads come back to, and churn the collector with its buffers).
+   * `buffers`: the caller gives the returned bytes back there when it is done
+   * with them (read-buffers.ts), so a store may read into borrowed memory;
+   * a store that does not, and a cache that keeps what it returns, ignore it.
    * @throws SvcError `rehydration_failed` with `details.chunk_id` and `details.reason`
    */
-  get(scope: ChunkScope, id: string, codec: ChunkCodec, rawLengthHint?: number, sequential?: boolean): Promise<Uint8Array>;
+  get(scope: ChunkScope, id: string, codec: ChunkCodec, rawLengthHint?: number, sequential?: boolean, buffers?: ReadBuffers): Promise<Uint8Array>;
   /** The stored (encoded) bytes as they are, unverified: for exports, which carry chunks in stored form. */
   readStored(scope: ChunkScope, id: string, codec: ChunkCodec): Promise<Uint8Array>;
   /** Removes one stored form; true when it existed. Used by garbage collection only. */

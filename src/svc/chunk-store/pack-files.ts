@@ -14,6 +14,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { ChunkScope } from './chunk-scope.ts';
 import { CHUNK_SCOPE_PATTERN } from './chunk-scope.ts';
+import type { ReadBuffers } from './read-buffers.ts';
 
 export const PACK_ID_PATTERN = /^pk_[0-9a-f]{32}$/;
 
@@ -41,8 +42,10 @@ export interface PackFiles {
   /**
    * `length` bytes at `offset`; undefined when the pack does not exist.
    * Fewer bytes than asked come back when the pack is shorter (the caller's hash check reports it).
+   * `into`: a backend that reads into memory it allocates may borrow it from there instead (the caller
+   * gives it back when done, read-buffers.ts); one that does not simply ignores it.
    */
-  read(scope: ChunkScope, packId: string, offset: number, length: number): Promise<Uint8Array | undefined>;
+  read(scope: ChunkScope, packId: string, offset: number, length: number, into?: ReadBuffers): Promise<Uint8Array | undefined>;
   /** Removes a pack; false when it did not exist. */
   delete(scope: ChunkScope, packId: string): Promise<boolean>;
   /** Every pack id present under `scope` with its size and age (garbage collection finds orphans this way). */
@@ -128,12 +131,12 @@ export class FsPackFiles implements PackFiles {
    * change, so a descriptor kept past a deletion by another process still
    * reads the bytes the index named, and every read is verified anyway.
    */
-  async read(scope: ChunkScope, packId: string, offset: number, length: number): Promise<Uint8Array | undefined> {
+  async read(scope: ChunkScope, packId: string, offset: number, length: number, into?: ReadBuffers): Promise<Uint8Array | undefined> {
     const file = this.pathOf(scope, packId);
     const fd = await this.#descriptors.acquire(file);
     if (fd === undefined) return undefined;
     try {
-      const out = Buffer.allocUnsafe(length);
+      const out = into ? into.borrow(length) : Buffer.allocUnsafe(length);
       let got = 0;
       while (got < length) {
         const bytesRead = await preadCallback(fd, out, got, length - got, offset + got);

@@ -43,6 +43,7 @@ import type { ChunkPutResult, ChunkStore, ChunkWriter, FramedPutResult, StoredCh
 import { chunkIdOfAsync } from './chunk-id.ts';
 import { buildPackParts, type PackEntryInput, type PackFrameInput } from './pack-format.ts';
 import { newPackId, type PackFiles } from './pack-files.ts';
+import type { ReadBuffers } from './read-buffers.ts';
 import { chunkReadFailure, decodeVerifiedChunk } from './verify-chunk.ts';
 
 /** The old layout, and whether a scope holds any chunk in it (saves a lookup per new chunk where it holds none). */
@@ -177,10 +178,18 @@ export class PackedChunkStore implements ChunkStore {
     return this.#defaultWriter.put(scope, id, codec, data);
   }
 
-  async get(scope: ChunkScope, id: string, codec: ChunkCodec, rawLengthHint?: number): Promise<Uint8Array> {
-    const found = await this.#read(scope, id, codec);
+  async get(scope: ChunkScope, id: string, codec: ChunkCodec, rawLengthHint?: number, _sequential?: boolean, buffers?: ReadBuffers): Promise<Uint8Array> {
+    const found = await this.#read(scope, id, codec, buffers);
     if (found.raw) return verified(id, found.raw);
-    return decodeVerifiedChunk(id, codec, found.stored!, rawLengthHint);
+    const stored = found.stored!;
+    // A raw chunk is its stored bytes: the borrowed buffer goes to the caller, who gives it back.
+    if (codec === 'raw') return decodeVerifiedChunk(id, codec, stored, rawLengthHint);
+    try {
+      return await decodeVerifiedChunk(id, codec, stored, rawLengthHint);
+    } finally {
+      // The decoder has finished with the stored form (its output is a buffer of its own).
+      buffers?.giveBack(stored);
+    }
   }
 
   /** A framed chunk's stored form is re-encoded as one zstd frame of its own (exports carry chunks in stored form). */
@@ -193,7 +202,7 @@ export class PackedChunkStore implements ChunkStore {
   }
 
   /** The stored bytes of an unframed form, or the (unverified) raw bytes of a framed one. */
-  async #read(scope: ChunkScope, id: string, codec: ChunkCodec): Promise<{ stored?: Uint8Array; raw?: Uint8Array }> {
+  async #read(scope: ChunkScope, id: string, codec: ChunkCodec, buffers?: ReadBuffers): Promise<{ stored?: Uint8Array; raw?: Uint8Array }> {
     const key = entryKey(scope, id, codec);
     const pending = this.#pending.get(key);
     // A copy: the entry may be a view into the ingest's chunker window, which
@@ -201,7 +210,7 @@ export class PackedChunkStore implements ChunkStore {
     if (pending) return pending.frame ? { raw: Buffer.from(pending.data) } : { stored: Buffer.from(pending.data) };
     const loc = await this.index.locate(scope, id, codec);
     if (loc) {
-      const got = await this.#readAt(scope, id, loc);
+      const got = await this.#readAt(scope, id, loc, buffers);
       if (got) return got;
       // The pack went away under the index row: a repack moved the entry
       // between our lookup and our read. Look once more.
@@ -232,9 +241,9 @@ export class PackedChunkStore implements ChunkStore {
   }
 
   /** Undefined when the pack does not exist. */
-  async #readAt(scope: ChunkScope, id: string, loc: ChunkLocation): Promise<{ stored?: Uint8Array; raw?: Uint8Array } | undefined> {
+  async #readAt(scope: ChunkScope, id: string, loc: ChunkLocation, buffers?: ReadBuffers): Promise<{ stored?: Uint8Array; raw?: Uint8Array } | undefined> {
     if (!loc.frame) {
-      const bytes = await this.packs.read(scope, loc.pack_id, loc.pack_offset, loc.stored_length);
+      const bytes = await this.packs.read(scope, loc.pack_id, loc.pack_offset, loc.stored_length, buffers);
       return bytes ? { stored: bytes } : undefined;
     }
     const decoded = await this.readFrame(scope, id, loc.pack_id, loc.pack_offset, loc.frame);

@@ -20,6 +20,7 @@
 import type { ChunkCodec } from '../chunking/chunk-codec.ts';
 import type { ChunkScope } from './chunk-scope.ts';
 import type { ChunkPutResult, ChunkStore, ChunkWriter, StoredChunkInfo } from './chunk-store.ts';
+import type { ReadBuffers } from './read-buffers.ts';
 
 export interface VerifiedChunkCacheOptions {
   /** Upper bound of cached raw bytes (default 64 MiB). 0 disables the cache. */
@@ -63,7 +64,7 @@ export class VerifiedChunkCache implements ChunkStore {
     return this.#inner.put(scope, id, codec, data);
   }
 
-  async get(scope: ChunkScope, id: string, codec: ChunkCodec, rawLengthHint?: number, sequential = false): Promise<Uint8Array> {
+  async get(scope: ChunkScope, id: string, codec: ChunkCodec, rawLengthHint?: number, sequential = false, buffers?: ReadBuffers): Promise<Uint8Array> {
     // Keyed by scope and id only: every codec decodes to the same bytes.
     const key = `${scope}/${id}`;
     const cached = this.#entries.get(key);
@@ -74,9 +75,11 @@ export class VerifiedChunkCache implements ChunkStore {
       return cached;
     }
     this.#misses++;
-    const bytes = await this.#inner.get(scope, id, codec, rawLengthHint);
     // A whole-object read passes once: keeping it would evict what range reads come back to (scan resistance).
-    if (!sequential) this.#remember(key, bytes);
+    // Only such a read may borrow buffers: a kept chunk must never be memory its reader gives back.
+    if (sequential) return this.#inner.get(scope, id, codec, rawLengthHint, true, buffers);
+    const bytes = await this.#inner.get(scope, id, codec, rawLengthHint);
+    this.#remember(key, bytes);
     return bytes;
   }
 

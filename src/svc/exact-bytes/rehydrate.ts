@@ -25,6 +25,7 @@
 import { SvcError } from '../errors.ts';
 import type { ChunkScope } from '../chunk-store/chunk-scope.ts';
 import type { ChunkStore } from '../chunk-store/chunk-store.ts';
+import type { ReadBuffers } from '../chunk-store/read-buffers.ts';
 import { HashPool } from '../chunk-store/hash-pool.ts';
 import type { ByteRangeRequest, ResolvedRange } from './byte-range.ts';
 import { rangeLength, resolveRange } from './byte-range.ts';
@@ -41,6 +42,14 @@ export interface RehydrateOptions {
   prefetch?: number;
   /** Chunk bytes (manifest lengths) in flight ahead of the consumer (default 8 MiB; one chunk is always allowed). */
   prefetchBytes?: number;
+  /**
+   * Whole-object reads borrow their chunk buffers from here and give each
+   * back when the consumer asks for the next piece: the consumer must be done
+   * with a piece (written out, not kept) before it asks for the next one —
+   * except the first piece, which is never borrowed. Range reads never borrow
+   * (their chunks may be cached).
+   */
+  borrow?: ReadBuffers;
 }
 
 export interface Rehydration {
@@ -52,6 +61,8 @@ export interface Rehydration {
   contentLength: number;
   /** The bytes, in order. Iterate once. */
   stream: AsyncIterable<Uint8Array>;
+  /** True when each piece of `stream` is valid only until the next one is requested (`borrow`); absent: false. */
+  borrowed?: boolean;
 }
 
 const DEFAULT_PREFETCH = 16;
@@ -103,7 +114,8 @@ export async function openRehydration(chunks: readonly ChunkRef[], options: Rehy
   // Every chunk of a multi-chunk object, start to end: a pass a cache in front of the store should not keep
   // (decision 168). A one-chunk object is kept: small objects are the ones read whole again and again.
   const sequential = first === 0 && last === chunks.length - 1 && chunks.length > 1;
-  const reader = new ChunkReadAhead(wanted, options.store, options.scope, Math.max(1, options.prefetch ?? DEFAULT_PREFETCH), Math.max(1, options.prefetchBytes ?? DEFAULT_PREFETCH_BYTES), sequential);
+  const borrow = sequential ? options.borrow : undefined;
+  const reader = new ChunkReadAhead(wanted, options.store, options.scope, Math.max(1, options.prefetch ?? DEFAULT_PREFETCH), Math.max(1, options.prefetchBytes ?? DEFAULT_PREFETCH_BYTES), sequential, borrow);
 
   // Fail before the caller commits to a response if the first chunk is bad.
   const firstBytes = wanted.length > 0 ? await reader.next() : undefined;
@@ -112,10 +124,15 @@ export async function openRehydration(chunks: readonly ChunkRef[], options: Rehy
     // Whole-object hashing runs on a worker, alongside the chunk reads.
     const wholeHash = verifyWhole ? HashPool.shared().openStream() : undefined;
     let digested = false;
+    // The piece the consumer holds: given back when it asks for the next one (or stops).
+    let lent: Uint8Array | undefined;
     try {
       for (let k = 0; k < wanted.length; k++) {
         const ref = wanted[k]!;
+        if (lent) borrow!.giveBack(lent);
+        lent = undefined;
         const bytes = k === 0 ? firstBytes! : await reader.next();
+        if (borrow) lent = bytes;
         if (bytes.length !== ref.length) throw inconsistent(`chunk ${ref.id} has ${bytes.length} bytes, the manifest says ${ref.length}`, { chunk_id: ref.id });
         let piece = bytes;
         if (range) {
@@ -149,13 +166,14 @@ export async function openRehydration(chunks: readonly ChunkRef[], options: Rehy
         }
       }
     } finally {
+      if (lent) borrow!.giveBack(lent);
       reader.abandon();
       // A stream abandoned early still closes its worker-side hash.
       if (wholeHash && !digested) wholeHash.digest().catch(() => undefined);
     }
   }
 
-  return { size, range, contentLength: range ? rangeLength(range) : size, stream: stream() };
+  return { size, range, contentLength: range ? rangeLength(range) : size, stream: stream(), borrowed: borrow !== undefined };
 }
 
 /**
@@ -170,18 +188,20 @@ export class ChunkReadAhead {
   readonly #depth: number;
   readonly #maxBytes: number;
   readonly #sequential: boolean;
+  readonly #borrow: ReadBuffers | undefined;
   readonly #pending: Array<{ read: Promise<Uint8Array>; bytes: number }> = [];
   #pendingBytes = 0;
   #nextToStart = 0;
 
   /** `sequential`: the refs are a whole object read once (passed on to the store: caches do not keep the chunks). */
-  constructor(refs: readonly ChunkRef[], store: Pick<ChunkStore, 'get'>, scope: ChunkScope, depth: number, maxBytes = Number.POSITIVE_INFINITY, sequential = false) {
+  constructor(refs: readonly ChunkRef[], store: Pick<ChunkStore, 'get'>, scope: ChunkScope, depth: number, maxBytes = Number.POSITIVE_INFINITY, sequential = false, borrow?: ReadBuffers) {
     this.#refs = refs;
     this.#store = store;
     this.#scope = scope;
     this.#depth = depth;
     this.#maxBytes = maxBytes;
     this.#sequential = sequential;
+    this.#borrow = borrow;
   }
 
   /** Reads started and not yet handed to the consumer, and their bytes (tests, bounds). */
@@ -210,7 +230,9 @@ export class ChunkReadAhead {
       const ref = this.#refs[this.#nextToStart]!;
       if (this.#pending.length > 0 && this.#pendingBytes + ref.length > this.#maxBytes) break;
       this.#nextToStart++;
-      const read = this.#store.get(this.#scope, ref.id, ref.codec, ref.length, this.#sequential);
+      // The first chunk is never borrowed: a consumer may hold it while it reads the second, to find a
+      // failure there before it commits to a response (byte-response.ts).
+      const read = this.#store.get(this.#scope, ref.id, ref.codec, ref.length, this.#sequential, this.#nextToStart === 1 ? undefined : this.#borrow);
       // Reads ahead may fail before anyone awaits them; the failure is
       // reported when the consumer reaches that chunk, not as an unhandled rejection.
       read.catch(() => undefined);

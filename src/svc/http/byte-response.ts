@@ -4,13 +4,21 @@
  * SHA-256 as a strong ETag. A failure after the headers were sent (a chunk
  * that turns out corrupt mid-stream) aborts the connection, so a client
  * never mistakes a truncated body for a complete one.
+ *
+ * A rehydration whose pieces are borrowed (rehydrate.ts `borrow`: each piece
+ * is valid only until the next is asked for) is written piece by piece, each
+ * handed to the socket and flushed before the next is pulled — a Readable
+ * would read ahead into its own buffer, past the piece still being written.
+ * The reply is then written on the raw response (Fastify's onSend hooks do
+ * not run; its onResponse hooks — logs, metrics, the request span — do).
  */
+import type { ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 import { contentRangeHeader } from '../exact-bytes/byte-range.ts';
 import type { Rehydration } from '../exact-bytes/rehydrate.ts';
 
-export function sendBytes(reply: FastifyReply, rehydration: Rehydration, sha256: string): FastifyReply {
+export async function sendBytes(reply: FastifyReply, rehydration: Rehydration, sha256: string): Promise<FastifyReply> {
   reply.type('application/octet-stream');
   reply.header('Content-Length', String(rehydration.contentLength));
   reply.header('ETag', `"${sha256}"`);
@@ -19,5 +27,50 @@ export function sendBytes(reply: FastifyReply, rehydration: Rehydration, sha256:
     reply.status(206);
     reply.header('Content-Range', contentRangeHeader(rehydration.range, rehydration.size));
   }
-  return reply.send(Readable.from(rehydration.stream, { objectMode: false }));
+  if (!rehydration.borrowed) return reply.send(Readable.from(rehydration.stream, { objectMode: false }));
+  return sendBorrowed(reply, rehydration.stream);
+}
+
+/**
+ * The first two pieces are pulled before anything is sent (the first is never
+ * borrowed), so a chunk that fails there is still answered with the error
+ * body and its status, as with a Readable; then every piece is written and
+ * flushed before the next is pulled.
+ */
+async function sendBorrowed(reply: FastifyReply, stream: AsyncIterable<Uint8Array>): Promise<FastifyReply> {
+  const pieces = stream[Symbol.asyncIterator]();
+  const head: Uint8Array[] = [];
+  for (let k = 0; k < 2; k++) {
+    const next = await pieces.next(); // a failure here is Fastify's to answer: nothing has been sent
+    if (next.done) break;
+    head.push(next.value);
+  }
+  reply.hijack();
+  const res = reply.raw;
+  res.writeHead(reply.statusCode, reply.getHeaders() as Record<string, string>);
+  void writeEachFlushed(res, head, pieces);
+  return reply;
+}
+
+const flushed = (res: ServerResponse, piece: Uint8Array) =>
+  new Promise<void>((resolve, reject) => {
+    res.write(piece, (err) => (err ? reject(err) : resolve()));
+  });
+
+/** Writes every piece and waits until the socket has taken it before pulling the next; aborts the connection on failure. */
+async function writeEachFlushed(res: ServerResponse, head: readonly Uint8Array[], pieces: AsyncIterator<Uint8Array>): Promise<void> {
+  try {
+    for (const piece of head) await flushed(res, piece);
+    for (;;) {
+      const next = await pieces.next();
+      if (next.done) break;
+      await flushed(res, next.value);
+    }
+    res.end();
+  } catch {
+    // A chunk failed verification mid-stream (already quarantined and logged by the service), or the client
+    // went away: the connection is cut, so a truncated body can never pass for a whole one.
+    res.destroy();
+    await pieces.return?.().catch(() => undefined);
+  }
 }

@@ -16,6 +16,7 @@ import type { TenantGuard } from '../auth/tenant-guard.ts';
 import type { ChunkScope } from '../chunk-store/chunk-scope.ts';
 import { parseChunkScope } from '../chunk-store/chunk-scope.ts';
 import type { ChunkStore } from '../chunk-store/chunk-store.ts';
+import { ReadBuffers } from '../chunk-store/read-buffers.ts';
 import type { RequestContext } from '../context.ts';
 import { SvcError } from '../errors.ts';
 import type { IngestResult } from '../exact-bytes/ingest.ts';
@@ -86,6 +87,8 @@ const EXPLORE_ROWS = 50;
 
 export class ManifestService {
   readonly #deps: ManifestServiceDeps;
+  /** Chunk buffers lent to whole-object reads whose reader writes each piece out before the next (decision 173). */
+  readonly #readBuffers = new ReadBuffers();
   constructor(deps: ManifestServiceDeps) {
     this.#deps = deps;
   }
@@ -234,11 +237,11 @@ export class ManifestService {
    * Opens a verified stream of a manifest's bytes (whole or a range). A
    * failure — at open or later in the stream — quarantines the manifest.
    */
-  async rehydrate(ctx: RequestContext, id: string, rawRequest: unknown = {}): Promise<{ manifest: ByteManifest; rehydration: Rehydration }> {
+  async rehydrate(ctx: RequestContext, id: string, rawRequest: unknown = {}, options: { borrowBuffers?: boolean } = {}): Promise<{ manifest: ByteManifest; rehydration: Rehydration }> {
     requirePermission(ctx.principal, 'work_units:read');
     const request = validate(RehydrateRequest, rawRequest ?? {});
     const manifest = await this.#visible(ctx, id, { rehydrating: true });
-    return { manifest, rehydration: await this.openVerified(ctx, manifest, request.range) };
+    return { manifest, rehydration: await this.openVerified(ctx, manifest, request.range, options) };
   }
 
   /**
@@ -258,8 +261,12 @@ export class ManifestService {
     return rows.map((r) => computeManifestSummary(r.manifest, r.logical_ref));
   }
 
-  /** Rehydration of a manifest already authorised by the caller (object gateway get/range). */
-  async openVerified(ctx: RequestContext, manifest: ByteManifest, range?: RehydrateRequest['range'], options: { fromStorage?: boolean } = {}): Promise<Rehydration> {
+  /**
+   * Rehydration of a manifest already authorised by the caller (object gateway get/range).
+   * `borrowBuffers`: the caller writes each piece out before it asks for the next and keeps none
+   * (rehydrate.ts `borrow`; the HTTP byte response does): a whole-object read then reuses its buffers.
+   */
+  async openVerified(ctx: RequestContext, manifest: ByteManifest, range?: RehydrateRequest['range'], options: { fromStorage?: boolean; borrowBuffers?: boolean } = {}): Promise<Rehydration> {
     if (manifest.state === 'tombstoned' && manifest.state_reason === 'retention_expired') {
       // Garbage collection may have collected its chunks (docs/objects.md#garbage-collection): that is the
       // documented end of a deleted object, not data loss, so no quarantine and no incident.
@@ -271,7 +278,7 @@ export class ManifestService {
     const scope = parseChunkScope(manifest.chunk_scope);
     let opened: Rehydration;
     const store = options.fromStorage && this.#deps.chunks instanceof VerifiedChunkCache ? this.#deps.chunks.storage : this.#deps.chunks;
-    const open = () => openRehydration(manifest.chunks, { store, scope, range, expectedSha256: manifest.sha256 });
+    const open = () => openRehydration(manifest.chunks, { store, scope, range, expectedSha256: manifest.sha256, ...(options.borrowBuffers ? { borrow: this.#readBuffers } : {}) });
     const attributes = { manifest_id: manifest.manifest_id, work_unit_id: manifest.work_unit_id, tenant_hash: tenantHash(manifest.tenant), namespace: namespaceOf(manifest.logical_ref), contract: manifest.contract, mode: manifest.mode, policy_bundle_id: manifest.policy_bundle_id };
     // Chunk hashes and the whole-object digest are checked as the stream flows; svc.verify ends with it.
     let verify: ReturnType<typeof openSpan> = undefined;
@@ -296,7 +303,7 @@ export class ManifestService {
       this.#deps.metrics.rehydrationSeconds.observe((performance.now() - started) / 1000);
       if (!opened.range && manifest.verifier_status !== 'passed') await this.#deps.repo.setVerifierStatus(manifest.manifest_id, 'passed');
     };
-    return { ...opened, stream: watchStream(opened.stream, onWholeSuccess, onFailure, bound) };
+    return { ...opened, stream: watchStream(opened.stream, opened.contentLength, onWholeSuccess, onFailure, bound) };
   }
 
   /** Tombstones a manifest (object delete allowed by policy); a quarantined one cannot be. */
@@ -397,22 +404,29 @@ function notRehydratable(m: AiComputeManifest): SvcError {
 
 /**
  * Passes a stream through, calling `onError` (then rethrowing) on failure and
- * `onEnd` after a clean end — before the last piece is released, so that
- * whatever `onEnd` records is visible by the time a client has every byte.
+ * `onEnd` after a clean end — before the last piece (the one that completes
+ * `length` bytes) is released, so that whatever `onEnd` records is visible by
+ * the time a client has every byte. Nothing is read ahead: a borrowed piece
+ * (rehydrate.ts `borrow`) is passed on before the next one is asked for.
  */
-async function* watchStream(stream: AsyncIterable<Uint8Array>, onEnd: () => Promise<void>, onError: (err: unknown) => Promise<void>, bind: (err: unknown) => unknown): AsyncGenerator<Uint8Array> {
-  let held: Uint8Array | undefined;
+async function* watchStream(stream: AsyncIterable<Uint8Array>, length: number, onEnd: () => Promise<void>, onError: (err: unknown) => Promise<void>, bind: (err: unknown) => unknown): AsyncGenerator<Uint8Array> {
+  let passed = 0;
+  let ended = false;
   try {
     for await (const piece of stream) {
-      if (held) yield held;
-      held = piece;
+      passed += piece.byteLength;
+      // The source checks the whole object before it releases its last piece: ending here is ending cleanly.
+      if (passed === length && !ended) {
+        ended = true;
+        await onEnd();
+      }
+      yield piece;
     }
   } catch (err) {
     await onError(err).catch(() => undefined);
     throw bind(err);
   }
-  await onEnd();
-  if (held) yield held;
+  if (!ended) await onEnd();
 }
 
 function endVerify(span: ReturnType<typeof openSpan>, result: 'passed' | 'failed'): void {

@@ -61,7 +61,8 @@ export async function manifestRoutes(server: FastifyInstance, app: SvcApp): Prom
   });
 
   server.post('/v1/manifests/:id/rehydrate', { ...doc, schema: { tags: ['manifests'], summary: 'Raw bytes of the object, whole or a byte range (body `range`, or a `Range: bytes=…` header)', params: IdParams, body: Type.Optional(RehydrateRequest) } }, async (request, reply) => {
-    const { manifest, rehydration } = await manifests.rehydrate(ctx(request), (request.params as { id: string }).id, withRangeHeader(request.body, request.headers.range));
+    // sendBytes writes each piece out before it asks for the next: the read may borrow its buffers.
+    const { manifest, rehydration } = await manifests.rehydrate(ctx(request), (request.params as { id: string }).id, withRangeHeader(request.body, request.headers.range), { borrowBuffers: true });
     setWorkUnitHeaders(reply, { workUnitId: manifest.work_unit_id, manifestId: manifest.manifest_id, contract: manifest.contract, mode: manifest.mode });
     return sendBytes(reply, rehydration, manifest.sha256);
   });

@@ -1,0 +1,85 @@
+/**
+ * POST /v1/manifests/{id}/rehydrate writes whole objects from borrowed chunk
+ * buffers (decision 173): one buffer pool shared by every request of the
+ * server. Many rehydrations at once, of different objects and kinds, each
+ * read slowly by its client, must all come back bit for bit; a damaged chunk
+ * among the first two is still answered with the error body, a later one
+ * cuts the connection.
+ */
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import http from 'node:http';
+import { after, before, describe, test } from 'node:test';
+import { corpusFile } from '../../bench/corpus/corpus-files.ts';
+import { flipStoredByte } from '../helpers/chunk-damage.ts';
+import { ADMIN_KEY, KEYS, type TestServer, startTestServer } from '../helpers/server.ts';
+
+const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+
+/** Rehydrates with a client that pauses after every read, so the server's writes wait on the socket. */
+function slowRehydrate(url: string, manifestId: string, key: string = KEYS.acmeWriter): Promise<{ status: number; body: Buffer; complete: boolean }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${url}/v1/manifests/${manifestId}/rehydrate`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' } }, (res) => {
+      const parts: Buffer[] = [];
+      res.on('data', (d: Buffer) => {
+        parts.push(d);
+        res.pause();
+        setTimeout(() => res.resume(), 1);
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(parts), complete: true }));
+      res.on('error', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(parts), complete: false }));
+      res.on('aborted', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(parts), complete: false }));
+    });
+    req.on('error', reject);
+    req.end('{}');
+  });
+}
+
+describe('rehydration from borrowed buffers over HTTP', () => {
+  let s: TestServer;
+  const put = async (name: string, data: Uint8Array) => {
+    const res = await fetch(`${s.url}/v1/s3/objects?bucket=borrow&key=${name}`, { method: 'PUT', headers: { 'x-api-key': KEYS.acmeWriter, 'content-type': 'application/octet-stream', 'x-svc-content-sha256': sha256(data) }, body: data });
+    assert.equal(res.status, 201, await res.clone().text());
+    return ((await res.json()) as { manifest_id: string }).manifest_id;
+  };
+
+  before(async () => {
+    s = await startTestServer({ engine: 'sqlite' });
+  });
+  after(async () => s?.close());
+
+  test('eight concurrent slow rehydrations of different objects all come back bit for bit', { timeout: 120_000 }, async () => {
+    const kinds = ['random', 'log-like', 'json', 'random', 'encrypted-like', 'log-like', 'repeated', 'random'] as const;
+    const objects = await Promise.all(kinds.map(async (kind, i) => {
+      const data = corpusFile(kind, 1_500_000 + i * 77_777, `borrow-http-${i}`);
+      return { data, id: await put(`o${i}.bin`, data) };
+    }));
+    const results = await Promise.all(objects.map((o) => slowRehydrate(s.url, o.id)));
+    for (const [i, r] of results.entries()) {
+      assert.equal(r.status, 200);
+      assert.ok(r.complete);
+      assert.ok(r.body.equals(objects[i]!.data), `object ${i} (${kinds[i]}) bit for bit`);
+    }
+  });
+
+  test('a damaged second chunk is answered with the error body; a damaged later chunk cuts the connection', { timeout: 60_000 }, async () => {
+    for (const [index, expectAnswer] of [[1, true], [-1, false]] as const) {
+      const data = corpusFile('random', 2 * 1024 * 1024, `borrow-http-damaged-${index}`);
+      const id = await put(`damaged${index}.bin`, data);
+      const manifest = (await (await s.call('GET', `/v1/manifests/${id}`)).json()) as any;
+      assert.ok(manifest.chunks.length > 4);
+      const victim = manifest.chunks.at(index);
+      await flipStoredByte(s.app.objects.chunkBackend, { chunk_scope: manifest.chunk_scope, id: victim.id, codec: victim.codec }, 10);
+      const r = await slowRehydrate(s.url, id, ADMIN_KEY);
+      if (expectAnswer) {
+        assert.equal(r.status, 500);
+        const body = JSON.parse(r.body.toString('utf8')) as { error: { code: string; details: { chunk_id: string } } };
+        assert.deepEqual([body.error.code, body.error.details.chunk_id], ['rehydration_failed', victim.id]);
+      } else {
+        assert.equal(r.status, 200);
+        assert.equal(r.complete, false, 'the body is cut short, never passed off as complete');
+        assert.ok(r.body.length < data.length);
+      }
+    }
+  });
+});
