@@ -1,5 +1,5 @@
 /**
- * POST /v1/manifests/{id}/rehydrate writes whole objects from borrowed chunk
+ * POST /v1/manifests/{id}/rehydrate and the object get write whole objects from borrowed chunk
  * buffers (decision 173): one buffer pool shared by every request of the
  * server. Many rehydrations at once, of different objects and kinds, each
  * read slowly by its client, must all come back bit for bit; a damaged chunk
@@ -60,6 +60,17 @@ describe('rehydration from borrowed buffers over HTTP', () => {
       assert.ok(r.complete);
       assert.ok(r.body.equals(objects[i]!.data), `object ${i} (${kinds[i]}) bit for bit`);
     }
+  });
+
+  test('object gets (POST /v1/s3/objects/get) borrow too: concurrent gets of several objects come back bit for bit', { timeout: 60_000 }, async () => {
+    const datas = [0, 1, 2, 3].map((i) => corpusFile(i % 2 ? 'log-like' : 'random', 1_200_000 + i * 33_333, `borrow-get-${i}`));
+    await Promise.all(datas.map((d, i) => put(`g${i}.bin`, d)));
+    const got = await Promise.all(datas.map(async (_, i) => {
+      const res = await fetch(`${s.url}/v1/s3/objects/get`, { method: 'POST', headers: { 'x-api-key': KEYS.acmeWriter, 'content-type': 'application/json' }, body: JSON.stringify({ bucket: 'borrow', key: `g${i}.bin` }) });
+      assert.equal(res.status, 200);
+      return Buffer.from(await res.arrayBuffer());
+    }));
+    for (const [i, d] of datas.entries()) assert.ok(got[i]!.equals(d), `object ${i}`);
   });
 
   test('a damaged second chunk is answered with the error body; a damaged later chunk cuts the connection', { timeout: 60_000 }, async () => {

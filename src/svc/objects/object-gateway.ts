@@ -225,9 +225,10 @@ export class ObjectGateway {
     return toInfo(row);
   }
 
-  async get(ctx: RequestContext, input: unknown): Promise<ObjectRead> {
+  /** `borrowBuffers`: the caller writes each piece out before it asks for the next (ManifestService.openVerified). */
+  async get(ctx: RequestContext, input: unknown, options: { borrowBuffers?: boolean } = {}): Promise<ObjectRead> {
     const { tenant, row } = await this.#current(ctx, validate(ObjectRefRequest, input), 'work_units:read');
-    return this.#read(ctx, tenant, row, 'object.get', undefined);
+    return this.#read(ctx, tenant, row, 'object.get', undefined, options);
   }
 
   async range(ctx: RequestContext, input: unknown): Promise<ObjectRead> {
@@ -311,9 +312,9 @@ export class ObjectGateway {
     return { bucket: row.bucket, key: row.object_key, state: 'tombstoned', manifest_id: row.manifest_id, policy_bundle_id: decision.bundle.id };
   }
 
-  async #read(ctx: RequestContext, tenant: string, row: ObjectRow, type: 'object.get' | 'object.range', range: RangeObjectRequest['range'] | undefined): Promise<ObjectRead> {
+  async #read(ctx: RequestContext, tenant: string, row: ObjectRow, type: 'object.get' | 'object.range', range: RangeObjectRequest['range'] | undefined, options: { borrowBuffers?: boolean } = {}): Promise<ObjectRead> {
     const manifest = await this.#deps.manifests.get(ctx, row.manifest_id);
-    const rehydration = await this.#deps.manifests.openVerified(ctx, manifest, range);
+    const rehydration = await this.#deps.manifests.openVerified(ctx, manifest, range, options);
     await this.#audit(ctx, type, tenant, row, rehydration.range ? { range_start: rehydration.range.start, range_end: rehydration.range.end } : {});
     return { info: toInfo(row), manifest, rehydration };
   }

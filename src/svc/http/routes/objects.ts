@@ -43,7 +43,7 @@ export async function objectRoutes(server: FastifyInstance, app: SvcApp): Promis
     return info;
   });
 
-  server.post('/v1/s3/objects/get', { ...doc, schema: { tags, summary: 'Object bytes (application/octet-stream)', body: ObjectRefRequest } }, async (request, reply) => sendRead(reply, await gateway.get(ctx(request), request.body)));
+  server.post('/v1/s3/objects/get', { ...doc, schema: { tags, summary: 'Object bytes (application/octet-stream)', body: ObjectRefRequest } }, async (request, reply) => sendRead(reply, await gateway.get(ctx(request), request.body, { borrowBuffers: true })));
 
   server.post('/v1/s3/objects/range', { ...doc, schema: { tags, summary: 'A byte range of an object (206, application/octet-stream)', body: RangeObjectRequest } }, async (request, reply) => sendRead(reply, await gateway.range(ctx(request), request.body)));
 
