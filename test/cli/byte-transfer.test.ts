@@ -7,6 +7,7 @@
  * progress output when stderr is not a terminal.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -14,9 +15,8 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { corpusFile } from '../../bench/corpus/corpus-files.ts';
 import { flipStoredByte } from '../helpers/chunk-damage.ts';
-import { runSvc } from '../helpers/cli.ts';
+import { runSvc, SVC_BIN } from '../helpers/cli.ts';
 import { ADMIN_KEY, KEYS, type TestServer, startTestServer } from '../helpers/server.ts';
-import { svcProcess } from '../helpers/svc-process.ts';
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
@@ -182,21 +182,38 @@ describe('svc moves bytes over the raw byte path', () => {
 
   test('a refusal while a large body is still being sent exits at once (svc serve as users run it)', { timeout: 120_000 }, async () => {
     const state = mkdtempSync(path.join(os.tmpdir(), 'svc-cli-refusal-'));
-    const server = await svcProcess({ SVC_STATE_DIR: state, SVC_LOCAL_API_KEY: ADMIN_KEY, SVC_LOG_LEVEL: 'warn' });
+    // Port 0 and the address from the banner: no window in which another test can take a port picked in advance.
+    const server = spawn(process.execPath, [SVC_BIN, 'serve', '--port', '0'], {
+      env: { ...process.env, SVC_STATE_DIR: state, SVC_LOCAL_API_KEY: ADMIN_KEY, SVC_LOG_LEVEL: 'warn', SVC_GRPC_ENABLED: 'false', SVC_SCHEDULER_TICK_MS: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     try {
-      await server.start();
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        server.stdout!.on('data', (d: Buffer) => {
+          out += d.toString('utf8');
+          const m = /listening on (http:\/\/\S+)/.exec(out);
+          if (m) resolve(m[1]!);
+        });
+        server.stderr!.on('data', (d: Buffer) => (out += d.toString('utf8')));
+        server.on('exit', (code) => reject(new Error(`svc serve exited (${code}) during start-up: ${out}`)));
+      });
       // Larger than the socket buffers: the server answers while the CLI is still sending.
       const file = path.join(dir, 'refused-big.bin');
       writeFileSync(file, corpusFile('random', 20 * 1024 * 1024, 'cli-raw-refused-big'));
       const started = performance.now();
-      const r = await runSvc(['execute', '--kind', 'byte_object', '--file', file, '--bucket', 'B', '--key', 'k'], { SVC_URL: server.url, SVC_API_KEY: ADMIN_KEY });
+      const r = await runSvc(['execute', '--kind', 'byte_object', '--file', file, '--bucket', 'B', '--key', 'k'], { SVC_URL: url, SVC_API_KEY: ADMIN_KEY });
       const seconds = (performance.now() - started) / 1000;
-      assert.equal(r.status, 1);
+      assert.equal(r.status, 1, r.stderr);
       assert.match(r.stderr, /invalid_request/);
       // The cut-off request's socket, left open, kept the CLI alive until the server's 72 s keep-alive timeout.
       assert.ok(seconds < 30, `exited after ${seconds.toFixed(1)} s`);
     } finally {
-      await server.kill('SIGTERM');
+      if (server.exitCode === null && server.signalCode === null) {
+        const exited = new Promise((resolve) => server.once('exit', resolve));
+        server.kill('SIGTERM');
+        await exited;
+      }
       rmSync(state, { recursive: true, force: true });
     }
   });
