@@ -93,4 +93,17 @@ describe('rehydration from borrowed buffers over HTTP', () => {
       }
     }
   });
+
+  test('a range read (never borrowed) over a damaged second chunk is answered with the error body too', { timeout: 60_000 }, async () => {
+    const data = corpusFile('random', 2 * 1024 * 1024, 'borrow-http-range-damaged');
+    const id = await put('range-damaged.bin', data);
+    const manifest = (await (await s.call('GET', `/v1/manifests/${id}`)).json()) as any;
+    const victim = manifest.chunks[1];
+    await flipStoredByte(s.app.objects.chunkBackend, { chunk_scope: manifest.chunk_scope, id: victim.id, codec: victim.codec }, 10);
+    const res = await s.call('POST', `/v1/manifests/${id}/rehydrate`, { body: { range: { start: 0, end: manifest.chunks[3].offset } } });
+    assert.equal(res.status, 500);
+    assert.equal(res.headers.get('content-type')?.startsWith('application/json'), true);
+    const body = (await res.json()) as { error: { code: string; details: { chunk_id: string } } };
+    assert.deepEqual([body.error.code, body.error.details.chunk_id], ['rehydration_failed', victim.id]);
+  });
 });

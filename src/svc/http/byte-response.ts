@@ -5,6 +5,9 @@
  * that turns out corrupt mid-stream) aborts the connection, so a client
  * never mistakes a truncated body for a complete one.
  *
+ * The first two pieces are read before the status is committed, so a chunk
+ * that fails among them is answered with the error body.
+ *
  * A rehydration whose pieces are borrowed (rehydrate.ts `borrow`: each piece
  * is valid only until the next is asked for) is written piece by piece, each
  * handed to the socket and flushed before the next is pulled — a Readable
@@ -19,6 +22,15 @@ import { contentRangeHeader } from '../exact-bytes/byte-range.ts';
 import type { Rehydration } from '../exact-bytes/rehydrate.ts';
 
 export async function sendBytes(reply: FastifyReply, rehydration: Rehydration, sha256: string): Promise<FastifyReply> {
+  // The first two pieces are pulled before any header is set, so a chunk that fails there is still
+  // answered with the error body and its own status and headers (Fastify's error handler).
+  const pieces = rehydration.stream[Symbol.asyncIterator]();
+  const head: Uint8Array[] = [];
+  for (let k = 0; k < 2; k++) {
+    const next = await pieces.next();
+    if (next.done) break;
+    head.push(next.value);
+  }
   reply.type('application/octet-stream');
   reply.header('Content-Length', String(rehydration.contentLength));
   reply.header('ETag', `"${sha256}"`);
@@ -27,29 +39,27 @@ export async function sendBytes(reply: FastifyReply, rehydration: Rehydration, s
     reply.status(206);
     reply.header('Content-Range', contentRangeHeader(rehydration.range, rehydration.size));
   }
-  if (!rehydration.borrowed) return reply.send(Readable.from(rehydration.stream, { objectMode: false }));
-  return sendBorrowed(reply, rehydration.stream);
-}
-
-/**
- * The first two pieces are pulled before anything is sent (the first is never
- * borrowed), so a chunk that fails there is still answered with the error
- * body and its status, as with a Readable; then every piece is written and
- * flushed before the next is pulled.
- */
-async function sendBorrowed(reply: FastifyReply, stream: AsyncIterable<Uint8Array>): Promise<FastifyReply> {
-  const pieces = stream[Symbol.asyncIterator]();
-  const head: Uint8Array[] = [];
-  for (let k = 0; k < 2; k++) {
-    const next = await pieces.next(); // a failure here is Fastify's to answer: nothing has been sent
-    if (next.done) break;
-    head.push(next.value);
-  }
+  if (!rehydration.borrowed) return reply.send(Readable.from(headThenRest(head, pieces), { objectMode: false }));
+  // Borrowed pieces (the first is never borrowed, so holding two is allowed): written on the raw response.
   reply.hijack();
   const res = reply.raw;
   res.writeHead(reply.statusCode, reply.getHeaders() as Record<string, string>);
   void writeEachFlushed(res, head, pieces);
   return reply;
+}
+
+async function* headThenRest(head: readonly Uint8Array[], rest: AsyncIterator<Uint8Array>): AsyncGenerator<Uint8Array> {
+  try {
+    yield* head;
+    for (;;) {
+      const next = await rest.next();
+      if (next.done) return;
+      yield next.value;
+    }
+  } finally {
+    // A client that went away ends this generator early: end the source too (it stops its read-ahead).
+    await rest.return?.();
+  }
 }
 
 const flushed = (res: ServerResponse, piece: Uint8Array) =>
