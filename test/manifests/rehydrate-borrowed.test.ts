@@ -94,6 +94,31 @@ describe('rehydration from borrowed buffers over HTTP', () => {
     }
   });
 
+  test('a client that hangs up mid-body ends the stream quietly: no quarantine, the next rehydration is whole', { timeout: 60_000 }, async () => {
+    const data = corpusFile('random', 8 * 1024 * 1024, 'borrow-http-hangup');
+    const id = await put('hangup.bin', data);
+    const received = await new Promise<number>((resolve, reject) => {
+      const req = http.request(`${s.url}/v1/manifests/${id}/rehydrate`, { method: 'POST', headers: { 'x-api-key': KEYS.acmeWriter, 'content-type': 'application/json' } }, (res) => {
+        let bytes = 0;
+        res.on('data', (d: Buffer) => {
+          bytes += d.length;
+          if (bytes > 1024 * 1024) req.destroy();
+        });
+        res.on('close', () => resolve(bytes));
+      });
+      req.on('error', () => undefined);
+      req.end('{}');
+      setTimeout(() => reject(new Error('no answer')), 30_000).unref();
+    });
+    assert.ok(received < data.length);
+    await new Promise((r) => setTimeout(r, 200));
+    const manifest = (await (await s.call('GET', `/v1/manifests/${id}`)).json()) as { state: string };
+    assert.equal(manifest.state, 'active', 'a client going away is not a damaged chunk');
+    const again = await slowRehydrate(s.url, id);
+    assert.equal(again.status, 200);
+    assert.ok(again.body.equals(data));
+  });
+
   test('a range read (never borrowed) over a damaged second chunk is answered with the error body too', { timeout: 60_000 }, async () => {
     const data = corpusFile('random', 2 * 1024 * 1024, 'borrow-http-range-damaged');
     const id = await put('range-damaged.bin', data);

@@ -62,9 +62,16 @@ async function* headThenRest(head: readonly Uint8Array[], rest: AsyncIterator<Ui
   }
 }
 
+/** Resolves once the socket has taken `piece`; rejects when the write fails or the connection closes first. */
 const flushed = (res: ServerResponse, piece: Uint8Array) =>
   new Promise<void>((resolve, reject) => {
-    res.write(piece, (err) => (err ? reject(err) : resolve()));
+    const closed = () => reject(new Error('the connection closed before the piece was written'));
+    res.once('close', closed);
+    res.write(piece, (err) => {
+      res.off('close', closed);
+      if (err) reject(err);
+      else resolve();
+    });
   });
 
 /** Writes every piece and waits until the socket has taken it before pulling the next; aborts the connection on failure. */
