@@ -58,7 +58,9 @@ export function registerDeprecations(server: FastifyInstance, table: Readonly<Re
     headersByRoute.set(key, deprecationHeaders(d));
   }
   if (headersByRoute.size === 0) return;
-  server.addHook('onSend', async (request, reply) => {
+  // Set when the request arrives, not in onSend: a reply written on the raw response (byte-response.ts,
+  // borrowed pieces) skips onSend but takes the reply's headers as they are by then.
+  server.addHook('onRequest', async (request, reply) => {
     const headers = headersByRoute.get(`${request.method} ${request.routeOptions.url}`);
     if (headers) reply.headers(headers);
   });
