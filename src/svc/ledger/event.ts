@@ -22,7 +22,7 @@ export interface LedgerEvent {
 
 /** What a caller supplies; the appender assigns seq, id, ts and hashes. */
 export interface LedgerEventInput {
-  /** A pre-assigned id (`newId('event')`), for a record written in the same commit that refers to this event; otherwise assigned on append. */
+  /** A pre-assigned id (`newId('evt')`), for a record written in the same commit that refers to this event; otherwise assigned on append. */
   id?: string;
   type: string;
   tenant?: string | null;
