@@ -11,6 +11,7 @@
  * results come back in the order the items were given.
  */
 import { ApiError } from './client.ts';
+import { isUnreachable, UNREACHABLE } from './runtime.ts';
 
 /** Default transfers at once: two keeps both cores of a small machine busy without queueing behind each other. */
 export const DEFAULT_JOBS = 2;
@@ -47,9 +48,8 @@ export function parseJobs(value: string | undefined): number {
 /** The printed form of one failed item: the server's error body, or the local error's message. */
 export function batchError(error: unknown): unknown {
   if (error instanceof ApiError) return error.body;
-  const e = error as { code?: string; message?: string };
-  if (e?.code === 'ECONNREFUSED') return { error: { code: 'unreachable', message: 'cannot reach the server (is `svc serve` running? set SVC_URL)' } };
-  return { error: { code: 'local_error', message: e?.message ?? String(error) } };
+  if (isUnreachable(error)) return { error: { code: 'unreachable', message: UNREACHABLE } };
+  return { error: { code: 'local_error', message: (error as { message?: string })?.message ?? String(error) } };
 }
 
 /** True when any item failed (the command then exits 1, after every item was attempted). */

@@ -22,6 +22,14 @@ export function clientFor(g: GlobalOptions): SvcClient {
   return new SvcClient({ url: g.url });
 }
 
+export const UNREACHABLE = 'cannot reach the server (is `svc serve` running? set SVC_URL)';
+
+/** A connection the server refused (node:http), or fetch's wrapper of one. */
+export function isUnreachable(err: unknown): boolean {
+  const e = err as { code?: string; message?: string };
+  return e?.code === 'ECONNREFUSED' || (err instanceof TypeError && /fetch failed/.test(String(e.message)));
+}
+
 /** Runs a command body; prints its result; maps failures to exit codes. Returning `undefined` prints nothing. */
 export async function run(cmd: Command, body: (g: GlobalOptions) => Promise<unknown>, exitCode?: (result: unknown) => number): Promise<void> {
   const g = globals(cmd);
@@ -36,13 +44,12 @@ export async function run(cmd: Command, body: (g: GlobalOptions) => Promise<unkn
       process.exitCode = EXIT.failed;
       return;
     }
-    const e = err as { code?: string; message?: string };
-    if (e?.code === 'ECONNREFUSED' || (err instanceof TypeError && /fetch failed/.test(String(e.message)))) {
-      process.stderr.write('svc: cannot reach the server (is `svc serve` running? set SVC_URL)\n');
+    if (isUnreachable(err)) {
+      process.stderr.write(`svc: ${UNREACHABLE}\n`);
       process.exitCode = EXIT.failed;
       return;
     }
-    process.stderr.write(`svc: ${e?.message ?? String(err)}\n`);
+    process.stderr.write(`svc: ${(err as { message?: string })?.message ?? String(err)}\n`);
     process.exitCode = EXIT.usage;
   }
 }
