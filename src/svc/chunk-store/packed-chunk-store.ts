@@ -182,14 +182,11 @@ export class PackedChunkStore implements ChunkStore {
     const found = await this.#read(scope, id, codec, buffers);
     if (found.raw) return verified(id, found.raw);
     const stored = found.stored!;
-    // A raw chunk is its stored bytes: the borrowed buffer goes to the caller, who gives it back.
-    if (codec === 'raw') return decodeVerifiedChunk(id, codec, stored, rawLengthHint);
-    try {
-      return await decodeVerifiedChunk(id, codec, stored, rawLengthHint);
-    } finally {
-      // The decoder has finished with the stored form (its output is a buffer of its own).
-      buffers?.giveBack(stored);
-    }
+    const decoded = await decodeVerifiedChunk(id, codec, stored, rawLengthHint);
+    // A raw chunk is its stored bytes: a borrowed buffer goes on to the caller, who gives it back. A decoded one
+    // is a buffer of the decoder's own, and the stored form is no longer needed.
+    if (decoded !== stored) buffers?.giveBack(stored);
+    return decoded;
   }
 
   /** A framed chunk's stored form is re-encoded as one zstd frame of its own (exports carry chunks in stored form). */
