@@ -36,6 +36,7 @@ import zlib from 'node:zlib';
 import type { ChunkCodec } from '../chunking/chunk-codec.ts';
 import { FRAME_TARGET_BYTES, type FrameCodec } from '../chunking/frame-codec.ts';
 import { FramePool } from '../chunking/frame-pool.ts';
+import { ZstdFrameDecoder } from '../chunking/zstd-frame-decoder.ts';
 import type { ChunkLocation, ChunkPackRepository, FrameColumns, PackEntryRow } from '../store/repositories/chunk-packs.ts';
 import { chunkKeySegments, type ListedChunk } from './chunk-key.ts';
 import type { ChunkScope } from './chunk-scope.ts';
@@ -182,6 +183,27 @@ export class PackedChunkStore implements ChunkStore {
     const found = await this.#read(scope, id, codec, buffers);
     if (found.raw) return verified(id, found.raw);
     const stored = found.stored!;
+    // A borrowed read of a compressed chunk decodes into a borrowed buffer too (decision 177): a whole-object
+    // restore then allocates nothing per chunk. Other reads decode on the thread pool into a buffer of their own.
+    if (buffers && codec === 'zstd' && rawLengthHint !== undefined && rawLengthHint > 0) {
+      const out = buffers.borrow(rawLengthHint);
+      let length: number;
+      try {
+        length = frameDecoder.decodeInto(stored, out);
+      } catch (err) {
+        buffers.giveBack(out);
+        throw chunkReadFailure(id, 'undecodable', err);
+      } finally {
+        buffers.giveBack(stored);
+      }
+      const decoded = out.subarray(0, length);
+      try {
+        return await verified(id, decoded);
+      } catch (err) {
+        buffers.giveBack(out);
+        throw err;
+      }
+    }
     const decoded = await decodeVerifiedChunk(id, codec, stored, rawLengthHint);
     // A raw chunk is its stored bytes: a borrowed buffer goes on to the caller, who gives it back. A decoded one
     // is a buffer of the decoder's own, and the stored form is no longer needed.
@@ -491,6 +513,9 @@ async function verified(id: string, raw: Uint8Array): Promise<Uint8Array> {
 }
 
 const DEFAULT_FRAME_CACHE_BYTES = 16 * 1024 * 1024;
+
+/** Decodes are synchronous: one context serves every read of the process's main thread. */
+const frameDecoder = new ZstdFrameDecoder();
 
 const zstdCompress = promisify(zlib.zstdCompress);
 

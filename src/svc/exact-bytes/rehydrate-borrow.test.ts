@@ -6,7 +6,7 @@
  * borrowed memory.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setImmediate as tick } from 'node:timers/promises';
@@ -22,6 +22,7 @@ import { ReadBuffers } from '../chunk-store/read-buffers.ts';
 import { migrate } from '../store/migrate.ts';
 import { ChunkPackRepository } from '../store/repositories/chunk-packs.ts';
 import { SqliteDb } from '../store/sqlite-db.ts';
+import type { SvcError } from '../errors.ts';
 import { ingest } from './ingest.ts';
 import { openRehydration } from './rehydrate.ts';
 
@@ -121,4 +122,63 @@ test('a pack store reads whole-object chunks into borrowed buffers and gives bac
     assert.ok(Buffer.concat(got).equals(data), `${kind} exact`);
     assert.ok(borrow.idleBytes > 0, `${kind}: reads borrowed and gave back`);
   }
+});
+
+async function packStore(t: { after(fn: () => Promise<void>): void }) {
+  const root = mkdtempSync(path.join(os.tmpdir(), 'svc-borrow-zstd-'));
+  const db = new SqliteDb(path.join(root, 'index.sqlite'), { synchronous: 'normal' });
+  await migrate(db);
+  t.after(async () => {
+    await db.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+  const packs = new FsPackFiles({ root: path.join(root, 'chunks') });
+  return { packs, store: new PackedChunkStore({ packs, index: new ChunkPackRepository(db), packTargetBytes: 1024 * 1024, frameCodec: 'none' }) };
+}
+
+test('compressed chunks of a whole-object restore decode into borrowed buffers (decision 177)', async (t) => {
+  const { store } = await packStore(t);
+  const data = corpusFile('log-like', 900_000, 'borrow-zstd');
+  const result = await ingest(pieces(data), { store, scope, mode: 'enforce', chunking: SMALL });
+  const compressed = result.chunks.filter((c) => c.codec === 'zstd').length;
+  assert.ok(compressed > 40, `log-like data compresses (${compressed} zstd chunks)`);
+  const borrow = new ReadBuffers();
+  const r = await openRehydration(result.chunks, { store, scope, expectedSha256: result.sha256, borrow });
+  const backings = new Set<ArrayBufferLike>();
+  const got: Buffer[] = [];
+  for await (const p of r.stream) {
+    backings.add(p.buffer);
+    got.push(Buffer.from(p));
+  }
+  assert.ok(Buffer.concat(got).equals(data), 'exact');
+  // Decoded into fresh buffers, every piece would have a backing of its own; borrowed ones are reused.
+  assert.ok(backings.size < result.chunks.length / 4, `${backings.size} backing buffers for ${result.chunks.length} chunks`);
+});
+
+test('a damaged compressed chunk read into a borrowed buffer fails naming it, and later restores are whole', async (t) => {
+  const { store, packs } = await packStore(t);
+  const data = corpusFile('json', 600_000, 'borrow-zstd-damaged');
+  const result = await ingest(pieces(data), { store, scope, mode: 'enforce', chunking: SMALL });
+  const victim = result.chunks.filter((c) => c.codec === 'zstd')[3]!;
+  const loc = (await store.locate(scope, victim.id, victim.codec))!;
+  const file = packs.pathOf(scope, loc.pack_id);
+  const bytes = readFileSync(file);
+  for (let k = 8; k < Math.min(loc.stored_length, 64); k++) bytes[loc.pack_offset + k]! ^= 0x5a;
+  writeFileSync(file, bytes);
+
+  const borrow = new ReadBuffers();
+  const r = await openRehydration(result.chunks, { store, scope, expectedSha256: result.sha256, borrow });
+  await assert.rejects(
+    async () => {
+      for await (const _ of r.stream) void _;
+    },
+    (err: SvcError) => err.code === 'rehydration_failed' && err.details?.['chunk_id'] === victim.id && ['undecodable', 'corrupt'].includes(String(err.details?.['reason'])),
+  );
+
+  const other = corpusFile('log-like', 400_000, 'borrow-zstd-after');
+  const again = await ingest(pieces(other), { store, scope, mode: 'enforce', chunking: SMALL });
+  const r2 = await openRehydration(again.chunks, { store, scope, expectedSha256: again.sha256, borrow });
+  const got: Buffer[] = [];
+  for await (const p of r2.stream) got.push(Buffer.from(p));
+  assert.ok(Buffer.concat(got).equals(other), 'the decoder recovered');
 });

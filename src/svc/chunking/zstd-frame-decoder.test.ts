@@ -1,0 +1,53 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import zlib from 'node:zlib';
+import { corpusFile } from '../../../bench/corpus/corpus-files.ts';
+import { ZstdFrameDecoder } from './zstd-frame-decoder.ts';
+
+const text = corpusFile('log-like', 3 * 65_536, 'zstd-frame-decoder');
+const a = text.subarray(0, 65_536);
+const b = text.subarray(65_536, 2 * 65_536);
+const frameA = zlib.zstdCompressSync(a);
+const frameB = zlib.zstdCompressSync(b);
+
+for (const native of [true, false]) {
+  const label = native ? 'native context' : 'public fallback';
+
+  test(`${label}: frames decode into the caller's buffer, one after another`, () => {
+    const decoder = new ZstdFrameDecoder({ native });
+    if (native) assert.equal(decoder.native, true, 'Node 24 exposes the binding this path uses');
+    const out = Buffer.alloc(70_000);
+    assert.equal(decoder.decodeInto(frameA, out), a.length);
+    assert.ok(out.subarray(0, a.length).equals(a));
+    assert.equal(decoder.decodeInto(frameB, out), b.length);
+    assert.ok(out.subarray(0, b.length).equals(b));
+    decoder.close();
+  });
+
+  test(`${label}: a damaged, truncated or foreign frame throws and the next frame still decodes`, async () => {
+    const decoder = new ZstdFrameDecoder({ native });
+    const out = Buffer.alloc(65_536);
+    const damaged = Buffer.from(frameA);
+    damaged[10]! ^= 0xff;
+    damaged[20]! ^= 0xff;
+    const bad = [damaged, frameA.subarray(0, frameA.length - 10), Buffer.from('not a zstd frame at all'), Buffer.alloc(0)];
+    for (const frame of bad) {
+      assert.throws(() => decoder.decodeInto(frame, out));
+      assert.equal(decoder.decodeInto(frameB, out), b.length, 'the decoder recovers');
+      assert.ok(out.equals(b));
+    }
+    // The binding's late 'error' events must not surface as uncaught errors.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    decoder.close();
+  });
+
+  test(`${label}: a frame larger than the buffer throws instead of writing past it`, () => {
+    const decoder = new ZstdFrameDecoder({ native });
+    const backing = Buffer.alloc(2000, 7);
+    const out = backing.subarray(0, 1000);
+    assert.throws(() => decoder.decodeInto(frameA, out), /more than 1000 bytes/);
+    assert.ok(backing.subarray(1000).every((x) => x === 7), 'nothing written past the view');
+    assert.equal(decoder.decodeInto(frameA, Buffer.alloc(65_536)), a.length);
+    decoder.close();
+  });
+}
