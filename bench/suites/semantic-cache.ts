@@ -45,11 +45,12 @@ const entry = { source_fingerprints: ['qqp'], policy_id: 'pb_bench', value: { te
 const lookup = (domain: string, query: string) => ({ domain, query, source_fingerprints: ['qqp'], policy_id: 'pb_bench', freshness: { max_age_seconds: 3600 } });
 
 /** Store a, look up b, each pair in its own tenant, through the real cache: how many label-0 / label-1 pairs hit. */
-async function throughCache(pairs: readonly Pair[], embedder: Embedder): Promise<{ falseAccepts: number; hits: number; fa: Pair[] }> {
+async function throughCache(pairs: readonly Pair[], embedder: Embedder): Promise<{ falseAccepts: number; hits: number; fa: Pair[]; hit: Pair[] }> {
   const cache = new SemanticCache({ store: new MemorySemanticCacheStore(), ledger: { append: async () => {} }, embedder });
   let falseAccepts = 0;
   let hits = 0;
   const fa: Pair[] = [];
+  const hit: Pair[] = [];
   for (const [i, p] of pairs.entries()) {
     const ctx = { principal: makePrincipal('bench', ['writer'], `t${i}`), traceId: 'bench' };
     await cache.store(ctx, { ...entry, domain: 'qqp', query: p.text_a });
@@ -58,9 +59,12 @@ async function throughCache(pairs: readonly Pair[], embedder: Embedder): Promise
       falseAccepts++;
       fa.push(p);
     }
-    if (r.hit && p.label === 1) hits++;
+    if (r.hit && p.label === 1) {
+      hits++;
+      hit.push(p);
+    }
   }
-  return { falseAccepts, hits, fa };
+  return { falseAccepts, hits, fa, hit };
 }
 
 /** An OpenAI-compatible /embeddings client for the embeddings mode's curve (only when the run configures one). */
@@ -99,9 +103,12 @@ export default async function run(args: string[]): Promise<BenchReport> {
   const shipped = await throughCache(pairs, lexicalEmbedder);
   const halves = [0, 1].map((h) => {
     const half = pairs.filter((p, i) => (p.id ?? i) % 2 === h);
+    const members = new Set(half);
     const neg = half.filter((p) => p.label === 0).length;
-    const fa = shipped.fa.filter((p) => half.includes(p)).length;
-    return { half: h === 0 ? 'even ids' : 'odd ids', negatives: neg, false_accepts: fa, false_accept_rate: round(fa / Math.max(1, neg), 5) };
+    const fa = shipped.fa.filter((p) => members.has(p)).length;
+    const hits = shipped.hit.filter((p) => members.has(p)).length;
+    const pos = half.length - neg;
+    return { half: h === 0 ? 'even ids' : 'odd ids', negatives: neg, false_accepts: fa, false_accept_rate: round(fa / Math.max(1, neg), 5), positives: pos, hits, paraphrase_hit_rate: round(hits / Math.max(1, pos), 4) };
   });
 
   // 2. The curves: the cache's own judgement at every threshold, per mode.
@@ -119,7 +126,8 @@ export default async function run(args: string[]): Promise<BenchReport> {
     modes.push({ mode: `embeddings mode (${provider.id}, alignment refusals on top)`, scored });
   }
   const curves = modes.map((m) => ({ mode: m.mode, curve: curveOf(m.scored, THRESHOLDS).map((c) => ({ threshold: c.threshold, false_accept_rate: round(c.false_accept_rate, 5), hit_rate: round(c.hit_rate, 4) })) }));
-  const noiseFloor = pairs.filter((p) => p.label === 0 && normaliseQuery(p.text_a) === normaliseQuery(p.text_b)).length;
+  const identical = pairs.filter((p) => normaliseQuery(p.text_a) === normaliseQuery(p.text_b));
+  const noiseFloor = identical.filter((p) => p.label === 0).length;
 
   // 3. What calibration on these pairs would choose for the default embedder at the 0.1 % target (when enough label-0 pairs).
   let calibrated: Awaited<ReturnType<typeof calibrateThreshold>> | undefined;
@@ -152,7 +160,8 @@ export default async function run(args: string[]): Promise<BenchReport> {
     operating_point: { embedder: lexicalEmbedder.id, threshold: LEXICAL_SIMILARITY_THRESHOLD },
     default: { false_accepts: shipped.falseAccepts, false_accept_rate: round(far, 5), hits: shipped.hits, paraphrase_hit_rate: round(hitRate, 4) },
     halves,
-    label_noise_floor: { identical_after_normalisation_label_0: noiseFloor, rate: round(noiseFloor / Math.max(1, negatives), 5) },
+    // How often the labels call the same text two questions: no judgement that serves identical text can be more precise.
+    label_noise_floor: { identical_after_normalisation_label_0: noiseFloor, identical_after_normalisation: identical.length, rate: round(noiseFloor / Math.max(1, negatives), 5) },
     curves,
     calibration_at_0_1_percent: calibrated ? { threshold: calibrated.threshold, false_accept_rate: round(calibrated.false_accept_rate, 5), hit_rate: round(calibrated.hit_rate, 4) } : { refused: calibrationRefusal },
     embeddings_mode: provider ? 'measured' : 'not measured: no embeddings upstream configured for this run (SVC_BENCH_EMBEDDINGS_URL, SVC_BENCH_EMBEDDINGS_MODEL)',
@@ -162,8 +171,8 @@ export default async function run(args: string[]): Promise<BenchReport> {
   const rowsOut: Array<[string, string, string]> = [
     [`shipped default (${lexicalEmbedder.id}, threshold ${LEXICAL_SIMILARITY_THRESHOLD}): false acceptance`, `${pct(far)} (${shipped.falseAccepts} of ${negatives})`, '≤ 0.1 %'],
     ['shipped default: paraphrase hit rate', `${pct(hitRate)} (${shipped.hits} of ${positives})`, 'as high as safety allows (goal ≥ 10 %)'],
-    ...halves.map((h) => [`shipped default, ${h.half}: false acceptance`, `${pct(h.false_accept_rate)} (${h.false_accepts} of ${h.negatives})`, '≤ 0.1 %'] as [string, string, string]),
-    ['label-noise floor: label-0 pairs identical after normalisation', `${pct(noiseFloor / Math.max(1, negatives))} (${noiseFloor})`, '—'],
+    ...halves.map((h) => [`shipped default, ${h.half}: false acceptance / paraphrase hit rate`, `${pct(h.false_accept_rate)} (${h.false_accepts} of ${h.negatives}) / ${pct(h.paraphrase_hit_rate)} (${h.hits} of ${h.positives})`, '≤ 0.1 %'] as [string, string, string]),
+    ['label-noise floor: label-0 pairs identical after normalisation', `${pct(noiseFloor / Math.max(1, negatives))} (${noiseFloor}; ${noiseFloor} of the ${identical.length} identical pairs)`, '—'],
   ];
   for (const c of curves) {
     for (const point of c.curve) rowsOut.push([`${c.mode} @ ${point.threshold}: false acceptance / hit rate`, `${pct(point.false_accept_rate)} / ${pct(point.hit_rate)}`, '—']);

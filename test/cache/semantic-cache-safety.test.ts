@@ -68,6 +68,11 @@ const NEAR_TOPIC_NEGATIVES: Array<[string, string, string]> = [
   ['Is Python faster than Java?', 'Is Java faster than Python?', 'word_order_differs'],
   ['How do I convert Celsius to Fahrenheit?', 'How do I convert Fahrenheit to Celsius?', 'word_order_differs'],
   ['How do I move files from my phone to my laptop?', 'How do I move files from my laptop to my phone?', 'word_order_differs'],
+  // Conjuncts may swap, but not across a comparison
+  ['Is tea healthier than coffee and juice?', 'Is coffee healthier than tea and juice?', 'word_order_differs'],
+  // A preposition that ends the question asks for its object
+  ['What is a VPN?', 'What is a VPN for?', 'content_word_differs'],
+  ['Who is the parcel from?', 'Who is the parcel for?', 'content_word_differs'],
   // Symbols
   ['What is the best IDE for C# development?', 'What is the best IDE for C++ development?', 'symbols_differ'],
   ['What is the difference between = and == in JavaScript?', 'What is the difference between () and [] in JavaScript?', 'symbols_differ'],
@@ -90,6 +95,19 @@ const PARAPHRASES: Array<[string, string]> = [
   ["What is the colour of a polar bear's skin?", "What is the color of a polar bear's skin?"],
   ['What are the symptoms of vitamin D deficiency?', 'What are the symptoms of a vitamin D deficiency?'],
   ['Is it safe to travel to Iceland in winter?', 'Is it safe to travel to Iceland during winter?'],
+  // Coordination in either order, "&" for "and", the possessive, irregular plurals and verb forms
+  ['What is the difference between a crocodile and an alligator?', 'What is the difference between an alligator and a crocodile?'],
+  ['Should I learn Spanish or Portuguese first?', 'Should I learn Portuguese or Spanish first?'],
+  ['Can I mix bleach & vinegar?', 'Can I mix bleach and vinegar?'],
+  ["How do I change my Gmail account's password?", 'How do I change my Gmail account password?'],
+  ['What are good ways to keep children busy on a rainy day?', 'What are good ways to keep a child busy on a rainy day?'],
+  ['What should I do if my dog ate a whole bar of dark chocolate?', 'What should I do if my dog eats a whole bar of dark chocolate?'],
+];
+
+/** Reworded in function words, but by more than the default accepts: a change of tense ("will" / "does"). */
+const BELOW_THRESHOLD: Array<[string, string]> = [
+  ['Will it snow in Denver?', 'Does it snow in Denver?'],
+  ['Will the bank close my account?', 'Did the bank close my account?'],
 ];
 
 function cacheFor() {
@@ -122,6 +140,19 @@ test('the default serves paraphrases written for it, naming the operating point'
     const r = await cache.lookup(ctx, lookup(asked));
     assert.equal(r.hit, true, `missed "${asked}" for "${stored}"`);
     assert.deepEqual(r.hit && r.operating_point, { source: 'default', embedder: lexicalEmbedder.id, threshold: LEXICAL_SIMILARITY_THRESHOLD });
+  }
+});
+
+test('a change of tense in a short question stays below the default threshold, both ways', async () => {
+  const { cache, entry, lookup } = cacheFor();
+  for (const [i, [a, b]] of BELOW_THRESHOLD.entries()) {
+    const alignment = alignQueries(normaliseQuery(a), normaliseQuery(b));
+    assert.ok(alignment.same && alignment.similarity < LEXICAL_SIMILARITY_THRESHOLD, `"${a}" / "${b}": ${JSON.stringify(alignment)}`);
+    for (const [stored, asked, tenant] of [[a, b, `low${i}a`], [b, a, `low${i}b`]] as const) {
+      const ctx = { principal: makePrincipal('t', ['writer'], tenant), traceId: 'tr' };
+      await cache.store(ctx, { ...entry, query: stored });
+      assert.equal((await cache.lookup(ctx, lookup(asked))).hit, false, `served the answer to "${stored}" for "${asked}"`);
+    }
   }
 });
 

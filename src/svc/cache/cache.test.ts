@@ -113,6 +113,13 @@ test('the alignment refuses negation, numbers, symbols, changed or added content
   assert.equal(refused('What is the capital of France?', 'What is the capital of Germany?'), 'content_word_differs');
   assert.equal(refused('What is the output of the following program?', 'What is the output of the following program?'), 'context_dependent');
   assert.equal(refused('Is the US heading into a recession?', 'Are we heading into a recession?'), 'content_word_differs');
+  // A final preposition is a content word; conjuncts swap only around "and" / "or".
+  assert.equal(refused('What is this cable?', 'What is this cable for?'), 'context_dependent');
+  assert.equal(refused('What is a dongle?', 'What is a dongle for?'), 'content_word_differs');
+  assert.equal(refused('Is a cat smarter than a dog?', 'Is a dog smarter than a cat?'), 'word_order_differs');
+  // "&" alone is "and"; inside a name it stays a symbol.
+  assert.equal(normaliseQuery('Salt & pepper'), 'salt and pepper');
+  assert.equal(refused('Who owns AT&T?', 'Who owns AT and T?'), 'symbols_differ');
   // Rewording the alignment accepts, with a similarity that falls with what changed and rises with the question's length.
   const similarity = (a: string, b: string) => {
     const r = judge(a, b);
@@ -124,6 +131,13 @@ test('the alignment refuses negation, numbers, symbols, changed or added content
   assert.ok(similarity('How do I reset my password?', 'How can I reset my password please?') < 1);
   assert.ok(similarity('What are the best books on machine learning?', 'Which is the best book on machine learning?') > similarity('What are the best books?', 'Which is the best book?'));
   assert.ok(similarity('How can I improve my written English quickly?', 'How do I improve my written English quickly?') > similarity('How can I swim?', 'How do I swim?'));
+  // Tense ("will", like "did") changes more than a modal ("can" / "do").
+  assert.ok(similarity('Will the ferry run on Sunday?', 'Does the ferry run on Sunday?') < similarity('Can the ferry run on Sunday?', 'Does the ferry run on Sunday?'));
+  // Conjuncts in the other order, irregular forms, the possessive: one small step each.
+  assert.ok(similarity('Is it safe to mix bleach and vinegar?', 'Is it safe to mix vinegar and bleach?') >= 0.95);
+  assert.ok(similarity('How many teeth does a shark have?', 'How many tooth does a shark have?') >= 0.95);
+  assert.ok(similarity('Who bought Twitter in 2022?', 'Who buys Twitter in 2022?') < 1);
+  assert.equal(similarity("What is the dog's name?", 'What is the dog name?'), 1);
 });
 
 const semanticEntry = { domain: 'faq', source_fingerprints: ['doc:1@v1'], policy_id: 'pb_1', value: chatValue, verification: { type: 'chat_completion' as const } };

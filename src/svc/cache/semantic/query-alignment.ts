@@ -9,9 +9,10 @@
  * cost ("how can I" / "how do I", "what" / "which", "a" / "the"). What the
  * near-topic negatives of a cache change is refused outright: another or an
  * added content word (entities included), a number, a negation, a symbol, the
- * question word, the order of the content words, and any query that points
- * outside its own text ("this", "the following") — two identical texts can
- * then ask about different things.
+ * question word, the order of the content words (except the two conjuncts of
+ * an "and" / "or", which may swap), and any query that points outside its
+ * own text ("this", "the following") — two identical texts can then ask
+ * about different things.
  *
  * The similarity is 1 − cost / mass, where the mass grows with the number of
  * content words: one swapped function word in a long question changes less
@@ -46,16 +47,19 @@ export interface AlignmentCosts {
   typo: number;
   /** A content word is shorter than this: no typo allowance. */
   typoMinLength: number;
+  /** The two conjuncts of an "X and Y" / "X or Y" in the other order ("between Arduino and Raspberry Pi"). */
+  conjunctOrder: number;
   /** similarity = 1 − cost / massᵉ, mass = content words and numbers of the shorter side. */
   massExponent: number;
 }
 
 export const DEFAULT_ALIGNMENT_COSTS: AlignmentCosts = {
-  drop: { article: 0, light: 0.3, preposition: 0.4, do: 0.3, be: 0.4, have: 0.4, modal: 0.5, past: 0.6, first: 0.5, second: 0.5, generic: 0.5, quantifier: 0.3, conjunction: 0.5 },
+  drop: { article: 0, light: 0.3, preposition: 0.4, do: 0.3, be: 0.4, have: 0.4, modal: 0.5, future: 0.6, past: 0.6, first: 0.5, second: 0.5, generic: 0.5, quantifier: 0.3, conjunction: 0.5 },
   swap: {
     'article>article': 0, 'preposition>preposition': 0.3, 'do>do': 0.1, 'be>be': 0.2, 'be>do': 0.3, 'do>modal': 0.2, 'modal>modal': 0.3, 'be>modal': 0.4,
-    'have>have': 0.1, 'be>past': 0.5, 'do>past': 0.5, 'modal>past': 0.5, 'past>past': 0.3, 'first>first': 0.1, 'second>second': 0.1,
-    'first>second': 0.4, 'first>generic': 0.4, 'generic>second': 0.3, 'generic>generic': 0.1, 'article>first': 0.4, 'article>second': 0.4,
+    'have>have': 0.1, 'be>past': 0.5, 'do>past': 0.5, 'modal>past': 0.5, 'be>future': 0.5, 'do>future': 0.5, 'future>modal': 0.5,
+    'future>future': 0.1, 'past>past': 0.3, 'first>first': 0.1, 'second>second': 0.1, 'first>second': 0.4, 'first>generic': 0.4,
+    'generic>second': 0.3, 'generic>generic': 0.1, 'article>first': 0.4, 'article>second': 0.4,
     'article>quantifier': 0.2, 'quantifier>quantifier': 0.3, 'conjunction>conjunction': 0.5, 'light>light': 0.2,
   },
   whatWhich: 0.2,
@@ -64,6 +68,7 @@ export const DEFAULT_ALIGNMENT_COSTS: AlignmentCosts = {
   derivation: 0.5,
   typo: 0.3,
   typoMinLength: 6,
+  conjunctOrder: 0.1,
   massExponent: 1.25,
 };
 
@@ -207,6 +212,34 @@ export function sameContentWords(a: readonly QueryToken[], b: readonly QueryToke
   return markersOf(a).stems === markersOf(b).stems;
 }
 
+const AND_OR = new Set(['and', 'or']);
+const ARTICLE = CLASS_INDEX.get('article')!;
+const isPhraseWord = (t: QueryToken) => t.index === CONTENT || t.index === NUMBER || t.index === ARTICLE;
+/** Conjuncts longer than this (words) are not tried, and at most this many reorderings per question: the cost stays bounded. */
+const MAX_CONJUNCT = 4;
+const MAX_REORDERINGS = 64;
+
+/**
+ * Each way of writing `tokens` with the two conjuncts of one "X and Y" / "X or Y" swapped, X and Y being runs of
+ * content words, numbers and articles: coordination is symmetric ("the difference between an alligator and a
+ * crocodile", "rich or happy"), unlike the order of words around a preposition ("Celsius to Fahrenheit") or a
+ * comparison ("faster than"). Where each conjunct begins and ends is not known ("the difference between Raspberry Pi
+ * and Arduino"), so every split up to MAX_CONJUNCT words a side is tried.
+ */
+function conjunctSwaps(tokens: readonly QueryToken[]): QueryToken[][] {
+  const out: QueryToken[][] = [];
+  for (let i = 1; i < tokens.length - 1; i++) {
+    if (!AND_OR.has(tokens[i]!.word)) continue;
+    for (let start = i - 1; start >= 0 && i - start <= MAX_CONJUNCT && isPhraseWord(tokens[start]!); start--) {
+      for (let end = i + 2; end <= tokens.length && end - i - 1 <= MAX_CONJUNCT && isPhraseWord(tokens[end - 1]!); end++) {
+        out.push([...tokens.slice(0, start), ...tokens.slice(i + 1, end), tokens[i]!, ...tokens.slice(start, i), ...tokens.slice(end)]);
+        if (out.length >= MAX_REORDERINGS) return out;
+      }
+    }
+  }
+  return out;
+}
+
 /** Judges two normalised queries; `same: true` carries the alignment's cost and similarity in [0, 1]. */
 export function alignQueries(normalisedA: string, normalisedB: string, costs: AlignmentCosts = DEFAULT_ALIGNMENT_COSTS): Alignment {
   return alignTokens(queryTokens(normalisedA), queryTokens(normalisedB), costs);
@@ -217,7 +250,12 @@ export function alignTokens(a: readonly QueryToken[], b: readonly QueryToken[], 
   const mb = markersOf(b);
   const marker = markerDifference(ma, mb);
   if (marker !== undefined) return { same: false, reason: marker };
-  const cost = alignmentCost(a, b, costs);
+  let cost = alignmentCost(a, b, costs);
+  // The same content words in another order are the same question when what moved is one conjunct of an "and" / "or".
+  if (cost === Infinity && ma.stems === mb.stems) {
+    for (const variant of conjunctSwaps(b)) cost = Math.min(cost, costs.conjunctOrder + alignmentCost(a, variant, costs));
+    for (const variant of conjunctSwaps(a)) cost = Math.min(cost, costs.conjunctOrder + alignmentCost(variant, b, costs));
+  }
   if (cost === Infinity) {
     // The same content words in another order, or another content word (a typo only counts where it aligns).
     return { same: false, reason: ma.stems === mb.stems ? 'word_order_differs' : 'content_word_differs' };

@@ -23,6 +23,9 @@ const CONTRACTIONS: Array<[RegExp, string]> = [
   [/\b(\w+)['’]d\b/g, '$1 would'],
   [/\b(what|where|who|how|when|why|that|there|it|he|she)['’]s\b/g, '$1 is'],
   [/\bi['’]m\b/g, 'i am'],
+  // The possessive clitic: "India's capital" asks what "the India capital" does (the order of the words is kept).
+  [/\b(\w+)['’]s\b/g, '$1'],
+  [/\b(\w+s)['’](?=\s|$)/g, '$1'],
 ];
 
 const SYMBOLS = /[\p{S}#%@&[\]{}\\]/gu;
@@ -38,6 +41,8 @@ export function normaliseQuery(text: string): string {
   for (const [re, replacement] of CONTRACTIONS) s = s.replace(re, replacement);
   // Thousands separators go ("1,000" → "1000"), decimal points stay; other punctuation is dropped, symbols kept as tokens.
   s = s
+    // A free-standing ampersand is the word "and" ("Earth & Mars"); inside a name it stays a symbol ("AT&T", "R&D").
+    .replace(/(^|\s)&(?=\s|$)/g, '$1and')
     .replace(/(\d),(?=\d{3}(?!\d))/g, '$1')
     .replace(/(\d)\.(?=\d)/g, '$1\u0000')
     .replace(SYMBOLS, ' $& ')

@@ -12,7 +12,7 @@
 import { stemmer } from 'stemmer';
 
 export const WORD_CLASSES = [
-  'article', 'light', 'preposition', 'do', 'be', 'have', 'modal', 'past', 'first', 'second', 'generic', 'third', 'quantifier', 'conjunction',
+  'article', 'light', 'preposition', 'do', 'be', 'have', 'modal', 'future', 'past', 'first', 'second', 'generic', 'third', 'quantifier', 'conjunction',
   'question', 'deixis', 'negation', 'number', 'symbol', 'content',
 ] as const;
 
@@ -23,7 +23,8 @@ export type WordClass =
   | 'do' // the dummy auxiliary do / does
   | 'be' // is / are / am / be / been
   | 'have'
-  | 'modal' // can / could / should / would / will / ...
+  | 'modal' // can / could / should / would / may / ...
+  | 'future' // will / shall: tense, like the past auxiliaries
   | 'past' // did / was / were / had: tense
   | 'first' // i / me / my / we / our ...
   | 'second' // you / your ...
@@ -48,7 +49,8 @@ const CLASS_WORDS: ReadonlyArray<[WordClass, string]> = [
   ['do', 'do does'],
   ['be', 'is are am be been being'],
   ['have', 'have has having'],
-  ['modal', 'can could should would will shall may might must'],
+  ['modal', 'can could should would may might must'],
+  ['future', 'will shall'],
   ['past', 'did was were had'],
   ['first', 'i me my mine myself we us our ours ourselves'],
   ['second', 'you your yours yourself yourselves'],
@@ -78,6 +80,40 @@ const NUMBER_WORDS: ReadonlyMap<string, string> = new Map<string, string>(
     ['hundred', '100'], ['thousand', '1000'], ['million', '1000000'], ['billion', '1000000000'],
     ['first', '1st'], ['second', '2nd'], ['third', '3rd'], ['half', '1/2'], ['double', 'x2'], ['twice', 'x2'],
   ] as Array<[string, string]>).filter(([w]) => w !== '_'),
+);
+
+/**
+ * Irregular English verbs and plurals, each form to its base ("bought" → "buy", "women" → "woman"), so they match as
+ * another verb form or inflection of the same word: general English grammar. Forms that are as often another word are
+ * left out ("saw", "found", "left", "felt", "fell", "lay", "rose", "bit", "fed", "led", "won", "sat", "met", "lent",
+ * "spelt", "woke", "broke", "thought", "shot", "lives", "leaves").
+ */
+function formsToBase(line: string): Array<[string, string]> {
+  const [base, ...forms] = line.split(' ') as [string, ...string[]];
+  return forms.map((f) => [f, base]);
+}
+
+const IRREGULAR_VERBS: ReadonlyMap<string, string> = new Map(
+  [
+    'arise arose arisen', 'become became', 'begin began begun', 'bite bitten', 'bleed bled', 'blow blew blown', 'break broken',
+    'breed bred', 'bring brought', 'build built', 'burn burnt', 'buy bought', 'catch caught', 'choose chose chosen', 'come came',
+    'deal dealt', 'dig dug', 'draw drew drawn', 'dream dreamt', 'drink drank drunk', 'drive drove driven', 'eat ate eaten',
+    'fall fallen', 'fight fought', 'fly flew flown', 'forbid forbade forbidden', 'forget forgot forgotten', 'forgive forgave forgiven',
+    'freeze froze frozen', 'get got gotten', 'give gave given', 'go went gone', 'grow grew grown', 'hang hung', 'hear heard', 'hide hid hidden',
+    'hold held', 'keep kept', 'know knew known', 'learn learnt', 'lose lost', 'make made', 'mean meant',
+    'pay paid', 'ride rode ridden', 'ring rang', 'rise risen', 'run ran', 'say said', 'see seen', 'seek sought',
+    'sell sold', 'send sent', 'shake shook shaken', 'shine shone', 'show shown', 'shrink shrank shrunk', 'sing sang sung', 'sink sank sunk',
+    'sleep slept', 'slide slid', 'speak spoke spoken', 'spend spent', 'stand stood', 'steal stole stolen',
+    'strike struck', 'swear swore sworn', 'swim swam swum', 'take took taken', 'teach taught', 'tell told', 'throw threw thrown',
+    'understand understood', 'wake woken', 'wear wore worn', 'weep wept', 'withdraw withdrew withdrawn', 'write wrote written',
+  ].flatMap(formsToBase),
+);
+
+const IRREGULAR_PLURALS: ReadonlyMap<string, string> = new Map(
+  [
+    'man men', 'woman women', 'child children', 'foot feet', 'tooth teeth', 'mouse mice', 'goose geese', 'wife wives', 'knife knives',
+    'wolf wolves', 'criterion criteria', 'phenomenon phenomena', 'analysis analyses', 'thesis theses', 'crisis crises',
+  ].flatMap(formsToBase),
 );
 
 const SYMBOL = /^[^\p{L}\p{N}]+$/u;
@@ -135,8 +171,11 @@ function tokenOf(word: string): QueryToken {
   const cls: WordClass = number !== undefined ? 'number' : SYMBOL.test(word) ? 'symbol' : (CLASS_OF.get(word) ?? 'content');
   if (cls === 'content') {
     const folded = foldSpelling(word);
-    const base = inflectionBase(folded);
-    t = { word, cls, index: CLASS_INDEX.get(cls)!, folded, base, verb: verbBase(base), stem: stemmer(folded) };
+    // An irregular plural is an inflection of its singular; an irregular verb form another form of its verb.
+    const plural = IRREGULAR_PLURALS.get(folded);
+    const verb = IRREGULAR_VERBS.get(folded);
+    const base = plural ?? inflectionBase(folded);
+    t = { word, cls, index: CLASS_INDEX.get(cls)!, folded, base, verb: verbBase(verb ?? base), stem: stemmer(plural ?? verb ?? folded) };
   } else {
     const fixed = number ?? word;
     t = { word, cls, index: CLASS_INDEX.get(cls)!, folded: word, base: fixed, verb: fixed, stem: fixed };
@@ -146,10 +185,20 @@ function tokenOf(word: string): QueryToken {
   return t;
 }
 
-/** Tokens of a normalised query (query-normaliser.ts); hyphenated words count as their parts. */
+/**
+ * A preposition that ends the question has its object fronted ("What is a VPN for?", "Who is the gift from?"): it
+ * asks for that object, so it is a content word that must be matched — "What is a VPN?" asks something else.
+ */
+function strandedOf(t: QueryToken): QueryToken {
+  return { ...t, cls: 'content', index: CLASS_INDEX.get('content')! };
+}
+
+/** Tokens of a normalised query (query-normaliser.ts); hyphenated words count as their parts, a final preposition as a content word. */
 export function queryTokens(normalised: string): QueryToken[] {
   const out: QueryToken[] = [];
   for (const part of normalised.split(/[\s-]+/)) if (part.length > 0) out.push(tokenOf(part));
+  const last = out.at(-1);
+  if (last !== undefined && last.cls === 'preposition') out[out.length - 1] = strandedOf(last);
   return out;
 }
 
