@@ -8,11 +8,32 @@
  * order. A transaction holds an async mutex for its whole duration so that a
  * statement from a concurrent request never runs inside someone else's
  * transaction.
+ *
+ * The WAL file is given back when writes stop (decision 174): SQLite's automatic
+ * checkpoint (every ~1,000 pages, 4 MiB) copies the WAL into the database but
+ * leaves the file at its largest size, so a server that ingested anything kept
+ * 4 MiB or more of stale WAL on disk for ever. After `idleCheckpointMs` without
+ * a write this connection runs a TRUNCATE checkpoint, and `journal_size_limit`
+ * bounds what a checkpoint during a long burst leaves behind.
  */
+import { statSync } from 'node:fs';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import type { Db, SqlValue } from './db.ts';
 
 type Release = () => void;
+
+const BUSY_TIMEOUT_MS = 5000;
+/** Writes must have stopped this long before the WAL file is truncated (an ingest burst has ended). */
+export const IDLE_CHECKPOINT_MS = 1000;
+/** Idle checkpoints retried (1, 2, 4 … × the idle time) while a reader holds an old snapshot, before waiting for the next write. */
+const IDLE_CHECKPOINT_BUSY_RETRIES = 4;
+/**
+ * What a checkpoint during a long write burst may leave of the WAL file (SQLite truncates it to this after a
+ * checkpoint that restarts it): 4 MiB, the size of the automatic checkpoint's 1,000 pages, so a steady burst reuses
+ * its WAL file instead of growing and truncating it each time, and a WAL that grew while a long reader blocked
+ * checkpoints (ledger verify) does not keep that size.
+ */
+const JOURNAL_SIZE_LIMIT_BYTES = 4 * 1024 * 1024;
 
 /** Marks the `Db` handed to a transaction's callback (statements run directly, inside the held transaction). */
 const IN_TRANSACTION = Symbol('sqlite transaction');
@@ -58,18 +79,27 @@ export class SqliteDb implements Db {
   readonly #arrayStatements = new Map<string, StatementSync>();
   readonly #mutex = new Mutex();
   readonly #sync: 'FULL' | 'NORMAL';
+  readonly #walPath: string | undefined;
+  readonly #idleCheckpointMs: number;
+  #lastWriteAt = 0;
+  #checkpointTimer: NodeJS.Timeout | undefined;
+  /** Idle checkpoints that found a reader in the way since the last write (retried a few times, then left to the next write). */
+  #busyRetries = 0;
 
   /**
    * `mmapBytes`: read the first that many bytes of the file through a memory map instead of a read system call per
    * page (`PRAGMA mmap_size`; 0, the default, maps nothing). For connections that scan a large table once and
    * close, such as ledger verification: the mapped pages count towards RSS until the connection closes.
    */
-  constructor(path: string, options: { synchronous?: 'full' | 'normal'; mmapBytes?: number } = {}) {
+  constructor(path: string, options: { synchronous?: 'full' | 'normal'; mmapBytes?: number; idleCheckpointMs?: number } = {}) {
     this.#db = new DatabaseSync(path);
     const sync = options.synchronous === 'normal' ? 'NORMAL' : 'FULL';
     this.#sync = sync;
+    const inMemory = path === '' || path === ':memory:' || path.startsWith('file::memory:');
+    this.#walPath = inMemory ? undefined : `${path}-wal`;
+    this.#idleCheckpointMs = inMemory ? 0 : Math.max(0, options.idleCheckpointMs ?? IDLE_CHECKPOINT_MS);
     // busy_timeout first: switching to WAL needs a lock, and another connection (a verify worker, another process) may hold it.
-    this.#db.exec(`PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = ${sync}; PRAGMA foreign_keys = ON;`);
+    this.#db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}; PRAGMA journal_mode = WAL; PRAGMA synchronous = ${sync}; PRAGMA foreign_keys = ON; PRAGMA journal_size_limit = ${JOURNAL_SIZE_LIMIT_BYTES};`);
     if (options.mmapBytes !== undefined && options.mmapBytes > 0) this.#db.exec(`PRAGMA mmap_size = ${Math.floor(options.mmapBytes)}`);
   }
 
@@ -122,10 +152,17 @@ export class SqliteDb implements Db {
     return this.#serialised(() => this.#get<T>(sql, params));
   }
   run(sql: string, params: readonly SqlValue[] = []): Promise<{ changes: number }> {
-    return this.#serialised(() => this.#run(sql, params));
+    return this.#serialised(() => {
+      const r = this.#run(sql, params);
+      this.#noteWrite();
+      return r;
+    });
   }
   exec(sql: string): Promise<void> {
-    return this.#serialised(() => this.#db.exec(sql));
+    return this.#serialised(() => {
+      this.#db.exec(sql);
+      this.#noteWrite();
+    });
   }
 
   async transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
@@ -167,6 +204,7 @@ export class SqliteDb implements Db {
         try {
           const result = await fn(tx);
           this.#db.exec('COMMIT');
+          this.#noteWrite();
           return result;
         } catch (err) {
           this.#db.exec('ROLLBACK');
@@ -184,7 +222,77 @@ export class SqliteDb implements Db {
     // BEGIN IMMEDIATE in transaction() already holds SQLite's single writer lock.
   }
 
+  /**
+   * Copies the WAL into the database and truncates the WAL file to zero bytes, unless another connection (a ledger
+   * verify worker, another process) is reading an older snapshot or writing: then it gives up at once (busy_timeout 0
+   * for this call only, so the event loop never waits on a reader) and reports `busy`. Runs by itself once writes
+   * have stopped for `idleCheckpointMs`; public for tests and tools.
+   */
+  checkpoint(): Promise<{ busy: boolean; walBytesBefore: number }> {
+    return this.#serialised(() => this.#checkpointNow());
+  }
+
+  #walBytes(): number {
+    if (!this.#walPath) return 0;
+    try {
+      return statSync(this.#walPath).size;
+    } catch {
+      return 0;
+    }
+  }
+
+  #checkpointNow(): { busy: boolean; walBytesBefore: number } {
+    const walBytesBefore = this.#walBytes();
+    if (walBytesBefore === 0 || !this.#db.isOpen) return { busy: false, walBytesBefore };
+    this.#db.exec('PRAGMA busy_timeout = 0');
+    try {
+      const row = this.#db.prepare('PRAGMA wal_checkpoint(TRUNCATE)').get() as { busy?: number } | undefined;
+      return { busy: Number(row?.busy ?? 0) !== 0, walBytesBefore };
+    } catch (err) {
+      // SQLITE_BUSY / SQLITE_LOCKED surface as errors on some paths: the same as a busy row.
+      if (/busy|locked/i.test(String((err as Error).message))) return { busy: true, walBytesBefore };
+      throw err;
+    } finally {
+      this.#db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    }
+  }
+
+  #noteWrite(): void {
+    if (this.#idleCheckpointMs === 0) return;
+    this.#lastWriteAt = performance.now();
+    this.#busyRetries = 0;
+    this.#armCheckpoint(this.#idleCheckpointMs);
+  }
+
+  #armCheckpoint(ms: number): void {
+    if (this.#checkpointTimer) return;
+    this.#checkpointTimer = setTimeout(() => this.#onIdleTimer(), ms);
+    // Never keeps a process alive (CLI tools, tests): a process that exits closes the database, which checkpoints.
+    this.#checkpointTimer.unref();
+  }
+
+  #onIdleTimer(): void {
+    this.#checkpointTimer = undefined;
+    const quiet = performance.now() - this.#lastWriteAt;
+    if (quiet < this.#idleCheckpointMs) {
+      this.#armCheckpoint(this.#idleCheckpointMs - quiet);
+      return;
+    }
+    this.checkpoint().then(
+      ({ busy }) => {
+        if (busy && this.#busyRetries < IDLE_CHECKPOINT_BUSY_RETRIES && this.#db.isOpen) {
+          this.#busyRetries++;
+          this.#armCheckpoint(this.#idleCheckpointMs * 2 ** this.#busyRetries);
+        }
+      },
+      // A failed checkpoint loses nothing (the WAL stays, SQLite's own checkpoints go on); the next write re-arms it.
+      () => undefined,
+    );
+  }
+
   async close(): Promise<void> {
+    if (this.#checkpointTimer) clearTimeout(this.#checkpointTimer);
+    this.#checkpointTimer = undefined;
     const release = await this.#mutex.lock();
     try {
       this.#statements.clear();
