@@ -43,23 +43,23 @@ for (const engine of engines()) {
 
     test('a manifest round-trips, byte counts beyond 32 bits included', async () => {
       const m = manifest('acme');
-      await store.manifests.insert(m, [{ scope: m.chunk_scope, id: m.chunks[0]!.id, codec: 'zstd', raw_length: 5_000_000_000, stored_length: 1234 }]);
+      await store.manifests.insert(m);
       assert.deepEqual(await store.manifests.get(m.manifest_id), m);
-      assert.equal((await store.manifests.chunkIndexRow(m.chunk_scope, m.chunks[0]!.id, 'zstd'))?.stored_length, 1234);
     });
 
-    test('indexing a chunk twice keeps the first row', async () => {
-      const m1 = manifest('acme');
-      const m2 = manifest('acme');
-      const row = { scope: m1.chunk_scope, id: `ch_${'d'.repeat(64)}`, codec: 'raw', raw_length: 10, stored_length: 10 };
-      await store.manifests.insert(m1, [row]);
-      await store.manifests.insert(m2, [row]);
-      assert.ok(await store.manifests.chunkIndexRow(row.scope, row.id, 'raw'));
+    test('a manifest write adds no row per chunk: the retired chunks table stays empty (decision 174)', async () => {
+      const before = Number((await store.db.get<{ n: number | string }>('SELECT COUNT(*) AS n FROM chunks'))?.n);
+      const m = manifest('acme', {
+        chunks: Array.from({ length: 50 }, (_, i) => ({ id: `ch_${i.toString(16).padStart(64, 'e')}`, offset: i * 100, length: 100, stored_length: 100, codec: 'raw' as const })),
+      });
+      await store.manifests.insert(m);
+      assert.equal((await store.manifests.get(m.manifest_id))?.chunks.length, 50);
+      assert.equal(Number((await store.db.get<{ n: number | string }>('SELECT COUNT(*) AS n FROM chunks'))?.n), before);
     });
 
     test('state transitions only apply from the expected state', async () => {
       const m = manifest('acme');
-      await store.manifests.insert(m, []);
+      await store.manifests.insert(m);
       assert.equal(await store.manifests.transition(m.manifest_id, ['active'], 'quarantined', 'corrupt'), true);
       assert.equal(await store.manifests.transition(m.manifest_id, ['active'], 'tombstoned', 'object_delete'), false);
       const got = await store.manifests.get(m.manifest_id);
@@ -73,10 +73,10 @@ for (const engine of engines()) {
       for (let k = 0; k < 3; k++) {
         const m = manifest('listing', { logical_ref: 'file://same' });
         ids.push(m.manifest_id);
-        await store.manifests.insert(m, []);
+        await store.manifests.insert(m);
       }
       const t = manifest('listing', { logical_ref: 'file://same', state: 'tombstoned' });
-      await store.manifests.insert(t, []);
+      await store.manifests.insert(t);
       const page = await store.manifests.list({ tenant: 'listing', logicalRef: 'file://same', states: ['active'], limit: 2 });
       assert.deepEqual(page.map((m) => m.manifest_id), ids.slice(0, 2));
       const rest = await store.manifests.list({ tenant: 'listing', logicalRef: 'file://same', states: ['active'], after: ids[1], limit: 2 });

@@ -149,8 +149,7 @@ export class ManifestExporter {
         report.manifests_skipped++;
         continue;
       }
-      const rows = m.chunks.map((c) => ({ scope: m.chunk_scope, id: c.id, codec: c.codec, raw_length: c.length, stored_length: c.stored_length }));
-      await this.#deps.manifests.insert(m, rows);
+      await this.#deps.manifests.insert(m);
       report.manifests_imported++;
     }
     await this.#deps.ledger.append({

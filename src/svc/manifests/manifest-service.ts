@@ -132,11 +132,8 @@ export class ManifestService {
       updated_at: now,
       state_reason: null,
     };
-    const newChunks = ingest.chunks
-      .filter((c) => !c.reused)
-      .map((c) => ({ scope: input.scope, id: c.id, codec: c.codec, raw_length: c.length, stored_length: c.stored_length }));
     try {
-      await this.#deps.repo.insert(manifest, newChunks);
+      await this.#deps.repo.insert(manifest);
     } catch (err) {
       this.#deps.metrics.manifestWriteFailures.inc();
       throw err;

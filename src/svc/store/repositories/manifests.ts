@@ -1,21 +1,20 @@
 /**
- * Byte-object manifests and the chunk index. A manifest is one row (indexed
- * columns + the full JSON body); its chunk list lives in the body, so a
- * manifest write is one INSERT plus the chunk-index rows of new chunks, in
- * one transaction.
+ * Byte-object manifests. A manifest is one row (indexed columns + the full
+ * JSON body); its chunk list lives in the body, so a manifest write is one
+ * INSERT.
+ *
+ * The `chunks` table of migration 010 (one row per new stored form, with the
+ * manifest that stored it first) is no longer written (decision 174): nothing
+ * read it — where a chunk's bytes are, and whether a stored form exists, is
+ * the pack index (`chunk_index`, chunk-packs.ts) or the old one-file-per-chunk
+ * layout — and its rows plus their primary-key index were a third of the
+ * SQLite file after an ingest. The table stays (migrations are additive, so a
+ * process of the previous release can still insert into it during a rolling
+ * upgrade) and can be dropped at the next major version.
  */
 import type { Db, SqlValue } from '../db.ts';
 import type { ByteManifest, ManifestState, ManifestSummary, VerifierStatus } from '../../manifests/manifest.ts';
 import { summarize } from '../../manifests/manifest.ts';
-
-/** One chunk-index row: which stored forms exist in which scope, and who stored them first. */
-export interface ChunkIndexRow {
-  scope: string;
-  id: string;
-  codec: string;
-  raw_length: number;
-  stored_length: number;
-}
 
 export interface ManifestListFilter {
   tenant?: string | undefined;
@@ -36,7 +35,6 @@ export interface ManifestAggregateRow {
   bytes_stored: number;
 }
 
-const CHUNK_INSERT_BATCH = 400;
 
 export class ManifestRepository {
   readonly #db: Db;
@@ -44,34 +42,18 @@ export class ManifestRepository {
     this.#db = db;
   }
 
-  /** Writes a manifest and indexes its new chunks atomically. */
-  async insert(m: ByteManifest, newChunks: readonly ChunkIndexRow[]): Promise<void> {
-    await this.#db.transaction(async (tx) => {
-      await tx.run(
-        `INSERT INTO manifests (id, work_unit_id, tenant, kind, logical_ref, contract, mode, state, schema_version, sha256, bytes_in, bytes_stored,
-           chunk_count, chunk_scope, verifier_status, cache_result, trace_id, policy_bundle_id, plan_id, body, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)`,
-        [
-          m.manifest_id, m.work_unit_id, m.tenant, m.kind, m.logical_ref, m.contract, m.mode, m.state, m.schema_version, m.sha256, m.bytes_in,
-          m.bytes_stored, m.chunks.length, m.chunk_scope, m.verifier_status, m.cache_result, m.trace_id, m.policy_bundle_id, m.plan_id,
-          JSON.stringify(m), m.created_at, m.updated_at,
-        ],
-      );
-      for (let i = 0; i < newChunks.length; i += CHUNK_INSERT_BATCH) {
-        const slice = newChunks.slice(i, i + CHUNK_INSERT_BATCH);
-        const params: SqlValue[] = [];
-        const tuples = slice.map((c) => {
-          params.push(c.scope, c.id, c.codec, c.raw_length, c.stored_length, m.manifest_id, m.created_at);
-          const base = params.length - 7;
-          return `($${base + 1}, $${base + 2}, $${base + 3}, $${base + 4}, $${base + 5}, $${base + 6}, $${base + 7})`;
-        });
-        await tx.run(
-          `INSERT INTO chunks (scope, id, codec, raw_length, stored_length, first_manifest_id, created_at) VALUES ${tuples.join(', ')}
-           ON CONFLICT (scope, id, codec) DO NOTHING`,
-          params,
-        );
-      }
-    });
+  /** Writes a manifest (one INSERT: its chunk list is in the body). */
+  async insert(m: ByteManifest): Promise<void> {
+    await this.#db.run(
+      `INSERT INTO manifests (id, work_unit_id, tenant, kind, logical_ref, contract, mode, state, schema_version, sha256, bytes_in, bytes_stored,
+         chunk_count, chunk_scope, verifier_status, cache_result, trace_id, policy_bundle_id, plan_id, body, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)`,
+      [
+        m.manifest_id, m.work_unit_id, m.tenant, m.kind, m.logical_ref, m.contract, m.mode, m.state, m.schema_version, m.sha256, m.bytes_in,
+        m.bytes_stored, m.chunks.length, m.chunk_scope, m.verifier_status, m.cache_result, m.trace_id, m.policy_bundle_id, m.plan_id,
+        JSON.stringify(m), m.created_at, m.updated_at,
+      ],
+    );
   }
 
   async get(id: string): Promise<ByteManifest | undefined> {
@@ -149,11 +131,6 @@ export class ManifestRepository {
       [tenant ?? ''],
     );
     return rows.map((r) => ({ ...r, count: Number(r.count), bytes_in: Number(r.bytes_in), bytes_stored: Number(r.bytes_stored) }));
-  }
-
-  /** Chunk-index rows of a scope, for export of stored chunks. */
-  async chunkIndexRow(scope: string, id: string, codec: string): Promise<ChunkIndexRow | undefined> {
-    return this.#db.get<ChunkIndexRow>('SELECT scope, id, codec, raw_length, stored_length FROM chunks WHERE scope = $1 AND id = $2 AND codec = $3', [scope, id, codec]);
   }
 }
 
