@@ -10,6 +10,7 @@ import { CORPUS_KINDS, corpusFile } from '../../bench/corpus/corpus-files.ts';
 import { engines } from '../helpers/engines.ts';
 import { ADMIN_KEY, KEYS, type TestServer, startTestServer } from '../helpers/server.ts';
 import { flipStoredByte } from '../helpers/chunk-damage.ts';
+import { chunkListSha256 } from '../../src/svc/exact-bytes/chunk-list-digest.ts';
 
 const envelope = (bytes: Uint8Array) => ({ _svc_encoding: 'base64', data: Buffer.from(bytes).toString('base64') });
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
@@ -123,6 +124,35 @@ for (const engine of engines()) {
       assert.ok(quarantined.manifests.some((m: any) => m.manifest_id === put.manifest_id));
     });
 
+    test('a chunk list edited in the store fails the rehydration before any byte is sent and quarantines the manifest (decision 178)', async () => {
+      const data = corpusFile('json', 400_000, 'mf-list-digest');
+      const { result } = await executeInline(data, 'file://list-digest.json');
+      const manifest = (await (await s.call('GET', `/v1/manifests/${result.manifest_id}`, writer)).json()) as any;
+      assert.equal(manifest.chunk_list_sha256, chunkListSha256(manifest.chunks), 'recorded at write time');
+      const written = (await (await s.call('POST', '/v1/ledger/query', { key: ADMIN_KEY, body: { tenant: 'acme', event_types: ['manifest.written'] } })).json()) as any;
+      assert.equal(written.events.find((e: any) => e.manifest_id === result.manifest_id).payload.chunk_list_sha256, manifest.chunk_list_sha256, 'and in the ledger');
+      assert.ok(manifest.chunks.length >= 4);
+      // Swap two chunks (offsets re-tiled): each chunk still matches its id, the object does not.
+      const chunks = [...manifest.chunks];
+      [chunks[1], chunks[2]] = [chunks[2], chunks[1]];
+      let offset = 0;
+      for (const c of chunks) {
+        c.offset = offset;
+        offset += c.length;
+      }
+      const db = s.app.store.db;
+      const [[body]] = (await db.values('SELECT body FROM manifests WHERE id = $1', [result.manifest_id])) as [[string]];
+      await db.run('UPDATE manifests SET body = $1 WHERE id = $2', [JSON.stringify({ ...JSON.parse(body), chunks }), result.manifest_id]);
+
+      const res = await rehydrate(result.manifest_id);
+      assert.equal(res.status, 500);
+      const failure = (await res.json()) as any;
+      assert.equal(failure.error.code, 'rehydration_failed');
+      assert.equal(failure.error.details.reason, 'chunk_list_mismatch');
+      const after = (await (await s.call('GET', `/v1/manifests/${result.manifest_id}`, writer)).json()) as any;
+      assert.deepEqual([after.state, after.verifier_status], ['quarantined', 'failed']);
+    });
+
     test('manifests are listed by logical_ref with pagination, redacted on request, and explored by aggregates', async () => {
       for (let k = 0; k < 3; k++) await executeInline(corpusFile('json', 5_000, `mf-list-${k}`), 'file://listed/same.json');
       const page1 = (await (await s.call('GET', '/v1/manifests?logical_ref=file://listed/same.json&limit=2', writer)).json()) as any;
@@ -168,10 +198,20 @@ for (const engine of engines()) {
         const report = (await imported.json()) as any;
         assert.equal(imported.status, 200, JSON.stringify(report));
         assert.equal(report.manifests_imported, doc.manifests.length);
-        assert.equal(report.chunks_rejected.length, doc.manifests.filter((m: any) => m.state === 'quarantined').length);
+        assert.ok(doc.manifests.some((m: any) => m.chunk_list_sha256), 'exports carry the list digest');
+        const importedManifest = (await (await fresh.call('GET', `/v1/manifests/${doc.manifests[0].manifest_id}`, { key: ADMIN_KEY })).json()) as any;
+        assert.equal('chunk_list_sha256' in importedManifest, false, 'an imported list digest is not taken on trust');
+        // The manifest whose chunk list was edited above is quarantined with intact chunks.
+        assert.equal(report.chunks_rejected.length, doc.manifests.filter((m: any) => m.state === 'quarantined' && m.state_reason !== 'chunk_list_mismatch').length);
         for (const m of doc.manifests) {
           const res = await fresh.call('POST', `/v1/manifests/${m.manifest_id}/rehydrate`, { key: ADMIN_KEY, body: {} });
           if (m.state === 'quarantined') {
+            if (m.state_reason === 'chunk_list_mismatch') {
+              // Imported without its list digest, the edited list is caught by the whole-object hash: at the end
+              // of the body, after the status line, so the body is cut short.
+              await assert.rejects(res.arrayBuffer());
+              continue;
+            }
             assert.equal(res.status, 500, 'the chunk corrupted earlier in this suite was not carried over');
             continue;
           }

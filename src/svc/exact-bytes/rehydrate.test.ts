@@ -11,6 +11,7 @@ import { chunkScopeFor } from '../chunk-store/chunk-scope.ts';
 import type { ChunkStore } from '../chunk-store/chunk-store.ts';
 import { FsChunkStore } from '../chunk-store/fs-chunk-store.ts';
 import type { ByteRangeRequest } from './byte-range.ts';
+import { chunkListSha256 } from './chunk-list-digest.ts';
 import { ingest } from './ingest.ts';
 import { ChunkReadAhead, openRehydration } from './rehydrate.ts';
 
@@ -134,6 +135,39 @@ test('a range over intact chunks still works when another chunk is damaged', asy
   unlinkSync(store.pathOf(scope, victim.id, victim.codec));
   const { bytes } = await readRange(store, result.chunks, { start: 0, end: result.chunks[2]!.offset });
   assert.deepEqual(bytes, data.subarray(0, result.chunks[2]!.offset + 1));
+});
+
+test('an intact chunk list digest verifies each byte once: the object is not hashed again as a whole (decision 178)', async (t) => {
+  const { store, data, result } = await storedObject(t);
+  const listDigest = chunkListSha256(result.chunks);
+  // A wrong object digest would end the stream in an error if the bytes were hashed as a whole; with the list
+  // digest intact they are not, since every chunk is verified against its id on the way out.
+  const r = await openRehydration(result.chunks, { store, scope, expectedSha256: '0'.repeat(64), expectedChunkListSha256: listDigest });
+  assert.deepEqual(await collect(r.stream), data);
+  // A range is verified by its chunks either way; a full-length range counts as the whole object.
+  const full = await openRehydration(result.chunks, { store, scope, range: { start: 0 }, expectedSha256: result.sha256, expectedChunkListSha256: listDigest });
+  assert.deepEqual(await collect(full.stream), data);
+});
+
+test('a chunk list that no longer matches its digest fails before any chunk is read', async (t) => {
+  const { store, result } = await storedObject(t);
+  const listDigest = chunkListSha256(result.chunks);
+  // Two valid chunks of the same length swapped: every chunk still verifies against its id, the object does not.
+  const [a, b] = [result.chunks[2]!, result.chunks[5]!];
+  const swapped = result.chunks.map((c, i) => (i === 2 ? { ...b, offset: a.offset, length: b.length } : i === 5 ? { ...a, offset: b.offset, length: a.length } : c));
+  // Re-tile the offsets so the list is still contiguous.
+  let offset = 0;
+  for (const c of swapped) {
+    c.offset = offset;
+    offset += c.length;
+  }
+  let reads = 0;
+  const counting = { get: (...args: Parameters<FsChunkStore['get']>) => (reads++, store.get(...args)) } as unknown as ChunkStore;
+  await assert.rejects(openRehydration(swapped, { store: counting, scope, expectedSha256: result.sha256, expectedChunkListSha256: listDigest }), failure('chunk_list_mismatch'));
+  assert.equal(reads, 0, 'nothing was read');
+  // Without a list digest the same swap is still caught, by the whole-object hash at the end of the stream.
+  const r = await openRehydration(swapped, { store, scope, expectedSha256: result.sha256 });
+  await assert.rejects(collect(r.stream), failure('object_digest_mismatch'));
 });
 
 test('a whole object that does not match the manifest digest ends in an error', async (t) => {

@@ -4,8 +4,11 @@
  *
  * - every chunk is checked against its id by the store before a byte of it is
  *   emitted (so a range is verified by its chunk hashes);
- * - a whole object is also checked against the manifest's SHA-256; a
- *   mismatch ends the stream with an error instead of a clean end;
+ * - a whole object is bound to the manifest one of two ways: its chunk list
+ *   against the list digest ingest recorded (checked before any byte is
+ *   read, so each byte is hashed once: decision 178), or, for a manifest
+ *   without one, its bytes against the manifest's SHA-256, where a mismatch
+ *   ends the stream with an error instead of a clean end;
  * - a range reads only the chunks it overlaps (binary search on offsets).
  *
  * The first chunk is read before {@link openRehydration} resolves, so the
@@ -30,14 +33,20 @@ import { HashPool } from '../chunk-store/hash-pool.ts';
 import type { ByteRangeRequest, ResolvedRange } from './byte-range.ts';
 import { rangeLength, resolveRange } from './byte-range.ts';
 import type { ChunkRef } from './chunk-ref.ts';
+import { chunkListSha256 } from './chunk-list-digest.ts';
 
 export interface RehydrateOptions {
   store: ChunkStore;
   scope: ChunkScope;
   /** Omit for the whole object. */
   range?: ByteRangeRequest;
-  /** The manifest's SHA-256; checked when the whole object is read. */
+  /** The manifest's SHA-256; checked when the whole object is read and no intact list digest vouches for the chunks. */
   expectedSha256?: string;
+  /**
+   * The chunk list digest ingest recorded (chunk-list-digest.ts). When the whole object is read and `chunks` still
+   * hash to it, the bytes are not hashed again as a whole; when they do not, the read fails before any chunk is read.
+   */
+  expectedChunkListSha256?: string;
   /** Chunk reads in flight ahead of the consumer (default 16). */
   prefetch?: number;
   /** Chunk bytes (manifest lengths) in flight ahead of the consumer (default 8 MiB; one chunk is always allowed). */
@@ -110,7 +119,18 @@ export async function openRehydration(chunks: readonly ChunkRef[], options: Rehy
   const first = range ? chunkIndexAt(chunks, range.start) : 0;
   const last = range ? chunkIndexAt(chunks, range.end) : chunks.length - 1;
   const wanted = chunks.slice(first, last + 1);
-  const verifyWhole = options.expectedSha256 !== undefined && (range === null || rangeLength(range) === size);
+  const whole = range === null || rangeLength(range) === size;
+  let verifyWhole = options.expectedSha256 !== undefined && whole;
+  if (whole && options.expectedChunkListSha256 !== undefined) {
+    const actual = chunkListSha256(chunks);
+    if (actual !== options.expectedChunkListSha256) {
+      throw new SvcError('rehydration_failed', 'the chunk list does not match the digest recorded when the object was written', {
+        details: { reason: 'chunk_list_mismatch', expected_chunk_list_sha256: options.expectedChunkListSha256, actual_chunk_list_sha256: actual },
+      });
+    }
+    // Each chunk is verified against its id as it is read, and the ids are the ones ingest hashed into sha256.
+    verifyWhole = false;
+  }
   // Every chunk of a multi-chunk object, start to end: a pass a cache in front of the store should not keep
   // (decision 168). A one-chunk object is kept: small objects are the ones read whole again and again.
   const sequential = first === 0 && last === chunks.length - 1 && chunks.length > 1;

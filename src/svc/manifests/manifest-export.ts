@@ -218,7 +218,10 @@ function parseExport(input: unknown): ManifestExport {
       if (!(err instanceof ManifestReadError)) throw err;
       throw new SvcError('invalid_request', `export holds a manifest this version cannot read: ${err.message}`, { details: { index: i, reason: err.reason } });
     }
-    doc.manifests[i] = m;
+    // A list digest in an export is not taken on trust: with it, a whole rehydration would not hash the bytes
+    // against sha256 (decision 178). Imported manifests verify their first whole reads as a whole.
+    const { chunk_list_sha256: _untrusted, ...imported } = m;
+    doc.manifests[i] = imported;
     checkScope(m.chunk_scope);
     for (const c of m.chunks) {
       if (!isChunkId(c.id) || !CHUNK_CODECS.includes(c.codec)) throw new SvcError('invalid_request', `manifest ${m.manifest_id} lists an invalid chunk`);

@@ -47,6 +47,7 @@ export function readManifestDocument(input: unknown): ByteManifest {
   for (const k of ['manifest_id', 'tenant', 'logical_ref', 'chunk_scope', 'work_unit_id']) if (!str(k)) problems.push(`${k} missing`);
   if (doc['kind'] !== 'byte_object') problems.push('kind is not byte_object');
   if (typeof doc['sha256'] !== 'string' || !SHA256.test(doc['sha256'])) problems.push('sha256 is not a SHA-256 hex digest');
+  if (doc['chunk_list_sha256'] !== undefined && (typeof doc['chunk_list_sha256'] !== 'string' || !SHA256.test(doc['chunk_list_sha256']))) problems.push('chunk_list_sha256 is not a SHA-256 hex digest');
   if (typeof doc['bytes_in'] !== 'number' || (doc['bytes_in'] as number) < 0) problems.push('bytes_in missing');
   const chunks = doc['chunks'];
   if (!Array.isArray(chunks)) problems.push('chunks missing');

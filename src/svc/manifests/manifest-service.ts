@@ -19,6 +19,7 @@ import type { ChunkStore } from '../chunk-store/chunk-store.ts';
 import { ReadBuffers } from '../chunk-store/read-buffers.ts';
 import type { RequestContext } from '../context.ts';
 import { SvcError } from '../errors.ts';
+import { chunkListSha256 } from '../exact-bytes/chunk-list-digest.ts';
 import type { IngestResult } from '../exact-bytes/ingest.ts';
 import type { Rehydration } from '../exact-bytes/rehydrate.ts';
 import { openRehydration } from '../exact-bytes/rehydrate.ts';
@@ -115,6 +116,7 @@ export class ManifestService {
       chunk_scope: input.scope,
       chunking: ingest.chunking,
       chunks: ingest.chunks.map(({ reused: _reused, ...ref }) => ref),
+      chunk_list_sha256: chunkListSha256(ingest.chunks),
       applied_actions: input.appliedActions,
       verifier_status: 'unverified',
       cache_result: 'not_applicable',
@@ -156,6 +158,7 @@ export class ManifestService {
         bytes_in: manifest.bytes_in,
         bytes_stored: manifest.bytes_stored,
         chunk_count: manifest.chunks.length,
+        chunk_list_sha256: manifest.chunk_list_sha256,
         chunks_reused: manifest.stats.chunks_reused,
         plan_id: manifest.plan_id,
       },
@@ -275,7 +278,15 @@ export class ManifestService {
     const scope = parseChunkScope(manifest.chunk_scope);
     let opened: Rehydration;
     const store = options.fromStorage && this.#deps.chunks instanceof VerifiedChunkCache ? this.#deps.chunks.storage : this.#deps.chunks;
-    const open = () => openRehydration(manifest.chunks, { store, scope, range, expectedSha256: manifest.sha256, ...(options.borrowBuffers ? { borrow: this.#readBuffers } : {}) });
+    const open = () =>
+      openRehydration(manifest.chunks, {
+        store,
+        scope,
+        range,
+        expectedSha256: manifest.sha256,
+        ...(manifest.chunk_list_sha256 ? { expectedChunkListSha256: manifest.chunk_list_sha256 } : {}),
+        ...(options.borrowBuffers ? { borrow: this.#readBuffers } : {}),
+      });
     const attributes = { manifest_id: manifest.manifest_id, work_unit_id: manifest.work_unit_id, tenant_hash: tenantHash(manifest.tenant), namespace: namespaceOf(manifest.logical_ref), contract: manifest.contract, mode: manifest.mode, policy_bundle_id: manifest.policy_bundle_id };
     // Chunk hashes and the whole-object digest are checked as the stream flows; svc.verify ends with it.
     let verify: ReturnType<typeof openSpan> = undefined;

@@ -66,6 +66,12 @@ export interface ByteManifest {
   chunk_scope: string;
   chunking: ChunkingDescriptor;
   chunks: ChunkRef[];
+  /**
+   * SHA-256 of the chunk list as ingest wrote it (chunk-list-digest.ts). A whole rehydration that finds it intact
+   * verifies each byte once, against its chunk id (decision 178). Absent on manifests written before it existed and
+   * on imported ones: their whole rehydrations also hash the object against `sha256`.
+   */
+  chunk_list_sha256?: string;
   /** Actions the plan allowed and the executor applied, e.g. hash, content_defined_chunk, dedupe, zstd. */
   applied_actions: string[];
   verifier_status: VerifierStatus;
@@ -81,10 +87,10 @@ export interface ByteManifest {
 }
 
 /** A manifest without its chunk list: list responses. */
-export type ManifestSummary = Omit<ByteManifest, 'chunks' | 'chunking' | 'stats'> & { chunk_count: number };
+export type ManifestSummary = Omit<ByteManifest, 'chunks' | 'chunking' | 'stats' | 'chunk_list_sha256'> & { chunk_count: number };
 
 export function summarize(m: ByteManifest): ManifestSummary {
-  const { chunks, chunking: _chunking, stats: _stats, ...rest } = m;
+  const { chunks, chunking: _chunking, stats: _stats, chunk_list_sha256: _listDigest, ...rest } = m;
   return { ...rest, chunk_count: chunks.length };
 }
 
