@@ -36,7 +36,7 @@ import zlib from 'node:zlib';
 import type { ChunkCodec } from '../chunking/chunk-codec.ts';
 import { FRAME_TARGET_BYTES, type FrameCodec } from '../chunking/frame-codec.ts';
 import { FramePool } from '../chunking/frame-pool.ts';
-import { ZstdFrameDecoder } from '../chunking/zstd-frame-decoder.ts';
+import { ZstdFrameDecoder } from '../chunking/zstd-native.ts';
 import type { ChunkLocation, ChunkPackRepository, FrameColumns, PackEntryRow } from '../store/repositories/chunk-packs.ts';
 import { chunkKeySegments, type ListedChunk } from './chunk-key.ts';
 import type { ChunkScope } from './chunk-scope.ts';

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import zlib from 'node:zlib';
 import { corpusFile } from '../../../bench/corpus/corpus-files.ts';
-import { ZstdFrameDecoder } from './zstd-frame-decoder.ts';
+import { ZstdFrameDecoder, ZstdFrameEncoder } from './zstd-native.ts';
 
-const text = corpusFile('log-like', 3 * 65_536, 'zstd-frame-decoder');
+const text = corpusFile('log-like', 3 * 65_536, 'zstd-native');
 const a = text.subarray(0, 65_536);
 const b = text.subarray(65_536, 2 * 65_536);
 const frameA = zlib.zstdCompressSync(a);
@@ -51,3 +51,30 @@ for (const native of [true, false]) {
     decoder.close();
   });
 }
+
+for (const native of [true, false]) {
+  const label = native ? 'native context' : 'public fallback';
+
+  test(`${label}: the encoder writes frames byte-identical to zstdCompressSync with the size pledged, one after another`, () => {
+    const encoder = new ZstdFrameEncoder(3, { native });
+    if (native) assert.equal(encoder.native, true);
+    const params = { [zlib.constants.ZSTD_c_compressionLevel]: 3, [zlib.constants.ZSTD_c_contentSizeFlag]: 1, [zlib.constants.ZSTD_c_checksumFlag]: 0 };
+    const pieces = [a, b, text.subarray(10, 20_000), corpusFile('random', 70_000, 'zstd-native-random'), Buffer.alloc(0), Buffer.from('x')];
+    const frames: Buffer[] = [];
+    for (const raw of pieces) {
+      const frame = encoder.encode(raw);
+      assert.ok(frame.equals(zlib.zstdCompressSync(raw, { pledgedSrcSize: raw.length, params })), `same frame for ${raw.length} bytes`);
+      frames.push(frame);
+    }
+    // Each frame is a buffer of its own: a later encode does not overwrite an earlier frame.
+    pieces.forEach((raw, i) => assert.ok(zlib.zstdDecompressSync(frames[i]!).equals(raw)));
+    encoder.close();
+  });
+}
+
+test('an encoder level is honoured (a higher level is no larger on text)', () => {
+  const low = new ZstdFrameEncoder(1).encode(text);
+  const high = new ZstdFrameEncoder(9).encode(text);
+  assert.ok(high.length <= low.length, `${high.length} <= ${low.length}`);
+  assert.ok(zlib.zstdDecompressSync(high).equals(text));
+});
