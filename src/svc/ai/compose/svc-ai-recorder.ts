@@ -46,6 +46,9 @@ export class SvcAiRecorder implements AiRecorder {
     this.#ledger = ledger;
     this.#onManifestWritten = onManifestWritten;
     this.#records = records;
+    // Requests planned and not yet finished will hand their records to the group commit soon: a batch waits a few
+    // passes of the event loop for them (LedgerAppender.expectUnitsFrom, docs/decisions/175).
+    ledger.expectUnitsFrom(() => this.#started.size);
   }
 
   readonly #started = new Map<string, { start: AiWorkUnitStart; actor: string }>();
