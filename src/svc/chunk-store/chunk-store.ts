@@ -45,11 +45,10 @@ export interface FramedPutResult extends ChunkPutResult {
 export interface ChunkWriter {
   stat(scope: ChunkScope, id: string, codec?: ChunkCodec): Promise<StoredChunkInfo | undefined>;
   /**
-   * Like {@link ChunkStore.put}, except that the writer may keep `data` (and
-   * `putFramed`'s `raw`) by reference until its pack is written: the caller
-   * must not change those bytes afterwards (ingest hands over views into
-   * chunker windows, which are never written again, and fresh encoder
-   * output). This saves a copy of every new chunk.
+   * Like {@link ChunkStore.put}. The writer is done with `data` (and
+   * `putFramed`'s `raw`) when the call resolves: it has written them or
+   * copied them (the pack store, into buffers lent until the pack is
+   * written). Ingest relies on this to reuse its chunker windows (decision 181).
    */
   put(scope: ChunkScope, id: string, codec: ChunkCodec, data: Uint8Array): Promise<ChunkPutResult>;
   /**

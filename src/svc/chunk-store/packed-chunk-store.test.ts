@@ -264,3 +264,27 @@ test('the stored form of a framed chunk whose frame was stored raw is still a zs
   const stored = await new PackedChunkStore({ packs: files, index }).readStored(acme, chunkIdOf(raw), 'zstd');
   assert.deepEqual(Buffer.from(zstdDecompressSync(stored)), raw);
 });
+
+test('a writer is done with the caller\'s bytes when put resolves: overwriting them afterwards changes nothing stored (decision 181)', async (t) => {
+  const { make } = await setUp(t);
+  const store = make();
+  const writer = store.openWriter();
+  // A shared buffer reused for every chunk, as the chunker reuses its windows: sizes from pooled (≥ 16 KiB) to small.
+  const scratch = Buffer.alloc(200 * 1024);
+  const originals = [...chunks(12, 40 * 1024, 'reuse'), ...chunks(4, 3000, 'reuse-small'), corpusFile('log-like', 150 * 1024, 'reuse-text')];
+  for (const raw of originals) {
+    const view = scratch.subarray(0, raw.length);
+    view.set(raw);
+    const framed = raw.length > 100 * 1024 && writer.putFramed;
+    if (framed) await writer.putFramed!(acme, chunkIdOf(raw), view);
+    else await writer.put(acme, chunkIdOf(raw), 'raw', view);
+    scratch.fill(0xee); // the caller reuses its buffer at once
+    // A pending (not yet written) chunk reads back whole too.
+    assert.ok(Buffer.from(await store.get(acme, chunkIdOf(raw), framed ? 'zstd' : 'raw')).equals(raw));
+  }
+  await writer.flush();
+  for (const raw of originals) {
+    const codec = raw.length > 100 * 1024 && writer.putFramed ? 'zstd' : 'raw';
+    assert.ok(Buffer.from(await store.get(acme, chunkIdOf(raw), codec)).equals(raw), 'durable copy intact');
+  }
+});

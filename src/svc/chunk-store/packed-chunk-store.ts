@@ -44,7 +44,7 @@ import type { ChunkPutResult, ChunkStore, ChunkWriter, FramedPutResult, StoredCh
 import { chunkIdOfAsync } from './chunk-id.ts';
 import { buildPackParts, type PackEntryInput, type PackFrameInput } from './pack-format.ts';
 import { newPackId, type PackFiles } from './pack-files.ts';
-import type { ReadBuffers } from './read-buffers.ts';
+import { ReadBuffers } from './read-buffers.ts';
 import { chunkReadFailure, decodeVerifiedChunk } from './verify-chunk.ts';
 
 /** The old layout, and whether a scope holds any chunk in it (saves a lookup per new chunk where it holds none). */
@@ -136,6 +136,8 @@ export class PackedChunkStore implements ChunkStore {
   readonly packTargetBytes: number;
   /** Entries written by this process and not yet indexed, by key. */
   readonly #pending = new Map<string, PendingEntry>();
+  /** Pending entries' bytes, lent until their pack is written (decision 181). */
+  readonly #entryBuffers = new ReadBuffers();
   /** Puts deciding whether a key is new (a second put of the key waits for the first). */
   readonly #claims = new Map<string, Promise<void>>();
   /** Packs not yet sealed, of every writer. */
@@ -157,7 +159,7 @@ export class PackedChunkStore implements ChunkStore {
     this.frameTargetBytes = Math.max(1, options.frameTargetBytes ?? FRAME_TARGET_BYTES);
     this.#framePool = options.framePool ?? FramePool.shared();
     this.#frames = new FrameCache(options.frameCacheBytes ?? DEFAULT_FRAME_CACHE_BYTES);
-    this.#defaultWriter = new PackWriter(this, false, false);
+    this.#defaultWriter = new PackWriter(this, false);
   }
 
   /**
@@ -374,7 +376,7 @@ export class PackedChunkStore implements ChunkStore {
    * @returns the entry when it was created here, or the pending entry that
    *   already holds the key, or undefined when it is durable already
    */
-  async addEntry(writer: PackWriter, scope: ChunkScope, id: string, codec: ChunkCodec, data: Uint8Array, knownAbsent = false, framed = false, keep = false): Promise<{ created: boolean; entry?: PendingEntry }> {
+  async addEntry(writer: PackWriter, scope: ChunkScope, id: string, codec: ChunkCodec, data: Uint8Array, knownAbsent = false, framed = false): Promise<{ created: boolean; entry?: PendingEntry }> {
     const key = entryKey(scope, id, codec);
     for (;;) {
       const pending = this.#pending.get(key);
@@ -390,10 +392,9 @@ export class PackedChunkStore implements ChunkStore {
       // lookup; a racing process is handled by insert-if-absent.
       if (!knownAbsent && (await this.statDurable(scope, id, codec, writer.packOnly))) return { created: false };
       const pack = writer.openPack(scope);
-      // A writer's caller lends its bytes until the pack is written (see
-      // ChunkWriter.put): kept as a view, copied once into no buffer but the
-      // file. The store-level put (any caller) copies.
-      const bytes = keep ? Buffer.from(data.buffer, data.byteOffset, data.byteLength) : Buffer.from(data);
+      // Copied into a buffer lent by the store's pool until the pack is written (decision 181): the caller
+      // may reuse its bytes once put resolves (ingest's chunker windows are pooled), and no pack pins them.
+      const bytes = this.#entryBuffers.copyOf(data);
       const entry: PendingEntry = { key, id, codec, data: bytes, pack };
       if (framed) this.#addToFrame(pack, entry);
       else pack.entries.push(entry);
@@ -464,7 +465,11 @@ export class PackedChunkStore implements ChunkStore {
     pack.owner?.forget(pack);
     const sealed = this.#writePack(pack).finally(() => {
       for (const e of pack.entries) {
-        for (const c of isPendingFrame(e) ? e.chunks : [e]) if (this.#pending.get(c.key) === c) this.#pending.delete(c.key);
+        for (const c of isPendingFrame(e) ? e.chunks : [e]) {
+          if (this.#pending.get(c.key) === c) this.#pending.delete(c.key);
+          // Written (or failed): nothing reads an entry's bytes after this (pending reads copied them).
+          this.#entryBuffers.giveBack(c.data);
+        }
       }
       this.#sealing.delete(sealed);
     });
@@ -588,13 +593,9 @@ class PackWriter implements ChunkWriter {
   /** Keys only the old layout holds count as absent (migration). */
   readonly packOnly: boolean;
 
-  /** Whether put keeps the caller's bytes by reference (writers from openWriter) or copies them (the store-level put). */
-  readonly #keeps: boolean;
-
-  constructor(store: PackedChunkStore, packOnly = false, keeps = true) {
+  constructor(store: PackedChunkStore, packOnly = false) {
     this.#store = store;
     this.packOnly = packOnly;
-    this.#keeps = keeps;
   }
 
   async stat(scope: ChunkScope, id: string, codec?: ChunkCodec): Promise<StoredChunkInfo | undefined> {
@@ -619,7 +620,7 @@ class PackWriter implements ChunkWriter {
   async put(scope: ChunkScope, id: string, codec: ChunkCodec, data: Uint8Array): Promise<ChunkPutResult> {
     const absentKey = `${scope}/${id}.${codec}`;
     const knownAbsent = this.#absent.delete(absentKey);
-    const { created, entry } = await this.#store.addEntry(this, scope, id, codec, data, knownAbsent, false, this.#keeps);
+    const { created, entry } = await this.#store.addEntry(this, scope, id, codec, data, knownAbsent, false);
     if (entry) this.#deps.add(entry.pack);
     if (created && entry && entry.pack.bytes >= this.#store.packTargetBytes) {
       const settled = this.#store.seal(entry.pack).then(
@@ -637,7 +638,7 @@ class PackWriter implements ChunkWriter {
   async putFramed(scope: ChunkScope, id: string, raw: Uint8Array): Promise<FramedPutResult> {
     const absentKey = `${scope}/${id}.zstd`;
     const knownAbsent = this.#absent.delete(absentKey);
-    const { created, entry } = await this.#store.addEntry(this, scope, id, 'zstd', raw, knownAbsent, true, this.#keeps);
+    const { created, entry } = await this.#store.addEntry(this, scope, id, 'zstd', raw, knownAbsent, true);
     if (entry) this.#deps.add(entry.pack);
     const storedLength = entry ? this.#store.framedShare(entry) : this.#store.statDurable(scope, id, 'zstd').then((s) => s?.storedLength ?? raw.byteLength);
     storedLength.catch(() => undefined);

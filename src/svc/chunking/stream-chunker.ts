@@ -17,6 +17,7 @@
  */
 import type { ChunkingParams } from './chunking-params.ts';
 import { validateChunkingParams } from './chunking-params.ts';
+import type { ChunkWindows } from './chunk-windows.ts';
 import { createCutPointFinder } from './fastcdc.ts';
 
 /** Chunks of an in-memory buffer (tests, small bodies). Views into `data`. */
@@ -42,7 +43,7 @@ export function* chunkBuffer(data: Uint8Array, params?: Partial<ChunkingParams>)
  * @example
  *   for await (const chunk of chunkStream(fs.createReadStream(path))) hash(chunk);
  */
-export async function* chunkStream(source: AsyncIterable<Uint8Array>, params?: Partial<ChunkingParams>, boundaries: readonly number[] = []): AsyncGenerator<Uint8Array> {
+export async function* chunkStream(source: AsyncIterable<Uint8Array>, params?: Partial<ChunkingParams>, boundaries: readonly number[] = [], windows?: ChunkWindows): AsyncGenerator<Uint8Array> {
   const finder = createCutPointFinder(validateChunkingParams(params));
   const { maxSize } = finder.params;
   let absRead = 0; // absolute offset of readPos
@@ -56,40 +57,45 @@ export async function* chunkStream(source: AsyncIterable<Uint8Array>, params?: P
   // At full size, four max-size chunks per window: a compaction (a copy of
   // < maxSize bytes) happens at most once per three chunks' worth of input.
   const fullWindow = Math.max(4 * maxSize, 1024 * 1024);
-  let window = new Uint8Array(0);
+  let window: Uint8Array = new Uint8Array(0);
   let readPos = 0;
   let writePos = 0;
-
-  for await (const piece of source) {
-    let consumed = 0;
-    while (consumed < piece.length) {
-      if (writePos === window.length) {
-        // Move the unread tail into a fresh window (the old one still backs
-        // chunks already handed out), sized for what is known to come: the
-        // tail plus the rest of this piece, at least double the last window.
-        const unread = writePos - readPos;
-        const fresh = new Uint8Array(Math.min(fullWindow, Math.max(unread + piece.length - consumed, 2 * window.length)));
-        fresh.set(window.subarray(readPos, writePos));
-        writePos -= readPos;
-        readPos = 0;
-        window = fresh;
-      }
-      const take = Math.min(piece.length - consumed, window.length - writePos);
-      window.set(piece.subarray(consumed, consumed + take), writePos);
-      writePos += take;
-      consumed += take;
-      while (writePos - readPos >= maxSize) {
-        const length = finder.nextChunkLength(window, readPos, limit(readPos, writePos));
-        yield window.subarray(readPos, readPos + length);
-        readPos += length;
-        absRead += length;
-      }
-    }
-  }
-  while (readPos < writePos) {
-    const length = finder.nextChunkLength(window, readPos, limit(readPos, writePos));
-    yield window.subarray(readPos, readPos + length);
+  /** A chunk view, held for its consumer when windows are pooled (the consumer releases it). */
+  const cut = (length: number): Uint8Array => {
+    const chunk = window.subarray(readPos, readPos + length);
+    windows?.hold(chunk);
     readPos += length;
     absRead += length;
+    return chunk;
+  };
+
+  try {
+    for await (const piece of source) {
+      let consumed = 0;
+      while (consumed < piece.length) {
+        if (writePos === window.length) {
+          // Move the unread tail into a new window (the old one still backs
+          // chunks already handed out), sized for what is known to come: the
+          // tail plus the rest of this piece, at least double the last window.
+          const unread = writePos - readPos;
+          const size = Math.min(fullWindow, Math.max(unread + piece.length - consumed, 2 * window.length));
+          const fresh = windows ? windows.acquire(size) : new Uint8Array(size);
+          fresh.set(window.subarray(readPos, writePos));
+          writePos -= readPos;
+          readPos = 0;
+          // The chunker's own hold on the old window ends here; chunks cut from it keep theirs.
+          if (windows && window.byteLength > 0) windows.release(window);
+          window = fresh;
+        }
+        const take = Math.min(piece.length - consumed, window.length - writePos);
+        window.set(piece.subarray(consumed, consumed + take), writePos);
+        writePos += take;
+        consumed += take;
+        while (writePos - readPos >= maxSize) yield cut(finder.nextChunkLength(window, readPos, limit(readPos, writePos)));
+      }
+    }
+    while (readPos < writePos) yield cut(finder.nextChunkLength(window, readPos, limit(readPos, writePos)));
+  } finally {
+    if (windows && window.byteLength > 0) windows.release(window);
   }
 }

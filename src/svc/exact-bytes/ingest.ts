@@ -26,6 +26,7 @@ import type { EncodeOptions, RawReason } from '../chunking/chunk-codec.ts';
 import type { ChunkingDescriptor, ChunkingParams } from '../chunking/chunking-params.ts';
 import { describeChunking, validateChunkingParams } from '../chunking/chunking-params.ts';
 import { detectCompressedFormat, MAGIC_SNIFF_BYTES } from '../chunking/compressibility.ts';
+import { ChunkWindows } from '../chunking/chunk-windows.ts';
 import { chunkStream } from '../chunking/stream-chunker.ts';
 import type { ChunkScope } from '../chunk-store/chunk-scope.ts';
 import type { ChunkStore } from '../chunk-store/chunk-store.ts';
@@ -52,6 +53,8 @@ export interface IngestOptions {
   maxBytes?: number;
   /** Absolute offsets where a chunk must end (format-aware adapters, e.g. tensor boundaries); CDC restarts there. */
   boundaries?: readonly number[];
+  /** Where the chunker's windows come from (default: the thread's shared pool; tests give a poisoning one). */
+  windows?: ChunkWindows;
   /** Called after each chunk is cut with the bytes read so far (progress bars). */
   onProgress?: (bytesRead: number) => void;
 }
@@ -88,6 +91,9 @@ export interface IngestResult {
 
 const DEFAULT_CONCURRENCY = 8;
 
+/** The chunker windows every ingest of this thread borrows unless given its own (decision 181). */
+const SHARED_WINDOWS = new ChunkWindows();
+
 /**
  * Ingests one object.
  *
@@ -106,12 +112,13 @@ export async function ingest(source: AsyncIterable<Uint8Array>, options: IngestO
   if (options.zstdLevel !== undefined) encode.zstdLevel = options.zstdLevel;
   if (options.compression === false) encode.compression = false;
   const writer = options.store.openWriter();
+  const windows = options.windows ?? SHARED_WINDOWS;
   const ctx: StoreChunkContext = { store: writer, scope: options.scope, mode: options.mode, encode };
 
   // The first occurrence of each chunk id in this object: later occurrences
   // wait for it instead of racing it into the store.
   const firstOccurrence = new Map<string, Promise<ChunkOutcome>>();
-  const inFlight: Array<{ offset: number; length: number; outcome: Promise<ChunkOutcome> }> = [];
+  const inFlight: Array<{ chunk: Uint8Array; offset: number; length: number; outcome: Promise<ChunkOutcome> }> = [];
   const chunks: IngestedChunk[] = [];
   const stats = newStats();
   let bytesIn = 0;
@@ -121,7 +128,13 @@ export async function ingest(source: AsyncIterable<Uint8Array>, options: IngestO
   const framed: Array<{ chunk: IngestedChunk; outcome: ChunkOutcome; rawLength: number }> = [];
   const settleOldest = async (): Promise<void> => {
     const next = inFlight.shift()!;
-    const outcome = await next.outcome;
+    let outcome: ChunkOutcome;
+    try {
+      outcome = await next.outcome;
+    } finally {
+      // Hashed and stored (the writer is done with the bytes once put resolves): its window may be reused.
+      windows.release(next.chunk);
+    }
     const chunk: IngestedChunk = { id: outcome.id, offset: next.offset, length: next.length, stored_length: outcome.storedLength, codec: outcome.codec, reused: outcome.reused };
     chunks.push(chunk);
     if (outcome.framedLength) framed.push({ chunk, outcome, rawLength: next.length });
@@ -132,7 +145,7 @@ export async function ingest(source: AsyncIterable<Uint8Array>, options: IngestO
   };
 
   try {
-    for await (const chunk of chunkStream(source, params, options.boundaries)) {
+    for await (const chunk of chunkStream(source, params, options.boundaries, windows)) {
       if (bytesIn === 0) {
         // Magic bytes only exist at the start of the object; the verdict applies to all its chunks.
         const format = detectCompressedFormat(chunk.subarray(0, MAGIC_SNIFF_BYTES));
@@ -149,7 +162,7 @@ export async function ingest(source: AsyncIterable<Uint8Array>, options: IngestO
       // A later chunk may fail while an earlier one is awaited; its error is
       // reported when its turn comes, not as an unhandled rejection.
       outcome.catch(() => undefined);
-      inFlight.push({ offset, length: chunk.length, outcome });
+      inFlight.push({ chunk, offset, length: chunk.length, outcome });
       options.onProgress?.(bytesIn);
       if (inFlight.length >= concurrency) await settleOldest();
     }
@@ -158,6 +171,7 @@ export async function ingest(source: AsyncIterable<Uint8Array>, options: IngestO
     // Let in-flight writes finish (their errors are secondary) before reporting,
     // and close the worker's stream so it does not linger.
     await Promise.allSettled([...inFlight.map((f) => f.outcome), objectHash.digest()]);
+    for (const f of inFlight) windows.release(f.chunk);
     // Write what was buffered for this ingest instead of holding it in memory
     // (a pack store keeps unflushed chunks in memory); unreferenced, it is garbage.
     await writer.flush().catch(() => undefined);
