@@ -1,14 +1,11 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { zstdDecompressSync } from 'node:zlib';
-import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { corpusFile } from '../../../bench/corpus/corpus-files.ts';
 import { encodeChunk } from '../chunking/chunk-codec.ts';
 import type { Db } from '../store/db.ts';
-import { migrate } from '../store/migrate.ts';
-import { SqliteDb } from '../store/sqlite-db.ts';
 import { ChunkPackRepository } from '../store/repositories/chunk-packs.ts';
 import { chunkIdOf } from './chunk-id.ts';
 import { chunkScopeFor } from './chunk-scope.ts';
@@ -16,26 +13,13 @@ import { FsChunkStore } from './fs-chunk-store.ts';
 import { buildPack, PACK_MAGIC_V1, parsePack } from './pack-format.ts';
 import { FsPackFiles, type PackFiles } from './pack-files.ts';
 import { PackedChunkStore } from './packed-chunk-store.ts';
+import { tempPackStore } from '../../../test/helpers/temp-pack-store.ts';
 
 const acme = chunkScopeFor('tenant', 'acme');
 
 async function setUp(t: { after(fn: () => Promise<void> | void): void }): Promise<{ root: string; db: Db; index: ChunkPackRepository; files: FsPackFiles; make(packs?: PackFiles, target?: number): PackedChunkStore }> {
-  const root = mkdtempSync(path.join(os.tmpdir(), 'svc-packs-'));
-  const db = new SqliteDb(path.join(root, 'index.sqlite'), { synchronous: 'normal' });
-  await migrate(db);
-  t.after(async () => {
-    await db.close();
-    rmSync(root, { recursive: true, force: true });
-  });
-  const index = new ChunkPackRepository(db);
-  const files = new FsPackFiles({ root: path.join(root, 'chunks') });
-  return {
-    root,
-    db,
-    index,
-    files,
-    make: (packs = files, target = 1024 * 1024) => new PackedChunkStore({ packs, index, legacy: new FsChunkStore({ root: path.join(root, 'chunks') }), packTargetBytes: target }),
-  };
+  const temp = await tempPackStore(t);
+  return { ...temp, make: (packs = temp.files, target = 1024 * 1024) => temp.make({ packs, packTargetBytes: target, legacy: true }) };
 }
 
 function chunks(n: number, size: number, seed: string): Buffer[] {

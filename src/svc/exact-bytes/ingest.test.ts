@@ -8,12 +8,8 @@ import { CORPUS_KINDS, corpusFile, withInsertedByte } from '../../../bench/corpu
 import { SvcError } from '../errors.ts';
 import { chunkScopeFor } from '../chunk-store/chunk-scope.ts';
 import { FsChunkStore } from '../chunk-store/fs-chunk-store.ts';
-import { FsPackFiles } from '../chunk-store/pack-files.ts';
-import { PackedChunkStore } from '../chunk-store/packed-chunk-store.ts';
-import { migrate } from '../store/migrate.ts';
-import { ChunkPackRepository } from '../store/repositories/chunk-packs.ts';
-import { SqliteDb } from '../store/sqlite-db.ts';
 import { ChunkWindows } from '../chunking/chunk-windows.ts';
+import { tempPackStore } from '../../../test/helpers/temp-pack-store.ts';
 import { ingest } from './ingest.ts';
 import { openRehydration } from './rehydrate.ts';
 
@@ -176,15 +172,8 @@ test('a store failure on a later chunk fails the ingest cleanly, without an unha
 });
 
 test('concurrent ingests into one pack store, reusing chunker windows, all come back bit for bit (decision 181)', async (t) => {
-  const root = mkdtempSync(path.join(os.tmpdir(), 'svc-ingest-packs-'));
-  const db = new SqliteDb(path.join(root, 'index.sqlite'), { synchronous: 'normal' });
-  await migrate(db);
-  t.after(async () => {
-    await db.close();
-    rmSync(root, { recursive: true, force: true });
-  });
   // Small packs: many seals while other ingests are still chunking into reused windows.
-  const store = new PackedChunkStore({ packs: new FsPackFiles({ root: path.join(root, 'chunks') }), index: new ChunkPackRepository(db), packTargetBytes: 256 * 1024, frameCodec: 'none' });
+  const store = (await tempPackStore(t, 'svc-ingest-packs-')).make({ packTargetBytes: 256 * 1024, frameCodec: 'none' });
   const objects = CORPUS_KINDS.map((kind, i) => corpusFile(kind, 1_500_000 + i * 77_777, `concurrent-${kind}`));
   // Pieces of odd sizes, so that chunks straddle windows.
   // Windows are poisoned as they return to the pool: a chunk released before its bytes were hashed and stored

@@ -16,13 +16,9 @@ import type { ChunkCodec } from '../chunking/chunk-codec.ts';
 import { chunkScopeFor, type ChunkScope } from '../chunk-store/chunk-scope.ts';
 import type { ChunkStore } from '../chunk-store/chunk-store.ts';
 import { FsChunkStore } from '../chunk-store/fs-chunk-store.ts';
-import { FsPackFiles } from '../chunk-store/pack-files.ts';
-import { PackedChunkStore } from '../chunk-store/packed-chunk-store.ts';
 import { ReadBuffers } from '../chunk-store/read-buffers.ts';
-import { migrate } from '../store/migrate.ts';
-import { ChunkPackRepository } from '../store/repositories/chunk-packs.ts';
-import { SqliteDb } from '../store/sqlite-db.ts';
 import type { SvcError } from '../errors.ts';
+import { tempPackStore } from '../../../test/helpers/temp-pack-store.ts';
 import { ingest } from './ingest.ts';
 import { openRehydration } from './rehydrate.ts';
 
@@ -103,14 +99,7 @@ test('a consumer that stops early gives back the piece it held; range reads neve
 });
 
 test('a pack store reads whole-object chunks into borrowed buffers and gives back what it decoded from', async (t) => {
-  const root = mkdtempSync(path.join(os.tmpdir(), 'svc-borrow-packs-'));
-  const db = new SqliteDb(path.join(root, 'index.sqlite'), { synchronous: 'normal' });
-  await migrate(db);
-  t.after(async () => {
-    await db.close();
-    rmSync(root, { recursive: true, force: true });
-  });
-  const store = new PackedChunkStore({ packs: new FsPackFiles({ root: path.join(root, 'chunks') }), index: new ChunkPackRepository(db), packTargetBytes: 1024 * 1024, frameCodec: 'none' }); // the configured default
+  const store = (await tempPackStore(t, 'svc-borrow-packs-')).make({ frameCodec: 'none' }); // the configured default
   for (const kind of ['random', 'log-like'] as const) {
     const data = corpusFile(kind, 700_000, `borrow-packs-${kind}`);
     const result = await ingest(pieces(data), { store, scope, mode: 'enforce', chunking: SMALL });
@@ -125,15 +114,8 @@ test('a pack store reads whole-object chunks into borrowed buffers and gives bac
 });
 
 async function packStore(t: { after(fn: () => Promise<void>): void }) {
-  const root = mkdtempSync(path.join(os.tmpdir(), 'svc-borrow-zstd-'));
-  const db = new SqliteDb(path.join(root, 'index.sqlite'), { synchronous: 'normal' });
-  await migrate(db);
-  t.after(async () => {
-    await db.close();
-    rmSync(root, { recursive: true, force: true });
-  });
-  const packs = new FsPackFiles({ root: path.join(root, 'chunks') });
-  return { packs, store: new PackedChunkStore({ packs, index: new ChunkPackRepository(db), packTargetBytes: 1024 * 1024, frameCodec: 'none' }) };
+  const temp = await tempPackStore(t, 'svc-borrow-zstd-');
+  return { packs: temp.files, store: temp.make({ frameCodec: 'none' }) };
 }
 
 test('compressed chunks of a whole-object restore decode into borrowed buffers (decision 177)', async (t) => {
