@@ -36,3 +36,13 @@ test('a chunk whose compression saves too little is kept raw', async () => {
 test('a corrupt zstd frame fails to decode', async () => {
   await assert.rejects(decodeChunk('zstd', Buffer.from('definitely not zstd')));
 });
+
+test('the manifest length only sizes the output: a wrong length still decodes the whole frame (decision 182)', async () => {
+  const raw = Buffer.from('a log line that repeats, with a counter 0123456789\n'.repeat(2000));
+  const { data } = await encodeChunk(raw);
+  assert.deepEqual(Buffer.from(await decodeChunk('zstd', data, raw.length)), raw, 'exact length: decoded inline');
+  assert.deepEqual(Buffer.from(await decodeChunk('zstd', data, 1000)), raw, 'too short a length: decoded in full anyway');
+  assert.deepEqual(Buffer.from(await decodeChunk('zstd', data, raw.length * 3)), raw, 'too long a length: the real length comes back');
+  assert.deepEqual(Buffer.from(await decodeChunk('zstd', data)), raw, 'no length: decoded on the pool');
+  await assert.rejects(decodeChunk('zstd', data.subarray(0, data.length - 5), raw.length), 'a cut frame fails inline too');
+});

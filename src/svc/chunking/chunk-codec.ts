@@ -11,7 +11,7 @@
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { looksIncompressible } from './compressibility.ts';
-import { ZstdFrameEncoder } from './zstd-native.ts';
+import { FrameTooLargeError, ZstdFrameDecoder, ZstdFrameEncoder } from './zstd-native.ts';
 
 export type ChunkCodec = 'raw' | 'zstd';
 
@@ -24,6 +24,11 @@ export const MIN_SAVING_RATIO = 0.05;
 export const DEFAULT_ZSTD_LEVEL = 3;
 
 const zstdDecompress = promisify(zlib.zstdDecompress);
+
+/** Chunks up to this size decode on the calling thread (the default maximum chunk is 256 KiB). */
+const MAX_INLINE_DECODE_BYTES = 4 * 1024 * 1024;
+/** Decodes are synchronous: one context serves every call of this thread. */
+const frameDecoder = new ZstdFrameDecoder();
 
 /** Encoders by level: contexts are per thread and each is used by one synchronous call at a time. */
 const encoders = new Map<number, ZstdFrameEncoder>();
@@ -82,6 +87,17 @@ export async function encodeChunk(raw: Uint8Array, options: EncodeOptions = {}):
  */
 export async function decodeChunk(codec: ChunkCodec, stored: Uint8Array, rawLengthHint?: number): Promise<Uint8Array> {
   if (codec === 'raw') return stored;
+  if (rawLengthHint !== undefined && rawLengthHint > 0 && rawLengthHint <= MAX_INLINE_DECODE_BYTES) {
+    // On the calling thread with the reused context, into a buffer of the length the manifest gives (decision 182):
+    // no stream, no context and no thread hand-off per chunk.
+    const out = Buffer.allocUnsafe(rawLengthHint);
+    try {
+      return out.subarray(0, frameDecoder.decodeInto(stored, out));
+    } catch (err) {
+      // Longer than the manifest says: decoded in full below, and the caller's length and SHA-256 checks decide.
+      if (!(err instanceof FrameTooLargeError)) throw err;
+    }
+  }
   // One output buffer of the right size instead of growing 16 KiB at a time.
   const chunkSize = Math.min(Math.max(rawLengthHint ?? 64 * 1024, 1024), 64 * 1024 * 1024);
   return zstdDecompress(stored, { chunkSize });

@@ -201,6 +201,9 @@ function decodeWithPublicApi(frame: Uint8Array, out: Uint8Array): number {
   return decoded.byteLength;
 }
 
+/** A frame that decodes to more bytes than the buffer given for it. */
+export class FrameTooLargeError extends Error {}
+
 function tooLarge(out: Uint8Array): Error {
-  return new Error(`zstd frame decodes to more than ${out.byteLength} bytes`);
+  return new FrameTooLargeError(`zstd frame decodes to more than ${out.byteLength} bytes`);
 }
