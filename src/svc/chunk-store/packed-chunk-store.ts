@@ -33,10 +33,9 @@
  */
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
-import type { ChunkCodec } from '../chunking/chunk-codec.ts';
+import { type ChunkCodec, decodeZstdChunkInto } from '../chunking/chunk-codec.ts';
 import { FRAME_TARGET_BYTES, type FrameCodec } from '../chunking/frame-codec.ts';
 import { FramePool } from '../chunking/frame-pool.ts';
-import { ZstdFrameDecoder } from '../chunking/zstd-native.ts';
 import type { ChunkLocation, ChunkPackRepository, FrameColumns, PackEntryRow } from '../store/repositories/chunk-packs.ts';
 import { chunkKeySegments, type ListedChunk } from './chunk-key.ts';
 import type { ChunkScope } from './chunk-scope.ts';
@@ -186,12 +185,12 @@ export class PackedChunkStore implements ChunkStore {
     if (found.raw) return verified(id, found.raw);
     const stored = found.stored!;
     // A borrowed read of a compressed chunk decodes into a borrowed buffer too (decision 177): a whole-object
-    // restore then allocates nothing per chunk. Other reads decode on the thread pool into a buffer of their own.
+    // restore then allocates nothing per chunk. Other reads decode into a buffer of their own (decodeChunk).
     if (buffers && codec === 'zstd' && rawLengthHint !== undefined && rawLengthHint > 0) {
       const out = buffers.borrow(rawLengthHint);
       let length: number;
       try {
-        length = frameDecoder.decodeInto(stored, out);
+        length = decodeZstdChunkInto(stored, out);
       } catch (err) {
         buffers.giveBack(out);
         throw chunkReadFailure(id, 'undecodable', err);
@@ -518,9 +517,6 @@ async function verified(id: string, raw: Uint8Array): Promise<Uint8Array> {
 }
 
 const DEFAULT_FRAME_CACHE_BYTES = 16 * 1024 * 1024;
-
-/** Decodes are synchronous: one context serves every read of the process's main thread. */
-const frameDecoder = new ZstdFrameDecoder();
 
 const zstdCompress = promisify(zlib.zstdCompress);
 

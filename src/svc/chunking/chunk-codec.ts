@@ -85,6 +85,15 @@ export async function encodeChunk(raw: Uint8Array, options: EncodeOptions = {}):
  * @throws Error when the stored bytes are not a valid frame of the codec (the
  *   caller reports it as a corrupt chunk).
  */
+/**
+ * Decodes a zstd chunk into `out` (a whole-object restore's borrowed buffer), synchronously with this thread's
+ * reused context (decision 177); returns the bytes written.
+ * @throws Error when the frame does not decode or decodes to more than `out` holds
+ */
+export function decodeZstdChunkInto(stored: Uint8Array, out: Uint8Array): number {
+  return frameDecoder.decodeInto(stored, out);
+}
+
 export async function decodeChunk(codec: ChunkCodec, stored: Uint8Array, rawLengthHint?: number): Promise<Uint8Array> {
   if (codec === 'raw') return stored;
   if (rawLengthHint !== undefined && rawLengthHint > 0 && rawLengthHint <= MAX_INLINE_DECODE_BYTES) {

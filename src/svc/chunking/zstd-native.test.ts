@@ -78,3 +78,12 @@ test('an encoder level is honoured (a higher level is no larger on text)', () =>
   assert.ok(high.length <= low.length, `${high.length} <= ${low.length}`);
   assert.ok(zlib.zstdDecompressSync(high).equals(text));
 });
+
+test('an input larger than the kept scratch space gets space of its own and still codes exactly', () => {
+  const encoder = new ZstdFrameEncoder(1);
+  const big = corpusFile('log-like', 6 * 1024 * 1024, 'zstd-native-big');
+  const frame = encoder.encode(big);
+  assert.ok(zlib.zstdDecompressSync(frame).equals(big));
+  // A chunk-sized input after it still uses (and fits) the kept space.
+  assert.ok(zlib.zstdDecompressSync(encoder.encode(a)).equals(a));
+});

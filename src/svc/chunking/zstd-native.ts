@@ -163,17 +163,26 @@ export class ZstdFrameEncoder {
   encode(raw: Uint8Array): Buffer {
     if (!this.#native.available) return zlib.zstdCompressSync(raw, { pledgedSrcSize: raw.byteLength, params: frameParams(this.#level) });
     const bound = compressBound(raw.byteLength);
-    if (this.#scratch.byteLength < bound) this.#scratch = Buffer.allocUnsafe(Math.max(bound, 2 * this.#scratch.byteLength));
-    const { written, inputLeft } = this.#native.frame(raw, this.#scratch.subarray(0, bound));
+    // The scratch space is kept for chunk-sized inputs only; a larger one gets space of its own, dropped after.
+    const scratch = bound > MAX_SCRATCH_BYTES ? Buffer.allocUnsafe(bound) : this.#scratchOf(bound);
+    const { written, inputLeft } = this.#native.frame(raw, scratch.subarray(0, bound));
     // Cannot happen within zstd's bound; a frame cut short would not decode to the chunk.
     if (inputLeft > 0) throw new Error(`zstd frame did not fit ${bound} bytes`);
-    return Buffer.from(this.#scratch.subarray(0, written));
+    return Buffer.from(scratch.subarray(0, written));
+  }
+
+  #scratchOf(bytes: number): Buffer {
+    if (this.#scratch.byteLength < bytes) this.#scratch = Buffer.allocUnsafe(Math.min(MAX_SCRATCH_BYTES, Math.max(bytes, 2 * this.#scratch.byteLength)));
+    return this.#scratch;
   }
 
   close(): void {
     this.#native.close();
   }
 }
+
+/** Scratch space an encoder keeps between calls (the default largest chunk, 256 KiB, needs ~257 KiB). */
+const MAX_SCRATCH_BYTES = 4 * 1024 * 1024;
 
 function frameParams(level: number): Record<number, number> {
   return {
