@@ -6,25 +6,19 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type TestServer, startTestServer } from '../helpers/server.ts';
+import type { TestServer } from '../helpers/server.ts';
 import { engines } from '../helpers/engines.ts';
-import { type MockOpenAI, startMockOpenAI } from '../fixtures/mock-openai/mock-openai-server.ts';
+import { startWithMockProvider } from '../helpers/mock-provider-server.ts';
 
 type Json = Record<string, any>;
 
 for (const engine of engines()) {
   describe(`plans stored once on ${engine.name}`, { skip: engine.skip }, () => {
-    let mock: MockOpenAI;
     let s: TestServer;
     before(async () => {
-      mock = await startMockOpenAI();
-      const providers = [{ name: 'mock', base_url: mock.url, models: [{ id: 'mock-small', size_class: 'small' }] }];
-      s = await startTestServer({ engine: engine.name, env: { SVC_PROVIDERS_JSON: JSON.stringify(providers) } });
+      s = await startWithMockProvider(engine.name);
     });
-    after(async () => {
-      await s?.close();
-      await mock?.close();
-    });
+    after(async () => s?.close());
 
     const planEvent = async (workUnitId: string): Promise<Json> => {
       const r = await s.call('POST', '/v1/ledger/query', { body: { event_types: ['plan.created'], limit: 5000 } });

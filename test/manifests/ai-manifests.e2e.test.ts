@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { engines } from '../helpers/engines.ts';
-import { KEYS, type TestServer, startTestServer } from '../helpers/server.ts';
-import { type MockOpenAI, startMockOpenAI } from '../fixtures/mock-openai/mock-openai-server.ts';
+import { KEYS, type TestServer } from '../helpers/server.ts';
+import { startWithMockProvider } from '../helpers/mock-provider-server.ts';
 import { flipStoredByte } from '../helpers/chunk-damage.ts';
 
 type Json = Record<string, any>;
@@ -16,7 +16,6 @@ const writer = { key: KEYS.acmeWriter };
 
 for (const engine of engines()) {
   describe(`AI compute manifests among the manifests (${engine.name})`, { skip: engine.skip }, () => {
-    let mock: MockOpenAI;
     let s: TestServer;
     const chat = async (content: string) => {
       const r = await s.call('POST', '/v1/chat/completions', { ...writer, body: { model: 'mock-small', messages: [{ role: 'user', content }] } });
@@ -30,14 +29,9 @@ for (const engine of engines()) {
       return (await r.json()) as Json;
     };
     before(async () => {
-      mock = await startMockOpenAI();
-      const providers = [{ name: 'mock', base_url: mock.url, models: [{ id: 'mock-small', size_class: 'small' }] }];
-      s = await startTestServer({ engine: engine.name, env: { SVC_PROVIDERS_JSON: JSON.stringify(providers) } });
+      s = await startWithMockProvider(engine.name);
     });
-    after(async () => {
-      await s?.close();
-      await mock?.close();
-    });
+    after(async () => s?.close());
 
     test('the manifest list shows AI compute manifests next to byte-object ones, in id order across both, page by page', async () => {
       const object = await putObject('one.txt', Buffer.from('bytes for the list'));
