@@ -3,12 +3,9 @@
  * Client-supplied ids are not adopted, so an id in the audit log always names
  * exactly one request this process handled.
  */
-import { monotonicFactory } from 'ulidx';
-import { pooledRandom } from '../../core/ids.ts';
+import { monotonicUlid } from '../../core/ids.ts';
 
-// Pooled randomness: ulidx's default draws one OS random byte per character (16 calls per id, on every request).
-const ulid = monotonicFactory(pooledRandom);
-
+/** The same monotonic lowercase ULIDs as every svc id (src/core/ids.ts). */
 export function newRequestId(): string {
-  return `req_${ulid().toLowerCase()}`;
+  return `req_${monotonicUlid()}`;
 }
