@@ -73,6 +73,12 @@ const NEAR_TOPIC_NEGATIVES: Array<[string, string, string]> = [
   // A preposition that ends the question asks for its object
   ['What is a VPN?', 'What is a VPN for?', 'content_word_differs'],
   ['Who is the parcel from?', 'Who is the parcel for?', 'content_word_differs'],
+  // Words a general thesaurus files under one sense but that ask another question (WordNet 3.1 shares a synset for
+  // each pair below): what a synonym rule must not serve (decision 186)
+  ['How do I learn French?', 'How do I teach French?', 'content_word_differs'],
+  ['Which vaccines do I need for Kenya?', 'Which vaccines do I want for Kenya?', 'content_word_differs'],
+  ['Who was the mother of Queen Victoria?', 'Who was the father of Queen Victoria?', 'content_word_differs'],
+  ['Who was the last king of Sweden?', 'Who was the last queen of Sweden?', 'content_word_differs'],
   // Symbols
   ['What is the best IDE for C# development?', 'What is the best IDE for C++ development?', 'symbols_differ'],
   ['What is the difference between = and == in JavaScript?', 'What is the difference between () and [] in JavaScript?', 'symbols_differ'],
