@@ -108,6 +108,9 @@ const PARAPHRASES: Array<[string, string]> = [
   ["How do I change my Gmail account's password?", 'How do I change my Gmail account password?'],
   ['What are good ways to keep children busy on a rainy day?', 'What are good ways to keep a child busy on a rainy day?'],
   ['What should I do if my dog ate a whole bar of dark chocolate?', 'What should I do if my dog eats a whole bar of dark chocolate?'],
+  // A synonym in its usual sense (decision 187)
+  ['Which film won the most Oscars in history?', 'Which movie won the most Oscars in history?'],
+  ['Where can I purchase a used bicycle in Utrecht?', 'Where can I buy a used bicycle in Utrecht?'],
 ];
 
 /** Reworded in function words, but by more than the default accepts: a change of tense ("will" / "does"). */
@@ -162,7 +165,7 @@ test('a change of tense in a short question stays below the default threshold, b
   }
 });
 
-test('an entry is found by its lookup key however many newer entries the partition holds', async () => {
+test('an entry is found by its lookup key, or a synonym variant\'s, however many newer entries the partition holds', async () => {
   const cache = new SemanticCache({ store: new MemorySemanticCacheStore(), ledger: { append: async () => {} }, recentCandidates: 10 });
   const { entry, lookup } = cacheFor();
   const ctx = { principal: makePrincipal('t', ['writer'], 'many'), traceId: 'tr' };
@@ -170,6 +173,10 @@ test('an entry is found by its lookup key however many newer entries the partiti
   for (let i = 0; i < 200; i++) await cache.store(ctx, { ...entry, query: `What is the opening time of store number ${i}?` });
   assert.equal((await cache.lookup(ctx, lookup('How do I export my billing history as a spreadsheet?'))).hit, true);
   // A typo changes the key: found among the newest entries only.
+  // A synonym changes the key too: found by the key of the query's synonym variant, however old (decision 187).
+  await cache.store(ctx, { ...entry, query: 'Which film won the most Oscars in the last century?' });
+  for (let i = 0; i < 20; i++) await cache.store(ctx, { ...entry, query: `When does the branch in district ${i} close?` });
+  assert.equal((await cache.lookup(ctx, lookup('Which movie won the most Oscars in the last century?'))).hit, true);
   await cache.store(ctx, { ...entry, query: 'How do I configure email notifications for my shared workspace?' });
   assert.equal((await cache.lookup(ctx, lookup('How do I configure email notifications for my shared worksapce?'))).hit, true);
 });

@@ -78,6 +78,24 @@ for (const engine of engines()) {
       assert.equal(await store.semanticCache.clear('globex', 'keys'), 1);
     });
 
+    test('semantic candidates by several lookup keys (a query\'s synonym variants): any of the keys, newest first, one limit in all', async () => {
+      const partition = { tenant: 'acme', domain: 'syn', embedder: 'lexical-ngram@1/512' };
+      await store.semanticCache.put(semantic('ck_m1', 'acme', 'syn', '2025-01-01T00:00:00.000Z', 'key-a'));
+      await store.semanticCache.put(semantic('ck_m2', 'acme', 'syn', '2025-01-02T00:00:00.000Z', 'key-b'));
+      await store.semanticCache.put({ ...semantic('ck_m3', 'acme', 'syn', '2025-01-03T00:00:00.000Z', 'key-b'), expires_at: '2000-01-01T00:00:00.000Z' });
+      await store.semanticCache.put(semantic('ck_m4', 'acme', 'syn', '2025-01-04T00:00:00.000Z', 'key-c'));
+      await store.semanticCache.put(semantic('ck_m5', 'acme', 'syn', '2025-01-05T00:00:00.000Z', 'key-d'));
+      await store.semanticCache.put(semantic('ck_m6', 'globex', 'syn', '2025-01-06T00:00:00.000Z', 'key-a'));
+      const now = new Date().toISOString();
+      const got = await store.semanticCache.candidatesByKeys(partition, ['key-a', 'key-b', 'key-c', 'key-a'], now, 10);
+      assert.deepEqual(got.map((e) => [e.id, e.lookup_key]), [['ck_m4', 'key-c'], ['ck_m2', 'key-b'], ['ck_m1', 'key-a']]);
+      assert.deepEqual((await store.semanticCache.candidatesByKeys(partition, ['key-a', 'key-b', 'key-c'], now, 2)).map((e) => e.id), ['ck_m4', 'ck_m2']);
+      assert.deepEqual((await store.semanticCache.candidatesByKeys({ ...partition, tenant: 'globex' }, ['key-a', 'key-b'], now, 10)).map((e) => e.id), ['ck_m6']);
+      assert.deepEqual(await store.semanticCache.candidatesByKeys(partition, [], now, 10), []);
+      assert.equal(await store.semanticCache.clear('acme', 'syn'), 5);
+      assert.equal(await store.semanticCache.clear('globex', 'syn'), 1);
+    });
+
     test('clearing the semantic cache removes one tenant (optionally one domain)', async () => {
       assert.equal(await store.semanticCache.clear('acme', 'other'), 1);
       assert.equal(await store.semanticCache.clear('acme'), 2);

@@ -51,6 +51,10 @@ export class GroupCommittedSemanticCacheStore implements SemanticCacheStore {
     return this.#repo.candidatesByKey(partition, lookupKey, nowIso, limit);
   }
 
+  candidatesByKeys(partition: SemanticPartition, lookupKeys: readonly string[], nowIso: string, limit: number): Promise<SemanticCacheEntry[]> {
+    return this.#repo.candidatesByKeys(partition, lookupKeys, nowIso, limit);
+  }
+
   async put(entry: SemanticCacheEntry): Promise<void> {
     await this.#ledger.commit({ write: (tx) => new SemanticCacheRepository(tx).put(entry), events: [] });
   }

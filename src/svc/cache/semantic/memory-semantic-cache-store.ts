@@ -35,6 +35,16 @@ export class MemorySemanticCacheStore implements SemanticCacheStore {
     return out;
   }
 
+  async candidatesByKeys(partition: SemanticPartition, lookupKeys: readonly string[], nowIso: string, limit: number): Promise<SemanticCacheEntry[]> {
+    const byKey = this.#byKey.get(partitionKey(partition));
+    if (byKey === undefined) return [];
+    const all: SemanticCacheEntry[] = [];
+    for (const key of new Set(lookupKeys)) for (const e of byKey.get(key) ?? []) if (e.expires_at > nowIso) all.push(e);
+    // Newest first as the SQL stores order them: created_at, then id.
+    all.sort((a, b) => (a.created_at === b.created_at ? (a.id < b.id ? 1 : -1) : a.created_at < b.created_at ? 1 : -1));
+    return all.slice(0, limit);
+  }
+
   async candidatesByKey(partition: SemanticPartition, lookupKey: string, nowIso: string, limit: number): Promise<SemanticCacheEntry[]> {
     const entries = this.#byKey.get(partitionKey(partition))?.get(lookupKey) ?? [];
     const out: SemanticCacheEntry[] = [];

@@ -4,7 +4,8 @@
  * alignment in which every content word on each side must be matched, in
  * order, by a content word on the other side — the same word, an
  * inflection (policy / policies), a verb form (grow / growing), a
- * derivation (engineer / engineering) or, in long words, one typo — while
+ * derivation (engineer / engineering), a synonym in its usual sense (film /
+ * movie, decision 187) or, in long words, one typo — while
  * function words may be dropped or swapped within their class at a small
  * cost ("how can I" / "how do I", "what" / "which", "a" / "the"). What the
  * near-topic negatives of a cache change is refused outright: another or an
@@ -20,7 +21,7 @@
  * scale (0.1 … 0.6), chosen on the QQP development split by the curve as a
  * whole; nothing in them names a word of any data set.
  */
-import { CLASS_INDEX, type QueryToken, WORD_CLASSES, type WordClass, queryTokens } from './query-tokens.ts';
+import { CLASS_INDEX, type QueryToken, WORD_CLASSES, type WordClass, queryTokens, shareSynonym } from './query-tokens.ts';
 
 export type MeaningDifference =
   | 'context_dependent'
@@ -47,6 +48,8 @@ export interface AlignmentCosts {
   typo: number;
   /** A content word is shorter than this: no typo allowance. */
   typoMinLength: number;
+  /** Two content words that are synonyms in their usual sense ("film" / "movie"; query-tokens.ts, decision 187). */
+  synonym: 0.2,
   /** The two conjuncts of an "X and Y" / "X or Y" in the other order ("between Arduino and Raspberry Pi"). */
   conjunctOrder: number;
   /** similarity = 1 − cost / massᵉ, mass = content words and numbers of the shorter side. */
@@ -68,6 +71,7 @@ export const DEFAULT_ALIGNMENT_COSTS: AlignmentCosts = {
   derivation: 0.5,
   typo: 0.3,
   typoMinLength: 6,
+  synonym: 0.2,
   conjunctOrder: 0.1,
   massExponent: 1.25,
 };
@@ -117,7 +121,8 @@ function swapCost(x: QueryToken, y: QueryToken, c: CompiledCosts): number {
   if (x.index === CONTENT && y.index === CONTENT) {
     if (x.folded === y.folded) return 0;
     if (x.stem === y.stem) return x.base === y.base ? k.inflection : x.verb === y.verb ? k.verbForm : k.derivation;
-    return x.word.length >= k.typoMinLength && y.word.length >= k.typoMinLength && oneTypoApart(x.word, y.word) ? k.typo : Infinity;
+    if (x.word.length >= k.typoMinLength && y.word.length >= k.typoMinLength && oneTypoApart(x.word, y.word)) return k.typo;
+    return shareSynonym(x.synonyms, y.synonyms) ? k.synonym : Infinity;
   }
   if (x.index === NUMBER && y.index === NUMBER) return x.base === y.base ? 0 : Infinity;
   if (x.index === QUESTION && y.index === QUESTION) return (x.word === 'what' || x.word === 'which') && (y.word === 'what' || y.word === 'which') ? k.whatWhich : Infinity;

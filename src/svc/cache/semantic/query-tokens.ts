@@ -7,8 +7,11 @@
  * the forms they may match by: the word itself, its inflection base
  * (plural / singular), its verb base (-ing / -ed) and its Porter stem
  * (derivation: engineer / engineering), after folding British and American
- * spelling. The lists are general English grammar, not fitted to any data.
+ * spelling, and the synonym groups of its usual senses (film / movie: WordNet
+ * 3.1, english-synonyms.txt, decision 187). The lists are general English
+ * grammar and a general dictionary, not fitted to any data.
  */
+import { readFileSync } from 'node:fs';
 import { stemmer } from 'stemmer';
 
 export const WORD_CLASSES = [
@@ -160,6 +163,83 @@ export interface QueryToken {
   verb: string;
   /** Content words: Porter stem of the spelling-folded word (what the lookup key is made of). */
   stem: string;
+  /**
+   * Content words: the synonym groups (english-synonyms.txt) of the word's dictionary forms, sorted; two words that
+   * share one are synonyms in their usual sense ("film" / "movie"). Empty for other classes.
+   */
+  synonyms: readonly number[];
+}
+
+/**
+ * Synonym groups by word, read once from english-synonyms.txt (decision 187): WordNet 3.1 synsets restricted to the
+ * words for which each is a usual sense (tools/semantic-cache/write-english-synonyms.ts).
+ */
+let synonymGroups: ReadonlyMap<string, readonly number[]> | undefined;
+
+function synonymGroupsByWord(): ReadonlyMap<string, readonly number[]> {
+  if (synonymGroups !== undefined) return synonymGroups;
+  const byWord = new Map<string, number[]>();
+  let group = 0;
+  for (const line of readFileSync(new URL('./english-synonyms.txt', import.meta.url), 'utf8').split('\n')) {
+    if (line.length === 0 || line.startsWith('#')) continue;
+    for (const word of line.split(' ')) {
+      let groups = byWord.get(word);
+      if (groups === undefined) byWord.set(word, (groups = []));
+      groups.push(group);
+    }
+    group++;
+  }
+  synonymGroups = byWord;
+  return byWord;
+}
+
+const NO_SYNONYMS: readonly number[] = Object.freeze([]);
+
+/**
+ * The synonym groups of a content word's dictionary forms: the word, its singular or irregular base (and the word
+ * without its final "s"), and the verb without -ing / -ed (with and without a final "e": "making" → "make",
+ * "stopped" → "stop").
+ */
+function synonymsOf(folded: string, base: string, irregular: string | undefined): readonly number[] {
+  const byWord = synonymGroupsByWord();
+  const forms = new Set([folded, base]);
+  if (irregular !== undefined) forms.add(irregular);
+  // "movies" → "movie" (the inflection base reads "-ies" as "-y": "policies" → "policy").
+  if (base !== folded && folded.endsWith('s')) forms.add(folded.slice(0, -1));
+  for (const [suffix, min] of [['ing', 6], ['ed', 5]] as const) {
+    if (!base.endsWith(suffix) || base.length < min) continue;
+    const stem = base.slice(0, -suffix.length);
+    forms.add(stem);
+    forms.add(`${stem}e`);
+    if (/([bdfgklmnprtz])\1$/.test(stem)) forms.add(stem.slice(0, -1));
+  }
+  const groups = new Set<number>();
+  for (const form of forms) for (const g of byWord.get(form) ?? NO_SYNONYMS) groups.add(g);
+  return groups.size === 0 ? NO_SYNONYMS : [...groups].sort((x, y) => x - y);
+}
+
+/** True when two content words share a synonym group (both lists sorted). */
+export function shareSynonym(a: readonly number[], b: readonly number[]): boolean {
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    if (a[i] === b[j]) return true;
+    if (a[i]! < b[j]!) i++;
+    else j++;
+  }
+  return false;
+}
+
+/** The words of a synonym group, for the lookup keys of a query's synonym variants. */
+let groupWords: string[][] | undefined;
+
+export function wordsOfGroup(group: number): readonly string[] {
+  if (groupWords === undefined) {
+    const words: string[][] = [];
+    for (const [word, groups] of synonymGroupsByWord()) for (const g of groups) (words[g] ??= []).push(word);
+    groupWords = words;
+  }
+  return groupWords[group] ?? [];
 }
 
 const tokenCache = new Map<string, QueryToken>();
@@ -175,10 +255,11 @@ function tokenOf(word: string): QueryToken {
     const plural = IRREGULAR_PLURALS.get(folded);
     const verb = IRREGULAR_VERBS.get(folded);
     const base = plural ?? inflectionBase(folded);
-    t = { word, cls, index: CLASS_INDEX.get(cls)!, folded, base, verb: verbBase(verb ?? base), stem: stemmer(plural ?? verb ?? folded) };
+    const stem = stemmer(plural ?? verb ?? folded);
+    t = { word, cls, index: CLASS_INDEX.get(cls)!, folded, base, verb: verbBase(verb ?? base), stem, synonyms: synonymsOf(folded, base, verb) };
   } else {
     const fixed = number ?? word;
-    t = { word, cls, index: CLASS_INDEX.get(cls)!, folded: word, base: fixed, verb: fixed, stem: fixed };
+    t = { word, cls, index: CLASS_INDEX.get(cls)!, folded: word, base: fixed, verb: fixed, stem: fixed, synonyms: NO_SYNONYMS };
   }
   if (tokenCache.size >= 100_000) tokenCache.clear();
   tokenCache.set(word, t);
@@ -208,9 +289,52 @@ export function queryTokens(normalised: string): QueryToken[] {
  * the query's key is a candidate, however old).
  */
 export function lookupKeyOf(tokens: readonly QueryToken[]): string {
-  return tokens
-    .filter((t) => t.cls === 'content' || t.cls === 'number' || t.cls === 'symbol')
-    .map((t) => t.stem)
-    .sort()
-    .join(' ');
+  return keyStems(tokens).sort().join(' ');
 }
+
+function keyStems(tokens: readonly QueryToken[]): string[] {
+  return tokens.filter((t) => t.cls === 'content' || t.cls === 'number' || t.cls === 'symbol').map((t) => t.stem);
+}
+
+/**
+ * The lookup keys of the query with one content word replaced by a synonym ("best movie" → "best film"): an entry
+ * the alignment accepts through one synonym has one of these keys (decision 187). At most `max`, in the order of the
+ * query's words; the query's own key is not among them.
+ */
+export function synonymLookupKeysOf(tokens: readonly QueryToken[], max: number): string[] {
+  const stems = keyStems(tokens);
+  const own = [...stems].sort().join(' ');
+  const keys = new Set<string>();
+  let position = 0;
+  for (const t of tokens) {
+    if (t.cls !== 'content' && t.cls !== 'number' && t.cls !== 'symbol') continue;
+    const at = position++;
+    for (const stem of synonymStemsOf(t)) {
+      const variant = [...stems];
+      variant[at] = stem;
+      const key = variant.sort().join(' ');
+      if (key !== own) keys.add(key);
+      if (keys.size >= max) return [...keys];
+    }
+  }
+  return [...keys];
+}
+
+const synonymStemCache = new Map<string, readonly string[]>();
+
+/** The stems of a content word's synonyms (other than its own), by word; cached like the tokens. */
+function synonymStemsOf(t: QueryToken): readonly string[] {
+  if (t.synonyms.length === 0) return NO_STEMS;
+  let stems = synonymStemCache.get(t.word);
+  if (stems === undefined) {
+    const set = new Set<string>();
+    for (const group of t.synonyms) for (const word of wordsOfGroup(group)) set.add(tokenOf(word).stem);
+    set.delete(t.stem);
+    stems = [...set];
+    if (synonymStemCache.size >= 100_000) synonymStemCache.clear();
+    synonymStemCache.set(t.word, stems);
+  }
+  return stems;
+}
+
+const NO_STEMS: readonly string[] = Object.freeze([]);

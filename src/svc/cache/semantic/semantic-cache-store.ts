@@ -58,6 +58,11 @@ export interface SemanticCacheStore {
   candidates(partition: SemanticPartition, nowIso: string, limit: number): Promise<SemanticCacheEntry[]>;
   /** Unexpired entries of one partition with this lookup key, however old, newest first, at most `limit`. */
   candidatesByKey(partition: SemanticPartition, lookupKey: string, nowIso: string, limit: number): Promise<SemanticCacheEntry[]>;
+  /**
+   * Unexpired entries of one partition with any of these lookup keys, newest first, at most `limit` in all: the keys
+   * of a query's synonym variants, in one read (decision 187).
+   */
+  candidatesByKeys(partition: SemanticPartition, lookupKeys: readonly string[], nowIso: string, limit: number): Promise<SemanticCacheEntry[]>;
   put(entry: SemanticCacheEntry): Promise<void>;
   /** Deletes the tenant's entries (all domains when `domain` is absent); returns how many. */
   clear(tenant: string, domain?: string): Promise<number>;

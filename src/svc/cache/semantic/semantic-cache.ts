@@ -24,7 +24,7 @@ import { createHash } from 'node:crypto';
 import { type Embedder, lexicalEmbedder } from './embedder.ts';
 import { type JudgedQuery, judgeCandidate, meetsThreshold } from './pair-judge.ts';
 import { normaliseQuery } from './query-normaliser.ts';
-import { type QueryToken, lookupKeyOf, queryTokens } from './query-tokens.ts';
+import { type QueryToken, lookupKeyOf, queryTokens, synonymLookupKeysOf } from './query-tokens.ts';
 import type { SemanticCacheEntry, SemanticCacheStore, SemanticCalibration } from './semantic-cache-store.ts';
 import { type CurvePoint, calibrateThreshold } from './calibration.ts';
 import { inSpan, tenantHash as spanTenantHash } from '../../observability/tracing.ts';
@@ -76,11 +76,15 @@ interface PreparedQuery {
   normalised: string | null;
   tokens: QueryToken[] | null;
   lookupKey: string | null;
+  /** Digests of the keys of the query with one content word replaced by a synonym (lookups only). */
+  synonymKeys: string[];
   vector: number[];
 }
 
 /** How many entries with the query's lookup key are scored (the newest first). */
 const KEY_CANDIDATES = 64;
+/** How many synonym variants of the query's key are looked up (decision 187; their entries share KEY_CANDIDATES). */
+const SYNONYM_KEYS = 32;
 
 /** Digest of a lookup key: fixed size in the index, and no query words in it. */
 function keyDigest(key: string): string {
@@ -156,7 +160,7 @@ export class SemanticCache {
     const workUnitId = options.workUnitId;
     let prepared: PreparedQuery;
     try {
-      prepared = await this.#prepare(query.query, query.embedding);
+      prepared = await this.#prepare(query.query, query.embedding, true);
     } catch (err) {
       // An embeddings upstream that fails makes a miss (the request goes to the model), never a failed request.
       if (SvcError.from(err).code === 'invalid_request') throw err;
@@ -335,12 +339,14 @@ export class SemanticCache {
     return tenant === undefined ? this.#store.clearAll() : this.#store.clear(tenant);
   }
 
-  async #prepare(query: string | undefined, embedding: number[] | undefined): Promise<PreparedQuery> {
+  /** `lookup`: also the keys of the query's synonym variants (decision 187), which only a lookup needs. */
+  async #prepare(query: string | undefined, embedding: number[] | undefined, lookup = false): Promise<PreparedQuery> {
     const normalised = query === undefined ? null : normaliseQuery(query);
     const tokens = normalised === null || normalised.length === 0 ? null : queryTokens(normalised);
     const lookupKey = tokens === null ? null : keyDigest(lookupKeyOf(tokens));
+    const synonymKeys = tokens === null || !lookup ? [] : synonymLookupKeysOf(tokens, SYNONYM_KEYS).map(keyDigest);
     if (embedding !== undefined) {
-      return { embedder: `client/${embedding.length}`, threshold: CLIENT_EMBEDDING_THRESHOLD, similarity: 'cosine', normalised, tokens, lookupKey, vector: embedding };
+      return { embedder: `client/${embedding.length}`, threshold: CLIENT_EMBEDDING_THRESHOLD, similarity: 'cosine', normalised, tokens, lookupKey, synonymKeys, vector: embedding };
     }
     if (normalised === null || normalised.length === 0) throw new SvcError('invalid_request', 'a semantic cache request needs a non-empty query or an embedding');
     return {
@@ -350,23 +356,35 @@ export class SemanticCache {
       normalised,
       tokens,
       lookupKey,
+      synonymKeys,
       vector: await this.#embedder.embed(normalised),
     };
   }
 
   /**
    * Text queries: every entry with the query's lookup key (the alignment only accepts the same content words, so no
-   * other entry can match except through a typo), plus the newest few for typos. Vectors alone: the newest entries.
+   * other entry can match except through a synonym or a typo), the entries with the key of the query with one content
+   * word replaced by a synonym (decision 187), plus the newest few for typos. Vectors alone: the newest entries.
    */
   async #candidates(partition: { tenant: string; domain: string; embedder: string }, prepared: PreparedQuery, nowIso: string): Promise<SemanticCacheEntry[]> {
     if (prepared.lookupKey === null) return this.#store.candidates(partition, nowIso, this.#maxCandidates);
-    const [byKey, recent] = await Promise.all([
+    const [byKey, bySynonymKey, recent] = await Promise.all([
       this.#store.candidatesByKey(partition, prepared.lookupKey, nowIso, KEY_CANDIDATES),
+      // One content word replaced by a synonym changes the key: those entries are found by the variants' keys.
+      prepared.synonymKeys.length === 0 ? [] : this.#store.candidatesByKeys(partition, prepared.synonymKeys, nowIso, KEY_CANDIDATES),
       // Caller-supplied vectors may have been stored without text (no key): they keep the wide scan.
       this.#store.candidates(partition, nowIso, partition.embedder.startsWith('client/') ? this.#maxCandidates : this.#recentCandidates),
     ]);
-    const seen = new Set(byKey.map((e) => e.id));
-    return [...byKey, ...recent.filter((e) => !seen.has(e.id))];
+    const seen = new Set<string>();
+    const out: SemanticCacheEntry[] = [];
+    for (const list of [byKey, bySynonymKey, recent]) {
+      for (const e of list) {
+        if (seen.has(e.id)) continue;
+        seen.add(e.id);
+        out.push(e);
+      }
+    }
+    return out;
   }
 
   #tokensOf(normalised: string | null): QueryToken[] | null {

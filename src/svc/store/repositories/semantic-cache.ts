@@ -53,8 +53,15 @@ function entryOf(r: Row): SemanticCacheEntry {
 
 export class SemanticCacheRepository implements SemanticCacheStore {
   readonly #db: Db;
+  /**
+   * Reads by lookup key name their index on SQLite: without statistics its planner prefers the partition index,
+   * which serves the ORDER BY but walks every entry of the partition to find a key's few (measured: 4–5 ms CPU per
+   * lookup with 20,000 entries in a partition, most of a text lookup). PostgreSQL plans from its statistics.
+   */
+  readonly #byKeyIndex: string;
   constructor(db: Db) {
     this.#db = db;
+    this.#byKeyIndex = db.dialect === 'sqlite' ? ' INDEXED BY semantic_cache_lookup_key_idx' : '';
   }
 
   async calibration(p: SemanticPartition): Promise<SemanticCalibration | undefined> {
@@ -84,9 +91,20 @@ export class SemanticCacheRepository implements SemanticCacheStore {
     return rows.map(entryOf);
   }
 
+  async candidatesByKeys(p: SemanticPartition, lookupKeys: readonly string[], nowIso: string, limit: number): Promise<SemanticCacheEntry[]> {
+    const keys = [...new Set(lookupKeys)];
+    if (keys.length === 0) return [];
+    const marks = keys.map((_, i) => `$${i + 6}`).join(', ');
+    const rows = await this.#db.all<Row>(
+      `SELECT * FROM semantic_cache_entries${this.#byKeyIndex} WHERE tenant = $1 AND domain = $2 AND embedder = $3 AND lookup_key IN (${marks}) AND expires_at > $4 ORDER BY created_at DESC, id DESC LIMIT $5`,
+      [p.tenant, p.domain, p.embedder, nowIso, limit, ...keys],
+    );
+    return rows.map(entryOf);
+  }
+
   async candidatesByKey(p: SemanticPartition, lookupKey: string, nowIso: string, limit: number): Promise<SemanticCacheEntry[]> {
     const rows = await this.#db.all<Row>(
-      `SELECT * FROM semantic_cache_entries WHERE tenant = $1 AND domain = $2 AND embedder = $3 AND lookup_key = $4 AND expires_at > $5 ORDER BY created_at DESC, id DESC LIMIT $6`,
+      `SELECT * FROM semantic_cache_entries${this.#byKeyIndex} WHERE tenant = $1 AND domain = $2 AND embedder = $3 AND lookup_key = $4 AND expires_at > $5 ORDER BY created_at DESC, id DESC LIMIT $6`,
       [p.tenant, p.domain, p.embedder, lookupKey, nowIso, limit],
     );
     return rows.map(entryOf);
