@@ -63,16 +63,39 @@ export interface EncodeOptions {
 }
 
 /**
+ * Who codes a chunk's zstd frame when {@link encodeChunk} decides to try:
+ * by default this thread's reused context; an ingest offloaded to a worker
+ * (exact-bytes/ingest-offload.ts, decision 189) passes its own, which must
+ * give the same bytes. `skip` is called instead when no frame is wanted, so
+ * that the compressor learns of every decision.
+ */
+export interface ChunkCompressor {
+  compress(raw: Uint8Array, level: number): Promise<Uint8Array>;
+  skip(): void;
+}
+
+/**
+ * One zstd frame of `raw` coded on the calling thread with its reused context (decision 180): the frame carries
+ * the content size (decoders allocate once) and no checksum (the chunk's SHA-256 is checked on every read).
+ */
+export function compressZstdInline(raw: Uint8Array, level: number): Uint8Array {
+  return encoderFor(level).encode(raw);
+}
+
+/**
  * Chooses the stored form of one chunk.
  * @example const { codec, data } = await encodeChunk(chunk, { zstdLevel: 3 });
  */
-export async function encodeChunk(raw: Uint8Array, options: EncodeOptions = {}): Promise<EncodedChunk> {
-  if (options.compression === false) return { codec: 'raw', data: raw, rawReason: 'not_attempted' };
-  if (options.objectIsCompressed) return { codec: 'raw', data: raw, rawReason: 'object_compressed_format' };
-  if (looksIncompressible(raw)) return { codec: 'raw', data: raw, rawReason: 'high_entropy' };
-  // One reused native context per level, on the calling thread (decision 180): a frame per chunk with the
-  // content size (decoders allocate once) and no checksum (the chunk's SHA-256 is checked on every read).
-  const compressed = encoderFor(options.zstdLevel ?? DEFAULT_ZSTD_LEVEL).encode(raw);
+export async function encodeChunk(raw: Uint8Array, options: EncodeOptions = {}, compressor?: ChunkCompressor): Promise<EncodedChunk> {
+  const rawBecause = (rawReason: RawReason): EncodedChunk => {
+    compressor?.skip();
+    return { codec: 'raw', data: raw, rawReason };
+  };
+  if (options.compression === false) return rawBecause('not_attempted');
+  if (options.objectIsCompressed) return rawBecause('object_compressed_format');
+  if (looksIncompressible(raw)) return rawBecause('high_entropy');
+  const level = options.zstdLevel ?? DEFAULT_ZSTD_LEVEL;
+  const compressed = compressor ? await compressor.compress(raw, level) : compressZstdInline(raw, level);
   if (compressed.length > raw.length * (1 - MIN_SAVING_RATIO)) {
     return { codec: 'raw', data: raw, rawReason: 'saving_below_threshold', compressedLength: compressed.length };
   }

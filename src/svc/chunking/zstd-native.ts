@@ -171,6 +171,24 @@ export class ZstdFrameEncoder {
     return Buffer.from(scratch.subarray(0, written));
   }
 
+  /**
+   * Codes one frame of `raw` straight into `out` (a worker's shared output
+   * slot) and returns its length, or -1 when it does not fit; `out` past the
+   * returned length is unspecified. Same bytes as {@link encode}.
+   */
+  encodeInto(raw: Uint8Array, out: Uint8Array): number {
+    if (!this.#native.available) {
+      const frame = zlib.zstdCompressSync(raw, { pledgedSrcSize: raw.byteLength, params: frameParams(this.#level) });
+      if (frame.byteLength > out.byteLength) return -1;
+      out.set(frame);
+      return frame.byteLength;
+    }
+    const { written, inputLeft } = this.#native.frame(raw, out);
+    // zstd stops when the output is full, and a frame that filled it exactly may still owe its last bytes:
+    // both count as "does not fit" (the context is reset before the next frame).
+    return inputLeft > 0 || written >= out.byteLength ? -1 : written;
+  }
+
   #scratchOf(bytes: number): Buffer {
     if (this.#scratch.byteLength < bytes) this.#scratch = Buffer.allocUnsafe(Math.min(MAX_SCRATCH_BYTES, Math.max(bytes, 2 * this.#scratch.byteLength)));
     return this.#scratch;

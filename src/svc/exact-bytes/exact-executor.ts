@@ -150,6 +150,8 @@ export class ExactExecutor {
             mode: plan.mode,
             compression: actions.has('zstd'),
             ...(options.boundaries ? { boundaries: options.boundaries } : {}),
+            // A large upload's size is known up front: its hashing and compression go to worker threads (decision 189).
+            ...(declared && !plugged ? { sizeHint: declared.length } : {}),
             ...(this.#deps.maxObjectBytes !== undefined ? { maxBytes: this.#deps.maxObjectBytes } : {}),
           }),
         );

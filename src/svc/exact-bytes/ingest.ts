@@ -33,6 +33,8 @@ import type { ChunkStore } from '../chunk-store/chunk-store.ts';
 import type { IngestedChunk } from './chunk-ref.ts';
 import { CHUNK_ID_PREFIX } from '../chunk-store/chunk-id.ts';
 import { HashPool } from '../chunk-store/hash-pool.ts';
+import type { OffloadedChunk, OffloadStream } from './ingest-offload.ts';
+import { IngestOffloadPool, offloadsIngest } from './ingest-offload.ts';
 import type { ChunkOutcome, IngestMode, StoreChunkContext } from './store-chunk.ts';
 import { storeChunk } from './store-chunk.ts';
 
@@ -57,6 +59,13 @@ export interface IngestOptions {
   windows?: ChunkWindows;
   /** Called after each chunk is cut with the bytes read so far (progress bars). */
   onProgress?: (bytesRead: number) => void;
+  /**
+   * The object's size when the caller knows it (a raw upload's Content-Length). Large objects are hashed and
+   * compressed on worker threads (ingest-offload.ts, decision 189); unknown sizes stay on this thread.
+   */
+  sizeHint?: number;
+  /** Where to offload (tests give their own pool, or false to keep everything on this thread). Default: by size. */
+  offload?: IngestOffloadPool | false;
 }
 
 /** Measured effects of one ingest. "would" figures are what enforce mode stores; in enforce they equal the actual ones. */
@@ -90,6 +99,12 @@ export interface IngestResult {
 }
 
 const DEFAULT_CONCURRENCY = 8;
+/**
+ * Chunks in flight in an offloaded ingest: two batches' worth, so that the
+ * main thread cuts and looks up the next batch while the worker hashes and
+ * compresses the previous one.
+ */
+const OFFLOAD_CONCURRENCY = 32;
 
 /** The chunker windows every ingest of this thread borrows unless given its own (decision 181). */
 const SHARED_WINDOWS = new ChunkWindows();
@@ -105,9 +120,12 @@ const SHARED_WINDOWS = new ChunkWindows();
 export async function ingest(source: AsyncIterable<Uint8Array>, options: IngestOptions): Promise<IngestResult> {
   const started = performance.now();
   const params = validateChunkingParams(options.chunking);
-  const concurrency = Math.max(1, options.concurrency ?? DEFAULT_CONCURRENCY);
+  const offload = openOffload(options);
+  const concurrency = Math.max(1, options.concurrency ?? (offload ? OFFLOAD_CONCURRENCY : DEFAULT_CONCURRENCY));
   const hashes = HashPool.shared();
-  const objectHash = hashes.openStream();
+  // The whole-object hash runs where the chunks' hashes run: on the offload's worker, or through the hash pool.
+  const streamHash = offload ? undefined : hashes.openStream();
+  const objectDigest = (): Promise<string> => (streamHash ? streamHash.digest() : offload!.digest());
   const encode: EncodeOptions = { objectIsCompressed: false };
   if (options.zstdLevel !== undefined) encode.zstdLevel = options.zstdLevel;
   if (options.compression === false) encode.compression = false;
@@ -157,20 +175,29 @@ export async function ingest(source: AsyncIterable<Uint8Array>, options: IngestO
       if (options.maxBytes !== undefined && bytesIn > options.maxBytes) {
         throw new SvcError('payload_too_large', `object exceeds the limit of ${options.maxBytes} bytes`, { details: { limit_bytes: options.maxBytes } });
       }
-      objectHash.update(chunk);
-      const outcome = processChunk(chunk, ctx, firstOccurrence, hashes);
+      let outcome: Promise<ChunkOutcome>;
+      if (streamHash) {
+        streamHash.update(chunk);
+        outcome = processChunk(chunk, ctx, firstOccurrence, hashes);
+      } else outcome = processOffloaded(chunk, await offload!.add(chunk), ctx, firstOccurrence);
       // A later chunk may fail while an earlier one is awaited; its error is
       // reported when its turn comes, not as an unhandled rejection.
       outcome.catch(() => undefined);
       inFlight.push({ chunk, offset, length: chunk.length, outcome });
       options.onProgress?.(bytesIn);
-      if (inFlight.length >= concurrency) await settleOldest();
+      if (inFlight.length >= concurrency) {
+        // The oldest chunk's digest may be waiting in the open batch.
+        offload?.send();
+        await settleOldest();
+      }
     }
+    offload?.send();
     while (inFlight.length > 0) await settleOldest();
   } catch (err) {
+    offload?.abort(err instanceof Error ? err : new Error(String(err)));
     // Let in-flight writes finish (their errors are secondary) before reporting,
     // and close the worker's stream so it does not linger.
-    await Promise.allSettled([...inFlight.map((f) => f.outcome), objectHash.digest()]);
+    await Promise.allSettled([...inFlight.map((f) => f.outcome), objectDigest()]);
     for (const f of inFlight) windows.release(f.chunk);
     // Write what was buffered for this ingest instead of holding it in memory
     // (a pack store keeps unflushed chunks in memory); unreferenced, it is garbage.
@@ -189,7 +216,7 @@ export async function ingest(source: AsyncIterable<Uint8Array>, options: IngestO
   stats.duration_ms = performance.now() - started;
   if (options.mode === 'enforce') stats.would_store_bytes = bytesStored;
   return {
-    sha256: await objectHash.digest(),
+    sha256: await objectDigest(),
     bytes_in: bytesIn,
     bytes_stored: bytesStored,
     chunks,
@@ -197,6 +224,36 @@ export async function ingest(source: AsyncIterable<Uint8Array>, options: IngestO
     mode: options.mode,
     stats,
   };
+}
+
+/** The offload stream for this ingest, or undefined when it runs on this thread. */
+function openOffload(options: IngestOptions): OffloadStream | undefined {
+  if (options.mode !== 'enforce' || options.offload === false) return undefined;
+  if (options.offload) return options.offload.openStream();
+  return offloadsIngest(options.sizeHint) ? IngestOffloadPool.shared().openStream() : undefined;
+}
+
+/**
+ * {@link processChunk} for an offloaded ingest: the digest comes from the worker, and so does the zstd frame.
+ * The handle is released once the chunk is stored (the writer is done with the frame's bytes then).
+ */
+async function processOffloaded(raw: Uint8Array, handle: OffloadedChunk, ctx: StoreChunkContext, firstOccurrence: Map<string, Promise<ChunkOutcome>>): Promise<ChunkOutcome> {
+  try {
+    const id = CHUNK_ID_PREFIX + (await handle.digest);
+    const earlier = firstOccurrence.get(id);
+    if (earlier) {
+      handle.skip();
+      const first = await earlier;
+      return { id, codec: first.codec, storedLength: first.storedLength, bytesWritten: 0, reused: true, enforceWouldWrite: 0 };
+    }
+    const outcome = storeChunk(raw, id, ctx, handle);
+    firstOccurrence.set(id, outcome);
+    return await outcome;
+  } finally {
+    // A chunk that failed before its decision must not hold its batch's encode step back.
+    handle.skip();
+    handle.release();
+  }
 }
 
 /** Hashes a chunk, then stores it unless an earlier chunk of the same object has the same id. */

@@ -8,7 +8,7 @@
  * - observe reuses only a raw copy (byte-identical to what it would write)
  *   and always stores raw, but measures what enforce would have stored.
  */
-import type { ChunkCodec, EncodeOptions, RawReason } from '../chunking/chunk-codec.ts';
+import type { ChunkCodec, ChunkCompressor, EncodeOptions, RawReason } from '../chunking/chunk-codec.ts';
 import { encodeChunk } from '../chunking/chunk-codec.ts';
 import { looksIncompressible } from '../chunking/compressibility.ts';
 import type { ChunkScope } from '../chunk-store/chunk-scope.ts';
@@ -44,18 +44,29 @@ export interface StoreChunkContext {
   encode: EncodeOptions;
 }
 
-/** Stores one chunk whose id (`ch_` + SHA-256 of `raw`) the caller computed. */
-export async function storeChunk(raw: Uint8Array, id: string, ctx: StoreChunkContext): Promise<ChunkOutcome> {
+/**
+ * Stores one chunk whose id (`ch_` + SHA-256 of `raw`) the caller computed.
+ * `compressor` (an offloaded ingest's) codes the chunk's zstd frame if one is
+ * wanted, and is told `skip` otherwise — once, as soon as that is known.
+ */
+export async function storeChunk(raw: Uint8Array, id: string, ctx: StoreChunkContext, compressor?: ChunkCompressor): Promise<ChunkOutcome> {
   const { store, scope } = ctx;
   if (ctx.mode === 'enforce') {
-    const existing = await store.stat(scope, id);
-    if (existing) return { id, codec: existing.codec, storedLength: existing.storedLength, bytesWritten: 0, reused: true, enforceWouldWrite: 0 };
+    const existing = await store.stat(scope, id).catch((err: unknown) => {
+      compressor?.skip();
+      throw err;
+    });
+    if (existing) {
+      compressor?.skip();
+      return { id, codec: existing.codec, storedLength: existing.storedLength, bytesWritten: 0, reused: true, enforceWouldWrite: 0 };
+    }
     if (store.putFramed && ctx.encode.compression !== false && !ctx.encode.objectIsCompressed && !looksIncompressible(raw)) {
+      compressor?.skip();
       const { created, storedLength } = await store.putFramed(scope, id, raw);
       const written = created ? raw.length : 0;
       return { id, codec: 'zstd', storedLength: raw.length, bytesWritten: written, reused: !created, enforceWouldWrite: written, framedLength: storedLength };
     }
-    const encoded = await encodeChunk(raw, ctx.encode);
+    const encoded = await encodeChunk(raw, ctx.encode, compressor);
     const { created } = await store.put(scope, id, encoded.codec, encoded.data);
     const written = created ? encoded.data.length : 0;
     const outcome: ChunkOutcome = { id, codec: encoded.codec, storedLength: encoded.data.length, bytesWritten: written, reused: !created, enforceWouldWrite: written };
@@ -63,6 +74,8 @@ export async function storeChunk(raw: Uint8Array, id: string, ctx: StoreChunkCon
     return outcome;
   }
 
+  // Observe mode measures on this thread (it is rare, and its lookups decide what it would encode).
+  compressor?.skip();
   const rawCopy = await store.stat(scope, id, 'raw');
   // What enforce would do: nothing if any form exists, else encode.
   const anyForm = rawCopy ?? (await store.stat(scope, id, 'zstd'));

@@ -1,0 +1,152 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { corpusFile } from '../../../bench/corpus/corpus-files.ts';
+import { SvcError } from '../errors.ts';
+import { chunkScopeFor } from '../chunk-store/chunk-scope.ts';
+import { FsChunkStore } from '../chunk-store/fs-chunk-store.ts';
+import { ChunkWindows } from '../chunking/chunk-windows.ts';
+import { tempPackStore } from '../../../test/helpers/temp-pack-store.ts';
+import { ingest } from './ingest.ts';
+import { IngestOffloadPool, OFFLOAD_MIN_BYTES, offloadsIngest, SLOT_BYTES } from './ingest-offload.ts';
+import { openRehydration } from './rehydrate.ts';
+
+const MiB = 1024 * 1024;
+const scope = chunkScopeFor('tenant', 'acme');
+const sha256 = (data: Uint8Array) => createHash('sha256').update(data).digest('hex');
+
+function tempStore(t: { after(fn: () => void): void }): FsChunkStore {
+  const root = mkdtempSync(path.join(os.tmpdir(), 'svc-offload-'));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
+  return new FsChunkStore({ root, fsyncFiles: false });
+}
+
+async function* pieces(data: Uint8Array, size = 100_000, pause?: () => Promise<void>): AsyncGenerator<Uint8Array> {
+  for (let offset = 0; offset < data.length; offset += size) {
+    if (pause) await pause();
+    yield data.subarray(offset, offset + size);
+  }
+}
+
+async function collect(stream: AsyncIterable<Uint8Array>): Promise<Buffer> {
+  const parts: Uint8Array[] = [];
+  for await (const p of stream) parts.push(p);
+  return Buffer.concat(parts);
+}
+
+function newPool(t: { after(fn: () => Promise<void>): void }, options: { slots?: number; workers?: number } = {}): IngestOffloadPool {
+  const pool = new IngestOffloadPool({ workers: 1, ...options });
+  t.after(() => pool.close());
+  return pool;
+}
+
+/** Until the workers' last answers (a dropped stream's) have come in. */
+async function settled(pool: IngestOffloadPool, slots: number): Promise<void> {
+  for (let i = 0; i < 200 && (pool.openStreams > 0 || pool.freeSlots < slots); i++) await new Promise((r) => setTimeout(r, 5));
+}
+
+test('only large objects of known size are offloaded, and only with a second core', () => {
+  assert.equal(offloadsIngest(undefined, 8), false);
+  assert.equal(offloadsIngest(OFFLOAD_MIN_BYTES - 1, 8), false);
+  assert.equal(offloadsIngest(OFFLOAD_MIN_BYTES, 8), true);
+  assert.equal(offloadsIngest(OFFLOAD_MIN_BYTES, 1), false);
+});
+
+for (const kind of ['log-like', 'json', 'random', 'repeated'] as const) {
+  test(`an offloaded ${kind} ingest stores exactly what the main thread would (ids, codecs, frames, digest)`, async (t) => {
+    const data = corpusFile(kind, 6 * MiB + 12_345, `offload-${kind}`);
+    const inlineStore = tempStore(t);
+    const offloadStore = tempStore(t);
+    const pool = newPool(t);
+    const inline = await ingest(pieces(data), { store: inlineStore, scope, mode: 'enforce', offload: false });
+    const offloaded = await ingest(pieces(data), { store: offloadStore, scope, mode: 'enforce', offload: pool });
+    assert.ok(pool.counts.batches > 0, 'the worker hashed the batches');
+    assert.equal(offloaded.sha256, sha256(data));
+    assert.equal(offloaded.sha256, inline.sha256);
+    assert.deepEqual(offloaded.chunks, inline.chunks);
+    assert.equal(offloaded.bytes_stored, inline.bytes_stored);
+    assert.deepEqual(offloaded.stats.raw_chunks, inline.stats.raw_chunks);
+    for (const c of offloaded.chunks.filter((x) => x.codec === 'zstd').slice(0, 20)) {
+      assert.deepEqual(await offloadStore.readStored(scope, c.id, 'zstd'), await inlineStore.readStored(scope, c.id, 'zstd'), `frame of ${c.id}`);
+    }
+    const back = await openRehydration(offloaded.chunks, { store: offloadStore, scope, expectedSha256: offloaded.sha256 });
+    assert.deepEqual(await collect(back.stream), data);
+    await settled(pool, 8);
+    assert.equal(pool.openStreams, 0);
+    assert.equal(pool.freeSlots, 8, 'every slot came back');
+  });
+}
+
+test('chunks the scope already holds are not compressed again', async (t) => {
+  const store = tempStore(t);
+  const pool = newPool(t);
+  const data = corpusFile('log-like', 5 * MiB, 'offload-dup');
+  const first = await ingest(pieces(data), { store, scope, mode: 'enforce', offload: pool });
+  const framesAfterFirst = pool.counts.frames;
+  assert.ok(framesAfterFirst >= first.chunks.length * 0.9, `first ingest coded ${framesAfterFirst} frames for ${first.chunks.length} chunks`);
+  const second = await ingest(pieces(data), { store, scope, mode: 'enforce', offload: pool });
+  assert.equal(second.stats.chunks_reused, second.chunks.length);
+  assert.equal(second.bytes_stored, 0);
+  assert.equal(pool.counts.frames, framesAfterFirst, 'no frame coded for chunks that were reused');
+});
+
+test('more concurrent ingests than slots all finish, bit-exact, with poisoned windows and small packs', async (t) => {
+  const store = (await tempPackStore(t, 'svc-offload-packs-')).make({ packTargetBytes: 256 * 1024, frameCodec: 'none' });
+  const pool = newPool(t, { slots: 2 });
+  const kinds = ['log-like', 'json', 'random', 'log-like', 'json'] as const;
+  const objects = kinds.map((kind, i) => corpusFile(kind, 3 * MiB + i * 77_777, `offload-concurrent-${i}`));
+  // Windows are poisoned as they return to the pool: a chunk released too early would be stored as garbage.
+  const windows = new ChunkWindows({ poison: 0xa5 });
+  const results = await Promise.all(objects.map((data) => ingest(pieces(data, 33_333), { store, scope, mode: 'enforce', windows, offload: pool })));
+  assert.equal(windows.lent, 0);
+  for (const [i, result] of results.entries()) {
+    assert.equal(result.sha256, sha256(objects[i]!));
+    const back = await openRehydration(result.chunks, { store, scope, expectedSha256: result.sha256 });
+    assert.deepEqual(await collect(back.stream), objects[i], `object ${i} exact`);
+  }
+  await settled(pool, 2);
+  assert.equal(pool.freeSlots, 2);
+});
+
+test('a chunk larger than a slot gets buffers of its own', async (t) => {
+  const store = tempStore(t);
+  const pool = newPool(t);
+  const data = corpusFile('log-like', 9 * MiB, 'offload-big-chunks');
+  const result = await ingest(pieces(data, 777_777), { store, scope, mode: 'enforce', offload: pool, chunking: { minSize: 1024 * 1024, avgSize: 2 * MiB, maxSize: 4 * MiB } });
+  assert.ok(result.chunks.some((c) => c.length > SLOT_BYTES), 'some chunk is larger than a slot');
+  assert.equal(result.sha256, sha256(data));
+  const back = await openRehydration(result.chunks, { store, scope, expectedSha256: result.sha256 });
+  assert.deepEqual(await collect(back.stream), data);
+  await settled(pool, 8);
+  assert.equal(pool.freeSlots, 8);
+});
+
+test('an ingest that fails part way gives its slots back and leaves the pool usable', async (t) => {
+  const store = tempStore(t);
+  const pool = newPool(t);
+  const data = corpusFile('json', 6 * MiB, 'offload-too-large');
+  await assert.rejects(ingest(pieces(data), { store, scope, mode: 'enforce', offload: pool, maxBytes: 4 * MiB }), (err: unknown) => err instanceof SvcError && err.code === 'payload_too_large');
+  await settled(pool, 8);
+  assert.equal(pool.openStreams, 0, 'the stream was dropped');
+  assert.equal(pool.freeSlots, 8, 'every slot came back');
+  const ok = await ingest(pieces(data), { store, scope, mode: 'enforce', offload: pool });
+  assert.equal(ok.sha256, sha256(data));
+});
+
+test('a pool that stops under an ingest fails that ingest instead of hanging it', async (t) => {
+  const store = tempStore(t);
+  const pool = new IngestOffloadPool({ workers: 1 });
+  const data = corpusFile('log-like', 8 * MiB, 'offload-closed');
+  let n = 0;
+  const running = ingest(
+    pieces(data, 100_000, async () => {
+      if (++n === 30) await pool.close();
+    }),
+    { store, scope, mode: 'enforce', offload: pool },
+  );
+  await assert.rejects(running, /closed|exited/);
+  assert.equal(pool.openStreams, 0);
+});
