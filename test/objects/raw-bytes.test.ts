@@ -117,6 +117,24 @@ for (const engine of engines()) {
       assert.equal(again.output.sha256, sha256(data), 'a retry of the same object succeeds');
     });
 
+    // From 4 MiB, hashing and compression run on a worker thread (decision 189): same guarantees.
+    test('a large body (offloaded to a worker) comes back bit for bit; a wrong digest or a broken-off one stores nothing', async () => {
+      const data = Buffer.concat([corpusFile('log-like', 3 * 1024 * 1024, 'raw-large-a'), corpusFile('random', 2 * 1024 * 1024, 'raw-large-b'), corpusFile('json', 1024 * 1024 + 3, 'raw-large-c')]);
+      const put = await json(await raw('PUT', '/v1/s3/objects?bucket=raw&key=large.bin', data, { 'x-svc-content-sha256': sha256(data) }), 201);
+      assert.equal(put.output.sha256, sha256(data));
+      assert.ok(put.details.bytes_stored < data.length * 0.7, `text compressed (${put.details.bytes_stored} of ${data.length})`);
+      const back = await s.call('POST', `/v1/manifests/${put.manifest_id}/rehydrate`, { key: KEYS.acmeWriter, body: {} });
+      assert.deepEqual(Buffer.from(await back.arrayBuffer()), data);
+      const other = Buffer.from(data);
+      other[5_000_000] = other[5_000_000]! ^ 1;
+      await storesNothing(async () => {
+        const bad = await json(await raw('PUT', '/v1/s3/objects?bucket=raw&key=large-bad.bin', other, { 'x-svc-content-sha256': sha256(data) }), 400);
+        assert.equal(bad.error.details.reason, 'digest_mismatch');
+        const answer = await truncatedRequest(s.url, 'PUT', '/v1/s3/objects?bucket=raw&key=large-trunc.bin', { 'x-api-key': KEYS.acmeWriter }, other.subarray(0, 5 * 1024 * 1024), other.length);
+        assert.doesNotMatch(answer, /^HTTP\/1\.1 2/, 'never acknowledged');
+      });
+    });
+
     test('a chunked body (no Content-Length) is refused with length_required', async () => {
       await storesNothing(async () => {
         const stream = new ReadableStream({ start: (c) => (c.enqueue(new Uint8Array(10)), c.close()) });

@@ -150,3 +150,28 @@ test('a pool that stops under an ingest fails that ingest instead of hanging it'
   await assert.rejects(running, /closed|exited/);
   assert.equal(pool.openStreams, 0);
 });
+
+test('a chunk whose lookup ends after its ingest failed does not hang the ingest', { timeout: 30_000 }, async (t) => {
+  const inner = tempStore(t);
+  const pool = newPool(t);
+  // Every dedupe lookup answers late, so chunks decide to compress after the source has failed.
+  const store = Object.create(inner) as FsChunkStore;
+  store.openWriter = () => {
+    const writer = inner.openWriter();
+    const stat = writer.stat.bind(writer);
+    writer.stat = async (...args: Parameters<typeof stat>) => {
+      await new Promise((r) => setTimeout(r, 40));
+      return stat(...args);
+    };
+    return writer;
+  };
+  const data = corpusFile('log-like', 6 * MiB, 'offload-late-lookup');
+  async function* failing(): AsyncGenerator<Uint8Array> {
+    yield* pieces(data.subarray(0, 3 * MiB));
+    throw new Error('the client went away');
+  }
+  await assert.rejects(ingest(failing(), { store, scope, mode: 'enforce', offload: pool }), /went away/);
+  await settled(pool, 8);
+  assert.equal(pool.openStreams, 0);
+  assert.equal(pool.freeSlots, 8);
+});

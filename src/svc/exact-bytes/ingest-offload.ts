@@ -410,6 +410,8 @@ export class OffloadStream {
   }
 
   #compress(batch: Batch, index: number, raw: Uint8Array, level: number): Promise<Uint8Array> {
+    // A chunk whose lookup finished after the stream failed: no encode step will come for it.
+    if (this.#failed) return Promise.reject(this.#failed);
     // One level per batch (ingest uses one level per object); a chunk that cannot join its batch's encode
     // step (decided already, or another level) is coded here instead, with the same bytes.
     if (batch.decisions[index] !== undefined || (batch.level !== undefined && batch.level !== level)) return Promise.resolve(compressZstdInline(raw, level));
