@@ -5,6 +5,7 @@
  */
 import { PackedChunkStore } from './chunk-store/packed-chunk-store.ts';
 import { GcService } from './gc/gc-service.ts';
+import { CachePurge } from './cache/cache-purge.ts';
 import { ChunkMigrationService } from './chunk-store/chunk-migration.ts';
 import path from 'node:path';
 import { ClusterSync } from './cluster/cluster-sync.ts';
@@ -308,6 +309,16 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     ledger,
   });
   const restoreSchedule = startRestoreTestSchedule(restoreTests, config.restore_tests, log);
+  // Expired exact and semantic cache entries, deleted in batches by one process at a time (decision 184).
+  const cachePurge = new CachePurge({
+    tables: { exact: store.cacheEntries, semantic: store.semanticCache },
+    lease: store.chunkPacks,
+    intervalMs: (config.cache?.purge_interval_seconds ?? 60) * 1000,
+    batchSize: config.cache?.purge_batch_size ?? 250,
+    onPurged: (cache, rows) => metrics.cacheEntriesPurged.inc({ cache }, rows),
+    onError: (err) => log.warn({ event_type: 'cache.purge_failed', error: err instanceof Error ? err.message : String(err) }, 'cache purge failed; the next round retries'),
+  });
+  cachePurge.start();
   return {
     config,
     stateDir,
@@ -352,6 +363,7 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     async close() {
       await clusterSync?.stop();
       await restoreSchedule.stop();
+      await cachePurge.stop();
       await benchmarks.close();
       await forecastFile.stop();
       await forecastPull.stop();

@@ -48,7 +48,7 @@ for (const engine of engines()) {
 
     test('expired exact entries are deleted', async () => {
       await store.cacheEntries.put({ ...entry('ck_old', 'acme', { text: 'x' }), expires_at: '2000-01-01T00:00:00.000Z' });
-      assert.equal(await store.cacheEntries.deleteExpired(new Date().toISOString()), 1);
+      assert.equal(await store.cacheEntries.deleteExpired(new Date().toISOString(), 1000), 1);
       assert.equal(await store.cacheEntries.get('acme', 'ck_old'), undefined);
     });
 

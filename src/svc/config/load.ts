@@ -86,6 +86,8 @@ const ENV_MAP: Array<[string, string[], (name: string, raw: string) => unknown]>
   ['SVC_GC_TOMBSTONE_RETENTION_DAYS', ['gc', 'tombstone_retention_days'], intFromEnv],
   ['SVC_GC_GRACE_MINUTES', ['gc', 'grace_minutes'], numberFromEnv],
   ['SVC_GC_MULTIPART_EXPIRY_HOURS', ['gc', 'multipart_expiry_hours'], intFromEnv],
+  ['SVC_CACHE_PURGE_INTERVAL_SECONDS', ['cache', 'purge_interval_seconds'], numberFromEnv],
+  ['SVC_CACHE_PURGE_BATCH_SIZE', ['cache', 'purge_batch_size'], intFromEnv],
   ['SVC_PROVIDERS_JSON', ['providers'], jsonFromEnv],
   ['SVC_PLUGINS_TRUSTED_PUBLISHERS_JSON', ['plugins', 'trusted_publishers'], jsonFromEnv],
 ];

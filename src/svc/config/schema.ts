@@ -188,6 +188,25 @@ export const SvcConfig = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    /** The exact and semantic caches' background purge of expired entries (docs/caches.md#expiry-and-purge, decision 184). */
+    cache: Type.Optional(
+      Type.Object(
+        {
+          /**
+           * How often each `svc serve` process runs a purge round (one process at a time across a database: a lease);
+           * 0 = never. Fractions allowed (0.05 = 50 ms), for tests.
+           */
+          purge_interval_seconds: Type.Number({ minimum: 0, maximum: 86_400, default: 60 }),
+          /**
+           * Entries deleted per statement (its own short transaction); a round repeats batches, yielding to the event loop
+           * between them, until none is left. On SQLite a batch holds the event loop and the write lock while it runs
+           * (~5 ms at 250, ~25 ms at 1,000 with 150,000 entries; decision 184).
+           */
+          purge_batch_size: Type.Integer({ minimum: 1, maximum: 1000, default: 250 }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     /** Rehydration restore tests: which datasets are critical and how often the tests run (docs/restore-tests.md). */
     restore_tests: Type.Optional(
       Type.Object(

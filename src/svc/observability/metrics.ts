@@ -5,6 +5,7 @@
  */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { AiRecordJournal } from '../store/repositories/ai-record-journal.ts';
+import { PURGED_CACHES } from '../cache/cache-purge.ts';
 import type { OpLog } from '../logs/oplog.ts';
 import { collectProcessMetrics } from './process-metrics.ts';
 
@@ -28,6 +29,7 @@ export function createMetrics() {
     verifierFailures: counter('svc_verifier_failures_total', 'Verifier failures, by verifier.', ['verifier']),
     cacheHits: counter('svc_cache_hits_total', 'Cache hits, by cache (exact, semantic).', ['cache']),
     cacheMisses: counter('svc_cache_misses_total', 'Cache misses, by cache.', ['cache']),
+    cacheEntriesPurged: counter('svc_cache_entries_purged_total', 'Expired cache entries deleted by the background purge, by cache (exact, semantic).', ['cache']),
     semanticCacheStale: counter('svc_ai_semantic_cache_stale_total', 'Semantic cache lookups answered stale: the best candidate was rejected for its source or age (gateway and direct lookups).'),
     aiInputTokens: counter('svc_ai_input_tokens_total', 'Prompt tokens received by the AI gateway.'),
     aiContextTokensRemoved: counter('svc_ai_context_tokens_removed_total', 'Tokens removed by context compilation.'),
@@ -65,6 +67,7 @@ export function createMetrics() {
   // Every reason is exported from the start (0 until it happens), so dashboards and alerts see the series.
   for (const reason of BYTES_AVOIDED_REASONS) metrics.bytesAvoided.inc({ reason }, 0);
   for (const stage of ['install', 'enable', 'load']) metrics.pluginSignatureFailures.inc({ stage }, 0);
+  for (const cache of PURGED_CACHES) metrics.cacheEntriesPurged.inc({ cache }, 0);
   return metrics;
 }
 

@@ -67,8 +67,19 @@ export class CacheEntryRepository implements ExactCacheStore {
     await this.#db.run('DELETE FROM cache_entries WHERE tenant = $1 AND key = $2', [tenant, key]);
   }
 
-  /** Removes expired entries; returns how many. */
-  async deleteExpired(nowIso: string): Promise<number> {
-    return (await this.#db.run('DELETE FROM cache_entries WHERE expires_at <= $1', [nowIso])).changes;
+  /**
+   * Deletes up to `limit` entries of any tenant that expired at or before `cutoffIso`, oldest expiry first, through
+   * the expiry index (migration 123); returns how many went. The background purge calls it until a batch comes back
+   * short (src/svc/cache/cache-purge.ts, decision 184). The outer `expires_at` test is not redundant: on PostgreSQL an
+   * entry re-stored (upserted with a new expiry) between the inner read and the delete is re-checked against it and
+   * kept, so a refreshed entry is never deleted.
+   */
+  async deleteExpired(cutoffIso: string, limit: number): Promise<number> {
+    const { changes } = await this.#db.run(
+      `DELETE FROM cache_entries WHERE expires_at <= $1
+         AND (tenant, key) IN (SELECT tenant, key FROM cache_entries WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2)`,
+      [cutoffIso, limit],
+    );
+    return changes;
   }
 }

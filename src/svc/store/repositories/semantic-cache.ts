@@ -140,6 +140,19 @@ export class SemanticCacheRepository implements SemanticCacheStore {
     await this.#db.run('DELETE FROM semantic_cache_entries WHERE tenant = $1 AND id = $2', [tenant, id]);
   }
 
+  /**
+   * Deletes up to `limit` entries of any tenant that expired at or before `cutoffIso`, oldest expiry first, through
+   * the expiry index (migration 123); returns how many went (the background purge, decision 184).
+   */
+  async deleteExpired(cutoffIso: string, limit: number): Promise<number> {
+    const { changes } = await this.#db.run(
+      `DELETE FROM semantic_cache_entries WHERE expires_at <= $1
+         AND id IN (SELECT id FROM semantic_cache_entries WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2)`,
+      [cutoffIso, limit],
+    );
+    return changes;
+  }
+
   async clearAll(): Promise<number> {
     return (await this.#db.run('DELETE FROM semantic_cache_entries')).changes;
   }
