@@ -27,8 +27,14 @@ export interface UserFile {
 export interface UserRound {
   ingestMs: number;
   restoreMs: number;
-  /** The whole state dir (packs, SQLite database with the pack index and manifests, ledger) after ingest. */
+  /**
+   * The whole state dir (packs, SQLite database with the pack index and manifests, ledger) at rest: after the
+   * server stopped, as restic's repository is measured after restic exits (SQLite has folded its WAL into the
+   * database and removed it by then).
+   */
   stateBytes: number;
+  /** The same while the server still runs, its WAL (bounded at 4 MiB, truncated after 1 s without writes) included. */
+  stateBytesRunning: number;
   /** The chunk directory alone. */
   chunkBytes: number;
   /** Chunk-directory growth from the last file (the 1-byte-shifted copy). */
@@ -107,10 +113,11 @@ export async function restoreFiles(server: SvcServer, files: UserFile[], manifes
 }
 
 /** One svc round on a fresh state dir: ingest every file (the last is the 1-byte-shifted copy), then restore all. */
-export async function svcUserRound(workDir: string, files: UserFile[], keepStateDir?: string, mode: CliMode = 'batch'): Promise<UserRound> {
+export async function svcUserRound(workDir: string, files: UserFile[], keepStateDir?: string, mode: CliMode = 'batch', serverEnv: Record<string, string> = {}): Promise<UserRound> {
   const stateDir = keepStateDir ?? path.join(workDir, `svc-user-${Date.now()}`);
   mkdirSync(stateDir, { recursive: true });
-  const server = await startSvc(stateDir);
+  const server = await startSvc(stateDir, { env: serverEnv });
+  let stopped = false;
   try {
     const chunkDir = path.join(stateDir, 'chunks');
     const first = await ingestFiles(server, files.slice(0, -1), 'bench', [], mode);
@@ -118,10 +125,14 @@ export async function svcUserRound(workDir: string, files: UserFile[], keepState
     const shifted = await ingestFiles(server, files.slice(-1), 'bench', [], mode);
     const restore = await restoreFiles(server, files, [...first.manifests, ...shifted.manifests], path.join(workDir, 'svc-user-restore'), [], mode);
     const chunkBytes = dirSize(chunkDir);
+    const stateBytesRunning = dirSize(stateDir);
+    await server.stop();
+    stopped = true;
     return {
       ingestMs: first.ms + shifted.ms,
       restoreMs: restore.ms,
       stateBytes: dirSize(stateDir),
+      stateBytesRunning,
       chunkBytes,
       insertChunkBytes: chunkBytes - beforeShift,
       insertReportedBytes: shifted.lastReported,
@@ -129,7 +140,7 @@ export async function svcUserRound(workDir: string, files: UserFile[], keepState
       manifests: [...first.manifests, ...shifted.manifests],
     };
   } finally {
-    await server.stop();
+    if (!stopped) await server.stop();
     if (!keepStateDir) rmSync(stateDir, { recursive: true, force: true });
   }
 }

@@ -55,27 +55,34 @@ for (const native of [true, false]) {
 for (const native of [true, false]) {
   const label = native ? 'native context' : 'public fallback';
 
-  test(`${label}: the encoder writes frames byte-identical to zstdCompressSync with the size pledged, one after another`, () => {
-    const encoder = new ZstdFrameEncoder(3, { native });
-    if (native) assert.equal(encoder.native, true);
-    const params = { [zlib.constants.ZSTD_c_compressionLevel]: 3, [zlib.constants.ZSTD_c_contentSizeFlag]: 1, [zlib.constants.ZSTD_c_checksumFlag]: 0 };
-    const pieces = [a, b, text.subarray(10, 20_000), corpusFile('random', 70_000, 'zstd-native-random'), Buffer.alloc(0), Buffer.from('x')];
-    const frames: Buffer[] = [];
-    for (const raw of pieces) {
-      const frame = encoder.encode(raw);
-      assert.ok(frame.equals(zlib.zstdCompressSync(raw, { pledgedSrcSize: raw.length, params })), `same frame for ${raw.length} bytes`);
-      frames.push(frame);
-    }
-    // Each frame is a buffer of its own: a later encode does not overwrite an earlier frame.
-    pieces.forEach((raw, i) => assert.ok(zlib.zstdDecompressSync(frames[i]!).equals(raw)));
-    encoder.close();
-  });
+  for (const level of [1, 3, 9, 19]) {
+    test(`${label}: the level-${level} encoder writes frames byte-identical to zstdCompressSync at that level, one after another`, () => {
+      const encoder = new ZstdFrameEncoder(level, { native });
+      if (native) assert.equal(encoder.native, true);
+      const params = { [zlib.constants.ZSTD_c_compressionLevel]: level, [zlib.constants.ZSTD_c_contentSizeFlag]: 1, [zlib.constants.ZSTD_c_checksumFlag]: 0 };
+      const pieces = [a, b, text.subarray(10, 20_000), corpusFile('random', 70_000, 'zstd-native-random'), Buffer.alloc(0), Buffer.from('x')];
+      const frames: Buffer[] = [];
+      for (const raw of pieces) {
+        const frame = encoder.encode(raw);
+        assert.ok(frame.equals(zlib.zstdCompressSync(raw, { pledgedSrcSize: raw.length, params })), `same frame for ${raw.length} bytes at level ${level}`);
+        frames.push(frame);
+      }
+      // Each frame is a buffer of its own: a later encode does not overwrite an earlier frame.
+      pieces.forEach((raw, i) => assert.ok(zlib.zstdDecompressSync(frames[i]!).equals(raw)));
+      // A frame that does not fit its output is refused, and the next frame is still coded at the level.
+      assert.equal(encoder.encodeInto(a, Buffer.alloc(100)), -1);
+      const out = Buffer.alloc(70_000);
+      const written = encoder.encodeInto(b, out);
+      assert.ok(out.subarray(0, written).equals(zlib.zstdCompressSync(b, { pledgedSrcSize: b.length, params })), 'after a refused frame');
+      encoder.close();
+    });
+  }
 }
 
-test('an encoder level is honoured (a higher level is no larger on text)', () => {
+test('an encoder level is honoured (a higher level is smaller on text)', () => {
   const low = new ZstdFrameEncoder(1).encode(text);
   const high = new ZstdFrameEncoder(9).encode(text);
-  assert.ok(high.length <= low.length, `${high.length} <= ${low.length}`);
+  assert.ok(high.length < low.length, `${high.length} < ${low.length}`);
   assert.ok(zlib.zstdDecompressSync(high).equals(text));
 });
 

@@ -19,9 +19,10 @@
  * every call falls back to the public sync API plus a copy, which gives the
  * same bytes; the `native` getters say which path runs.
  *
- * Every frame starts on a reset context, so a damaged frame cannot leak
- * state into the next one. A context that reported an error is dropped and a
- * new one is made. Written lengths are returned, never trusted: decoded chunks
+ * Every decoded frame starts on a reset context, so a damaged frame cannot
+ * leak state into the next one; an encoder's context is not reset (that
+ * would drop its level) but dropped whenever a frame may not have ended. A
+ * context that reported an error is dropped and a new one is made. Written lengths are returned, never trusted: decoded chunks
  * are verified against their SHA-256 by the callers.
  */
 import zlib from 'node:zlib';
@@ -55,13 +56,20 @@ class NativeContext {
   }
 
   /**
-   * Codes all of `input` as one frame into `out` on a reset context.
+   * Codes all of `input` as one frame into `out`, on a context that starts a frame.
+   *
+   * - `reset` (decoders): the context is reset first, so a damaged frame cannot leak state into the next one.
+   * - `continue` (encoders): no reset. The binding's `reset()` makes a new zstd context *without* the
+   *   parameters the stream was created with, so an encoder made for level 9 coded every frame at zstd's default
+   *   level 3 (found while working on decision 189). A frame coded with `ZSTD_e_end` and room to spare has ended
+   *   and the context starts the next one with its parameters; one that filled `out` may not have ended, and
+   *   its context is dropped (the next frame gets a fresh one).
    * @returns bytes written to `out`, and input bytes left unconsumed (output did not fit)
    * @throws Error when the binding reports an error (the context is dropped)
    */
-  frame(input: Uint8Array, out: Uint8Array): { written: number; inputLeft: number } {
+  frame(input: Uint8Array, out: Uint8Array, start: 'reset' | 'continue'): { written: number; inputLeft: number } {
     const context = this.#open()!;
-    context.handle.reset();
+    if (start === 'reset') context.handle.reset();
     context.handle.writeSync(zlib.constants.ZSTD_e_end, input, 0, input.byteLength, out, 0, out.byteLength);
     // The binding reports an error by destroying the stream (which closes the native handle) inside writeSync;
     // its 'error' event comes later. A destroyed stream's handle must never be written again: that aborts the process.
@@ -70,7 +78,9 @@ class NativeContext {
       throw context.stream.errored ?? new Error('zstd frame could not be coded');
     }
     const [outLeft, inputLeft] = context.state as unknown as [number, number];
-    return { written: out.byteLength - outLeft, inputLeft };
+    const written = out.byteLength - outLeft;
+    if (start === 'continue' && (inputLeft > 0 || outLeft === 0)) this.close();
+    return { written, inputLeft };
   }
 
   close(): void {
@@ -119,7 +129,7 @@ export class ZstdFrameDecoder {
    */
   decodeInto(frame: Uint8Array, out: Uint8Array): number {
     if (!this.#native.available) return decodeWithPublicApi(frame, out);
-    const { written, inputLeft } = this.#native.frame(frame, out);
+    const { written, inputLeft } = this.#native.frame(frame, out, 'reset');
     if (inputLeft > 0) throw tooLarge(out);
     return written;
   }
@@ -165,7 +175,7 @@ export class ZstdFrameEncoder {
     const bound = compressBound(raw.byteLength);
     // The scratch space is kept for chunk-sized inputs only; a larger one gets space of its own, dropped after.
     const scratch = bound > MAX_SCRATCH_BYTES ? Buffer.allocUnsafe(bound) : this.#scratchOf(bound);
-    const { written, inputLeft } = this.#native.frame(raw, scratch.subarray(0, bound));
+    const { written, inputLeft } = this.#native.frame(raw, scratch.subarray(0, bound), 'continue');
     // Cannot happen within zstd's bound; a frame cut short would not decode to the chunk.
     if (inputLeft > 0) throw new Error(`zstd frame did not fit ${bound} bytes`);
     return Buffer.from(scratch.subarray(0, written));
@@ -183,7 +193,7 @@ export class ZstdFrameEncoder {
       out.set(frame);
       return frame.byteLength;
     }
-    const { written, inputLeft } = this.#native.frame(raw, out);
+    const { written, inputLeft } = this.#native.frame(raw, out, 'continue');
     // zstd stops when the output is full, and a frame that filled it exactly may still owe its last bytes:
     // both count as "does not fit" (the context is reset before the next frame).
     return inputLeft > 0 || written >= out.byteLength ? -1 : written;

@@ -92,6 +92,8 @@ export interface ExactExecutorDeps {
   dedupeScope: DedupeScopeSetting;
   /** Upper bound of one object (multipart included). */
   maxObjectBytes?: number;
+  /** zstd level of chunks compressed alone (`storage.zstd_level`; default 3). */
+  zstdLevel?: number;
   /** Checks the presented approval when a plan carries `requires_approval` (ApprovalService). */
   approvals: { assertApproved(ctx: RequestContext, scope: ApprovalScope, token: string | undefined): Promise<unknown> };
   /** Name of the bundle in force (approvals bind to the plan's bundle id and hash). */
@@ -153,6 +155,7 @@ export class ExactExecutor {
             // A large upload's size is known up front: its hashing and compression go to worker threads (decision 189).
             ...(declared && !plugged ? { sizeHint: declared.length } : {}),
             ...(this.#deps.maxObjectBytes !== undefined ? { maxBytes: this.#deps.maxObjectBytes } : {}),
+            ...(this.#deps.zstdLevel !== undefined ? { zstdLevel: this.#deps.zstdLevel } : {}),
           }),
         );
         if (declared && !plugged) assertDeclaredDigest(declared, ingested.sha256);

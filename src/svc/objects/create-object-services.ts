@@ -118,6 +118,7 @@ export async function createObjectServices(deps: ObjectServicesDeps): Promise<Ob
     tracing: deps.tracing,
     dedupeScope: config.storage.dedupe_scope,
     maxObjectBytes: maxObjectBytes(config),
+    zstdLevel: config.storage.zstd_level,
     approvals: deps.approvals,
     bundleName: () => deps.policy().activeBundle().name,
     ...(deps.plugins ? { plugins: deps.plugins } : {}),
