@@ -16,8 +16,9 @@ import { LedgerAppender } from '../../src/svc/ledger/appender.ts';
 import type { Db } from '../../src/svc/store/db.ts';
 import { CacheEntryRepository } from '../../src/svc/store/repositories/cache-entries.ts';
 import { LedgerRepository } from '../../src/svc/store/repositories/ledger.ts';
-import { type Store, openStore } from '../../src/svc/store/store.ts';
-import { type EngineTarget, engineTarget, engines } from '../helpers/engines.ts';
+import type { Store } from '../../src/svc/store/store.ts';
+import { engines } from '../helpers/engines.ts';
+import { type EngineStore, openEngineStore } from '../helpers/engine-store.ts';
 
 const BUNDLE = { id: 'pb_test', name: 'builtin', version: '1', hash: 'a'.repeat(64) };
 const ctx: AiRequestContext = { principal: makePrincipal('recorder-test', ['writer'], 'acme'), traceId: 'tr_record' };
@@ -68,20 +69,19 @@ function countingTransactions(db: Db): { db: Db; count: () => number } {
 
 for (const engine of engines()) {
   describe(`AI records through the ledger's group commit on ${engine.name}`, { skip: engine.skip }, () => {
-    let target: EngineTarget;
+    let opened: EngineStore | undefined;
     let store: Store;
     let counted: ReturnType<typeof countingTransactions>;
     let ledger: LedgerAppender;
     before(async () => {
-      target = await engineTarget(engine.name);
-      store = await openStore({ databaseUrl: target.databaseUrl, stateDir: target.stateDir, pgSchema: target.pgSchema });
+      opened = await openEngineStore(engine.name);
+      store = opened.store;
       counted = countingTransactions(store.db);
       ledger = new LedgerAppender(new LedgerRepository(counted.db));
     });
     after(async () => {
       await ledger?.drained();
-      await store?.close();
-      await target?.cleanup();
+      await opened?.close();
     });
 
     test('concurrent requests share commits, and every row, event and cache entry is there when they resolve', async () => {

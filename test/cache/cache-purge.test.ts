@@ -9,8 +9,9 @@ import { after, before, describe, test } from 'node:test';
 import { CachePurge, GRACE_MS } from '../../src/svc/cache/cache-purge.ts';
 import type { ExactCacheEntry } from '../../src/svc/cache/exact/exact-cache-store.ts';
 import type { SemanticCacheEntry } from '../../src/svc/cache/semantic/semantic-cache-store.ts';
-import { type Store, openStore } from '../../src/svc/store/store.ts';
-import { type EngineTarget, engineTarget, engines } from '../helpers/engines.ts';
+import type { Store } from '../../src/svc/store/store.ts';
+import { engines } from '../helpers/engines.ts';
+import { type EngineStore, openEngineStore } from '../helpers/engine-store.ts';
 
 const NOW = Date.parse('2026-06-01T12:00:00.000Z');
 const at = (offsetMs: number) => new Date(NOW + offsetMs).toISOString();
@@ -58,15 +59,14 @@ async function remaining(store: Store, prefix: string): Promise<{ exact: ExactCa
 
 for (const engine of engines()) {
   describe(`cache purge on ${engine.name}`, { skip: engine.skip }, () => {
-    let target: EngineTarget;
+    let opened: EngineStore | undefined;
     let store: Store;
     before(async () => {
-      target = await engineTarget(engine.name);
-      store = await openStore({ databaseUrl: target.databaseUrl, stateDir: target.stateDir, pgSchema: target.pgSchema });
+      opened = await openEngineStore(engine.name);
+      store = opened.store;
     });
     after(async () => {
-      await store?.close();
-      await target?.cleanup();
+      await opened?.close();
     });
 
     test('deleteExpired takes only entries expired at or before the cutoff, of every tenant, at most `limit` per call', async () => {

@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { ExactCacheEntry } from '../../src/svc/cache/exact/exact-cache-store.ts';
 import type { SemanticCacheEntry } from '../../src/svc/cache/semantic/semantic-cache-store.ts';
-import { type Store, openStore } from '../../src/svc/store/store.ts';
-import { type EngineTarget, engineTarget, engines } from '../helpers/engines.ts';
+import type { Store } from '../../src/svc/store/store.ts';
+import { engines } from '../helpers/engines.ts';
+import { type EngineStore, openEngineStore } from '../helpers/engine-store.ts';
 
 const future = new Date(Date.now() + 3_600_000).toISOString();
 const entry = (key: string, tenant: string, value: unknown): ExactCacheEntry => ({
@@ -16,15 +17,14 @@ const semantic = (id: string, tenant: string, domain: string, created: string, l
 
 for (const engine of engines()) {
   describe(`AI cache storage contract on ${engine.name}`, { skip: engine.skip }, () => {
-    let target: EngineTarget;
+    let opened: EngineStore | undefined;
     let store: Store;
     before(async () => {
-      target = await engineTarget(engine.name);
-      store = await openStore({ databaseUrl: target.databaseUrl, stateDir: target.stateDir, pgSchema: target.pgSchema });
+      opened = await openEngineStore(engine.name);
+      store = opened.store;
     });
     after(async () => {
-      await store?.close();
-      await target?.cleanup();
+      await opened?.close();
     });
 
     test('an exact entry round-trips and is replaced by its own tenant', async () => {
