@@ -175,3 +175,18 @@ test('a chunk whose lookup ends after its ingest failed does not hang the ingest
   assert.equal(pool.openStreams, 0);
   assert.equal(pool.freeSlots, 8);
 });
+
+test('an ingest whose final flush fails still ends its stream on the worker', { timeout: 30_000 }, async (t) => {
+  const inner = tempStore(t);
+  const pool = newPool(t);
+  const store = Object.create(inner) as FsChunkStore;
+  store.openWriter = () => {
+    const writer = inner.openWriter();
+    writer.flush = () => Promise.reject(new Error('disk full'));
+    return writer;
+  };
+  await assert.rejects(ingest(pieces(corpusFile('json', 5 * MiB, 'offload-flush')), { store, scope, mode: 'enforce', offload: pool }), /disk full/);
+  await settled(pool, 8);
+  assert.equal(pool.openStreams, 0, 'no stream left open (it would keep the workers, and the process, alive)');
+  assert.equal(pool.freeSlots, 8);
+});

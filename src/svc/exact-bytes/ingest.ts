@@ -126,6 +126,7 @@ export async function ingest(source: AsyncIterable<Uint8Array>, options: IngestO
   // The whole-object hash runs where the chunks' hashes run: on the offload's worker, or through the hash pool.
   const streamHash = offload ? undefined : hashes.openStream();
   const objectDigest = (): Promise<string> => (streamHash ? streamHash.digest() : offload!.digest());
+  let objectSha256: Promise<string> | undefined;
   const encode: EncodeOptions = { objectIsCompressed: false };
   if (options.zstdLevel !== undefined) encode.zstdLevel = options.zstdLevel;
   if (options.compression === false) encode.compression = false;
@@ -193,11 +194,14 @@ export async function ingest(source: AsyncIterable<Uint8Array>, options: IngestO
     }
     offload?.send();
     while (inFlight.length > 0) await settleOldest();
+    // Asked for now, not after the flush: an offloaded stream ends with its digest, whatever happens next.
+    objectSha256 = objectDigest();
+    objectSha256.catch(() => undefined);
   } catch (err) {
     offload?.abort(err instanceof Error ? err : new Error(String(err)));
     // Let in-flight writes finish (their errors are secondary) before reporting,
     // and close the worker's stream so it does not linger.
-    await Promise.allSettled([...inFlight.map((f) => f.outcome), objectDigest()]);
+    await Promise.allSettled([...inFlight.map((f) => f.outcome), objectSha256 ?? objectDigest()]);
     for (const f of inFlight) windows.release(f.chunk);
     // Write what was buffered for this ingest instead of holding it in memory
     // (a pack store keeps unflushed chunks in memory); unreferenced, it is garbage.
@@ -216,7 +220,7 @@ export async function ingest(source: AsyncIterable<Uint8Array>, options: IngestO
   stats.duration_ms = performance.now() - started;
   if (options.mode === 'enforce') stats.would_store_bytes = bytesStored;
   return {
-    sha256: await objectDigest(),
+    sha256: await objectSha256,
     bytes_in: bytesIn,
     bytes_stored: bytesStored,
     chunks,
