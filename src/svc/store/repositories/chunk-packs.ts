@@ -7,8 +7,50 @@
  */
 import type { Db } from '../db.ts';
 
-/** Index rows per INSERT statement (7 parameters each, plus 3 per row; well under SQLite's and PostgreSQL's limits). */
-const INSERT_BATCH = 500;
+/**
+ * Rows per INSERT statement: a pack's entries go in statements of these sizes, largest first (128 + 32 + 4 + 1
+ * for 165 entries). A statement is prepared once per distinct text and kept by the SQLite connection; with any
+ * row count allowed, every new pack size prepared and kept another (~0.6 MB each at 400 rows, measured), so a
+ * long-running server could hold hundreds of MB of them. Eight sizes bound that to ~1 MB.
+ */
+const INSERT_BATCH_SIZES = [128, 64, 32, 16, 8, 4, 2, 1] as const;
+
+/** The statement text of an index INSERT of `rows` rows, built once per size. */
+const insertSql = new Map<number, string>();
+function indexInsertSql(rows: number): string {
+  let sql = insertSql.get(rows);
+  if (!sql) {
+    // $1 scope, $2 pack id, $3 created at; then 7 parameters per row.
+    const tuples = Array.from({ length: rows }, (_, r) => {
+      const n = 3 + 7 * (r + 1);
+      return `($1, $${n - 6}, $${n - 5}, $2, $${n - 4}, $${n - 3}, $3, $${n - 2}, $${n - 1}, $${n})`;
+    });
+    sql =
+      // A condemned row (garbage collection found it unreferenced) is replaced by the fresh copy: ingest
+      // does not deduplicate against condemned rows, so whoever wrote this copy is about to reference it.
+      `INSERT INTO chunk_index (scope, chunk_id, codec, pack_id, pack_offset, stored_length, created_at, frame_length, frame_skip, raw_length) VALUES ${tuples.join(', ')}
+         ON CONFLICT (scope, chunk_id, codec) DO UPDATE SET pack_id = excluded.pack_id, pack_offset = excluded.pack_offset,
+           stored_length = excluded.stored_length, created_at = excluded.created_at, condemned_at = NULL,
+           frame_length = excluded.frame_length, frame_skip = excluded.frame_skip, raw_length = excluded.raw_length
+         WHERE chunk_index.condemned_at IS NOT NULL
+         RETURNING chunk_id, codec`;
+    insertSql.set(rows, sql);
+  }
+  return sql;
+}
+
+/** The statement sizes a pack of `entries` entries is inserted with (exported for tests). */
+export function indexInsertBatches(entries: number): number[] {
+  const out: number[] = [];
+  let left = entries;
+  for (const size of INSERT_BATCH_SIZES) {
+    while (left >= size) {
+      out.push(size);
+      left -= size;
+    }
+  }
+  return out;
+}
 
 /**
  * A chunk inside a frame (migration 119, decision 157): the frame's payload is
@@ -102,25 +144,14 @@ export class ChunkPackRepository {
       pack.created_at,
     ]);
     const won = new Set<string>();
-    for (let start = 0; start < entries.length; start += INSERT_BATCH) {
-      const batch = entries.slice(start, start + INSERT_BATCH);
+    let start = 0;
+    for (const size of indexInsertBatches(entries.length)) {
       const params: Array<string | number | null> = [pack.scope, pack.pack_id, pack.created_at];
-      const rows = batch.map((e) => {
+      for (const e of entries.slice(start, start + size)) {
         params.push(e.chunk_id, e.codec, e.pack_offset, e.stored_length, e.frame?.frame_length ?? null, e.frame?.frame_skip ?? null, e.frame?.raw_length ?? null);
-        const n = params.length;
-        return `($1, $${n - 6}, $${n - 5}, $2, $${n - 4}, $${n - 3}, $3, $${n - 2}, $${n - 1}, $${n})`;
-      });
-      const inserted = await db.all<{ chunk_id: string; codec: string }>(
-        // A condemned row (garbage collection found it unreferenced) is replaced by the fresh copy: ingest
-        // does not deduplicate against condemned rows, so whoever wrote this copy is about to reference it.
-        `INSERT INTO chunk_index (scope, chunk_id, codec, pack_id, pack_offset, stored_length, created_at, frame_length, frame_skip, raw_length) VALUES ${rows.join(', ')}
-         ON CONFLICT (scope, chunk_id, codec) DO UPDATE SET pack_id = excluded.pack_id, pack_offset = excluded.pack_offset,
-           stored_length = excluded.stored_length, created_at = excluded.created_at, condemned_at = NULL,
-           frame_length = excluded.frame_length, frame_skip = excluded.frame_skip, raw_length = excluded.raw_length
-         WHERE chunk_index.condemned_at IS NOT NULL
-         RETURNING chunk_id, codec`,
-        params,
-      );
+      }
+      start += size;
+      const inserted = await db.all<{ chunk_id: string; codec: string }>(indexInsertSql(size), params);
       for (const r of inserted) won.add(`${r.chunk_id}.${r.codec}`);
     }
     return won;
