@@ -45,6 +45,8 @@ import { DEFAULT_CHUNKING } from '../../src/svc/chunking/chunking-params.ts';
 import { chunkBuffer } from '../../src/svc/chunking/stream-chunker.ts';
 import { chunkScopeFor } from '../../src/svc/chunk-store/chunk-scope.ts';
 import { FsChunkStore } from '../../src/svc/chunk-store/fs-chunk-store.ts';
+import { FsPackFiles } from '../../src/svc/chunk-store/pack-files.ts';
+import { PackedChunkStore } from '../../src/svc/chunk-store/packed-chunk-store.ts';
 import { VerifiedChunkCache } from '../../src/svc/chunk-store/verified-chunk-cache.ts';
 import type { ChunkStore } from '../../src/svc/chunk-store/chunk-store.ts';
 import { chunkIdOf } from '../../src/svc/chunk-store/chunk-id.ts';
@@ -107,10 +109,11 @@ function chunkingThroughput(): { mbps_median: number; mbps_runs: number[] } {
   return { mbps_median: summarize(runs).p50, mbps_runs: runs };
 }
 
-async function ingestAll(store: FsChunkStore, entries: CorpusEntry[], params?: Partial<ChunkingParams>, zstdLevel?: number) {
+async function ingestAll(store: ChunkStore, entries: CorpusEntry[], params?: Partial<ChunkingParams>, zstdLevel?: number) {
   const results: IngestResult[] = [];
   const started = performance.now();
-  for (const e of entries) results.push(await ingest(readSource(e.file), { store, scope, mode: 'enforce', chunking: params, zstdLevel }));
+  // The size is known, as for a raw upload: large files hash and compress on the ingest worker as in the server (decision 189).
+  for (const e of entries) results.push(await ingest(readSource(e.file), { store, scope, mode: 'enforce', chunking: params, zstdLevel, sizeHint: e.bytes }));
   return { ms: performance.now() - started, results };
 }
 
@@ -154,7 +157,7 @@ async function zstdLevels(corpus: { base: CorpusEntry[] }) {
   return rows;
 }
 
-async function rehydrateTo(store: FsChunkStore, result: IngestResult, file: string): Promise<void> {
+async function rehydrateTo(store: ChunkStore, result: IngestResult, file: string): Promise<void> {
   const r = await openRehydration(result.chunks, { store, scope, expectedSha256: result.sha256 });
   await pipeline(Readable.from(r.stream), createWriteStream(file));
 }
@@ -259,7 +262,11 @@ function median(values: number[]): number {
 }
 
 interface SvcRound {
-  store: FsChunkStore;
+  store: ChunkStore;
+  /** Closes the round's pack index (the kept round's, once the range reads are done). */
+  close(): Promise<void>;
+  /** Closes the store and measures it at rest: packs plus the index database. */
+  sizeAtRest(): Promise<number>;
   results: IngestResult[];
   ingestMs: number;
   restoreMs: number;
@@ -268,10 +275,21 @@ interface SvcRound {
   exact: number;
 }
 
+/**
+ * A fresh chunk store as `svc serve` runs it by default: pack files under `<root>/chunks` with their index in a
+ * SQLite database (synchronous FULL) under `root`, chunks compressed alone (`frame_codec: none`).
+ */
+async function packStore(root: string): Promise<{ store: PackedChunkStore; close(): Promise<void> }> {
+  const db = await openStore({ databaseUrl: undefined, stateDir: root, pgSchema: undefined });
+  const store = new PackedChunkStore({ packs: new FsPackFiles({ root: path.join(root, 'chunks') }), index: db.chunkPacks, frameCodec: 'none' });
+  return { store, close: () => db.close() };
+}
+
 /** One svc round: ingest every file into a fresh store, then restore them all to files and check them. */
 async function svcRound(workDir: string, allFiles: CorpusEntry[], keep: boolean): Promise<SvcRound> {
   const storeRoot = path.join(workDir, `svc-store-${Date.now()}`);
-  const store = new FsChunkStore({ root: storeRoot });
+  mkdirSync(storeRoot, { recursive: true });
+  const { store, close } = await packStore(storeRoot);
   const ingested = await ingestAll(store, allFiles);
   const restoreDir = path.join(workDir, 'svc-restore');
   mkdirSync(restoreDir);
@@ -280,12 +298,24 @@ async function svcRound(workDir: string, allFiles: CorpusEntry[], keep: boolean)
   const restoreMs = performance.now() - started;
   const exact = allFiles.filter((e) => sha256File(path.join(restoreDir, e.name)) === e.sha256).length;
   rmSync(restoreDir, { recursive: true, force: true });
+  const closeOnce = (() => {
+    let closed: Promise<void> | undefined;
+    return () => (closed ??= close());
+  })();
+  // Packs and their index at rest (the index database with its WAL folded in), as svc's state dir is measured.
+  if (!keep) await closeOnce();
   const round: SvcRound = {
     store,
+    close: closeOnce,
     results: ingested.results,
     ingestMs: ingested.ms,
     restoreMs,
-    chunkBytes: dirSize(storeRoot),
+    // The kept round is measured when it is closed, after the range reads (sizeAtRest).
+    chunkBytes: keep ? 0 : dirSize(storeRoot),
+    sizeAtRest: async () => {
+      await closeOnce();
+      return dirSize(storeRoot);
+    },
     metadataBytes: ingested.results.reduce((n, r) => n + Buffer.byteLength(JSON.stringify(r.chunks)), 0),
     exact,
   };
@@ -577,7 +607,6 @@ export default async function run(args: string[]): Promise<BenchReport> {
     const oursShifted = oursResults.at(-1)!;
     const oursIngestMs = median(svcRounds.map((r) => r.ingestMs));
     const oursRestoreMs = median(svcRounds.map((r) => r.restoreMs));
-    const oursChunkBytes = svcLast.chunkBytes;
     const metadataBytes = svcLast.metadataBytes;
     const exact = Math.min(...svcRounds.map((r) => r.exact));
     const resticLast = resticRounds.at(-1)!;
@@ -598,6 +627,7 @@ export default async function run(args: string[]): Promise<BenchReport> {
     const cached = new VerifiedChunkCache(store);
     const warmCompressed = await rangeReads(cached, logResult, 200);
     const warmRaw = await rangeReads(cached, randomResult, 200);
+    const oursChunkBytes = await svcLast.sizeAtRest();
     const manifestWrite = await manifestWrites(workDir, 300);
     const multipart = await multipartThroughServer(workDir, corpus);
 
@@ -683,7 +713,7 @@ export default async function run(args: string[]): Promise<BenchReport> {
       `zstd level (stored ratio, encode MiB/s) on log+JSON chunks: ${levels.map((r) => `${r.level}: ${r.stored_ratio}, ${r.encode_mbps}`).join('; ')}.`,
       `Both sides read the corpus from the page cache and fsync what they write. svc and restic alternate for ${rounds} rounds (fresh store and repository each); throughput and restore are medians. The machine is shared with other workloads, so absolute figures vary between runs.`,
     ];
-    return { suite: 'object-exact-v1', results, table: { columns: ['metric', 'svc', 'restic', 'ratio', 'target'], rows }, notes: [...userTable.notes, 'Rows without USER PATH: the library pipeline in the bench process (ingest, openRehydration on an FsChunkStore), as before.', ...notes] };
+    return { suite: 'object-exact-v1', results, table: { columns: ['metric', 'svc', 'restic', 'ratio', 'target'], rows }, notes: [...userTable.notes, 'Rows without USER PATH: the library pipeline in the bench process (ingest with each file\'s size known, so large files hash and compress on the ingest worker as in the server; openRehydration) on the store `svc serve` runs by default: pack files with their index in SQLite, chunks compressed alone. Until decision 190 these rows measured the old one-file-per-chunk layout (FsChunkStore). Stored bytes: packs plus the index database at rest, plus the chunk lists (the manifests\' share). The chunk-size sweep still uses the old layout (it compares chunk sizes, not stores).', ...notes] };
   } finally {
     rmSync(workDir, { recursive: true, force: true });
   }
