@@ -411,7 +411,9 @@ async function userPath(workDir: string, corpusDir: string, files: UserFile[], i
   const resticIngestMs = med(resticRounds.map((r) => r.ingestMs));
   const resticRestoreMs = med(resticRounds.map((r) => r.restoreMs));
   const last = svcRounds.at(-1)!;
-  const resticLast = resticRounds.at(-1)!;
+  // restic picks a random chunker polynomial for every repository, so its stored bytes and insert cost differ from
+  // round to round (255-264 MiB on this corpus): the median round's, like the speeds. svc's are the same every round.
+  const resticLast = { storedBytes: med(resticRounds.map((r) => r.storedBytes)), insertBytes: med(resticRounds.map((r) => r.insertBytes)) };
   const byName = new Map(last.manifests.map((m) => [m.name, m.manifest_id]));
   const sizeOf = (name: string) => files.find((f) => f.name === name)!.bytes;
   const logName = issueFiles[2]!.name;
@@ -555,7 +557,7 @@ function userRows(u: UserPath): { rows: Array<Array<string | number>>; notes: st
   ];
   const notes = [
     `User path: \`svc serve\` in its own process with npm start's node flags (SQLite, filesystem pack store, defaults); one \`svc --json execute --kind byte_object --bucket bench --file f1 --file f2 …\` process for the files (the CLI's default --jobs 2; the shifted copy in a second run, as restic's second snapshot) and one \`svc manifest rehydrate <id…> --out-dir d\` process for all objects (bin/svc.mjs, wall time start to exit; CLI start-up alone — \`svc manifest --help\` — ${u.svc.cli_start_ms} ms median). The per-file row: one more svc round with one \`svc execute … --file f --key f\` process per file and one \`svc manifest rehydrate <id> --out f\` per object (the previous user path). restic: \`restic backup\` of all files but the shifted copy, then of all files, and \`restic restore latest\`. Corpus: the issue-12 files (random, random, log-like, JSON) plus the suite's kinds, the 50 MiB file and its 1-byte-shifted copy (ingested last): ${u.corpus.files} files, ${u.corpus.mib} MiB. ${u.rounds} rounds, svc and restic alternating (and alternating which goes first); medians. Per round (MiB/s): ${JSON.stringify(u.per_round)}.`,
-    `Stored bytes: svc's whole state dir at rest (packs, SQLite database with manifests and the pack index, ledger; measured after the server stopped, as restic's repository is measured after restic exits; while the server still ran, its WAL included: ${round(u.svc.state_dir_bytes_while_running / MiB, 2)} MiB) vs the restic repository's growth. The storage.zstd_level 9 row is one more svc round with only that setting changed (decision 190). Insert: growth of svc's chunk directory from the shifted file (the server reported ${u.svc.insert_reported_bytes} bytes stored) vs restic's second snapshot. Range reads: 100 random 1 MiB ranges per object through POST /v1/manifests/{id}/rehydrate on a freshly started server (cold: empty verified-chunk cache; page cache warm) and the same ranges again (warm).`,
+    `Stored bytes: svc's whole state dir at rest (packs, SQLite database with manifests and the pack index, ledger; measured after the server stopped, as restic's repository is measured after restic exits; while the server still ran, its WAL included: ${round(u.svc.state_dir_bytes_while_running / MiB, 2)} MiB) vs the restic repository's growth (the median round's: restic chooses a random chunker polynomial for every repository, so its stored bytes and insert cost change from round to round; svc's do not). The storage.zstd_level 9 row is one more svc round with only that setting changed (decision 190). Insert: growth of svc's chunk directory from the shifted file (the server reported ${u.svc.insert_reported_bytes} bytes stored) vs restic's second snapshot. Range reads: 100 random 1 MiB ranges per object through POST /v1/manifests/{id}/rehydrate on a freshly started server (cold: empty verified-chunk cache; page cache warm) and the same ranges again (warm).`,
     `Files and fsyncs: the issue-12 files (${io.corpus_mib} MiB) ingested through the CLI into a server under \`strace -f -c\` (fsync, fdatasync, sync_file_range, syncfs of every thread, SQLite's included), against \`restic backup\` of the same files under the same strace. S3 PUTs: the same ingest into a server with storage.chunk_backend s3 on s3rver (ObjectCreated:Put events, the readiness probe's included).`,
     `GC: the two issue-12 random files deleted. svc: the collector (GcService) over the last round's real packs and index, those two manifests presented as tombstoned past retention (the delete route is policy-gated), clock moved past grace and pack age: condemn ${u.gc.svc.condemn_ms} ms + delete ${u.gc.svc.delete_ms} ms, ${u.gc.svc.packs_deleted} packs deleted, ${u.gc.svc.packs_repacked} repacked, kept objects bit-exact ${u.gc.svc.kept_exact}. restic: a snapshot of all files, one without the two, \`restic forget\` of the first and \`restic prune\` (wall time of both).`,
   ];
@@ -610,8 +612,9 @@ export default async function run(args: string[]): Promise<BenchReport> {
     const metadataBytes = svcLast.metadataBytes;
     const exact = Math.min(...svcRounds.map((r) => r.exact));
     const resticLast = resticRounds.at(-1)!;
-    const resticIngest = { ms: median(resticRounds.map((r) => r.ingestMs)), addedBytes: resticLast.storedBytes };
-    const resticShifted = { addedBytes: resticLast.insertBytes };
+    // restic's stored bytes vary with its per-repository random chunker polynomial: the median round's.
+    const resticIngest = { ms: median(resticRounds.map((r) => r.ingestMs)), addedBytes: median(resticRounds.map((r) => r.storedBytes)) };
+    const resticShifted = { addedBytes: median(resticRounds.map((r) => r.insertBytes)) };
     const resticRestoreMs = median(resticRounds.map((r) => r.restoreMs));
     const resticInitBytes = resticLast.initBytes;
 
