@@ -14,6 +14,7 @@ import { after, before, describe, test } from 'node:test';
 import { corpusFile } from '../../bench/corpus/corpus-files.ts';
 import { engines } from '../helpers/engines.ts';
 import { KEYS, type TestServer, startTestServer } from '../helpers/server.ts';
+import { IngestOffloadPool } from '../../src/svc/exact-bytes/ingest-offload.ts';
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 const MIN_PART = 64 * 1024;
@@ -190,6 +191,25 @@ for (const engine of engines()) {
       const done = await json(await s.call('POST', '/v1/s3/multipart/complete', { key: KEYS.acmeWriter, body: { upload_id: created.upload_id, parts: [1, 2, 3].map((n) => ({ part_number: n, sha256: digests[n] })) } }), 200);
       assert.equal(done.output.sha256, sha256(data));
       const got = await s.call('POST', '/v1/s3/objects/get', { key: KEYS.acmeWriter, body: { bucket: 'raw', key: 'mp.log' } });
+      assert.deepEqual(Buffer.from(await got.arrayBuffer()), data);
+    });
+
+    test('a large multipart completion (size known from its parts) is hashed and compressed on the ingest worker, bit for bit', async () => {
+      const pool = IngestOffloadPool.shared();
+      const before = pool.counts.batches;
+      const data = corpusFile('json', 5 * 1024 * 1024 + 123, 'raw-mp-large');
+      const half = Math.floor(data.length / 2);
+      const pieces = [data.subarray(0, half), data.subarray(half)];
+      const created = await json(await s.call('POST', '/v1/s3/multipart/create', { key: KEYS.acmeWriter, body: { bucket: 'raw', key: 'mp-large.json' } }), 201);
+      const digests: string[] = [];
+      for (const n of [1, 2]) {
+        const r = await json(await raw('PUT', `/v1/s3/multipart/part?upload_id=${created.upload_id}&part_number=${n}`, pieces[n - 1]!, { 'x-svc-content-sha256': sha256(pieces[n - 1]!) }), 200);
+        digests[n] = r.sha256;
+      }
+      const done = await json(await s.call('POST', '/v1/s3/multipart/complete', { key: KEYS.acmeWriter, body: { upload_id: created.upload_id, parts: [1, 2].map((n) => ({ part_number: n, sha256: digests[n] })) } }), 200);
+      assert.equal(done.output.sha256, sha256(data));
+      assert.ok(IngestOffloadPool.shared().counts.batches > before, 'the completion went through the ingest worker');
+      const got = await s.call('POST', '/v1/s3/objects/get', { key: KEYS.acmeWriter, body: { bucket: 'raw', key: 'mp-large.json' } });
       assert.deepEqual(Buffer.from(await got.arrayBuffer()), data);
     });
 

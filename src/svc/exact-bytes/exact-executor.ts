@@ -42,6 +42,12 @@ export interface ExecuteOptions {
    * body that fails its declaration leaves no record (decision 112).
    */
   beforeManifest?: (ingested: IngestResult) => Promise<void>;
+  /**
+   * The object's size when it is known before its bytes arrive (a multipart completion: the sum of its parts).
+   * A large object's hashing and compression then run on the ingest worker (decision 189). `declared.length`
+   * counts too.
+   */
+  sizeHint?: number;
 }
 
 /** The spec's Execute result, plus the figures behind it. */
@@ -153,7 +159,7 @@ export class ExactExecutor {
             compression: actions.has('zstd'),
             ...(options.boundaries ? { boundaries: options.boundaries } : {}),
             // A large upload's size is known up front: its hashing and compression go to worker threads (decision 189).
-            ...(declared && !plugged ? { sizeHint: declared.length } : {}),
+            ...(!plugged && (declared?.length ?? options.sizeHint) !== undefined ? { sizeHint: declared?.length ?? options.sizeHint } : {}),
             ...(this.#deps.maxObjectBytes !== undefined ? { maxBytes: this.#deps.maxObjectBytes } : {}),
             ...(this.#deps.zstdLevel !== undefined ? { zstdLevel: this.#deps.zstdLevel } : {}),
           }),

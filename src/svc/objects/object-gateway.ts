@@ -190,7 +190,9 @@ export class ObjectGateway {
     const streamed = { tenant: input.tenant, logical_ref: logicalRef, size: input.size, sha256: input.sha256 };
     let wu: WorkUnitRecord;
     let plan: Plan;
-    let execute: ExecuteOptions = input.boundaries ? { boundaries: input.boundaries } : {};
+    // The size is known before the bytes arrive (declared, or the sum of a multipart upload's parts): a large
+    // object is hashed and compressed on the ingest worker (decision 189).
+    let execute: ExecuteOptions = { sizeHint: input.size, ...(input.boundaries ? { boundaries: input.boundaries } : {}) };
     if (input.declared) {
       const prepared = this.#deps.workUnits.prepareStreamed(ctx, streamed);
       const deferred = await this.#deps.plans.planDeferred(ctx, prepared, options);
