@@ -276,6 +276,7 @@ export async function svcGc(stateDir: string, manifests: UserRound['manifests'],
       config,
       store,
       index: db.chunkPacks,
+      leases: db.leases,
       manifests: {
         page: async (tenant, after, limit) =>
           (await db.manifests.page(tenant, after, limit)).map((m) => (deletedIds.has(m.manifest_id) ? { ...m, state: 'tombstoned' as const, state_reason: 'object_deleted', updated_at: new Date(now - 1000).toISOString() } : m)),

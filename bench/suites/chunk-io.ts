@@ -315,6 +315,7 @@ export default async function chunkIo(args: string[]): Promise<BenchReport> {
         config,
         store,
         index: db.chunkPacks,
+        leases: db.leases,
         manifests: {
           page: async (_t, after, limit) => manifests.filter((m) => m.manifest_id > after).slice(0, limit) as unknown as ByteManifest[],
           markRetentionExpired: async () => true,

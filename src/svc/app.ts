@@ -299,6 +299,7 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
     config,
     store: objects.chunkBackend.store instanceof PackedChunkStore ? objects.chunkBackend.store : undefined,
     index: store.chunkPacks,
+    leases: store.leases,
     manifests: store.manifests,
     legalHolds: store.legalHolds,
     multipart: objects.multipart,
@@ -312,7 +313,7 @@ export async function createSvcApp(loaded: LoadedConfig, options: CreateAppOptio
   // Expired exact and semantic cache entries, deleted in batches by one process at a time (decision 184).
   const cachePurge = new CachePurge({
     tables: { exact: store.cacheEntries, semantic: store.semanticCache },
-    lease: store.chunkPacks,
+    lease: store.leases,
     intervalMs: (config.cache?.purge_interval_seconds ?? 60) * 1000,
     batchSize: config.cache?.purge_batch_size ?? 250,
     onPurged: (cache, rows) => metrics.cacheEntriesPurged.inc({ cache }, rows),

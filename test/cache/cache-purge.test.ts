@@ -92,7 +92,7 @@ for (const engine of engines()) {
       // The round deletes what expired GRACE_MS before its clock: seed with the cutoff there.
       const { keep } = await seed(store, 'pr', -GRACE_MS);
       const counted: Array<[string, number]> = [];
-      const options = { tables: { exact: store.cacheEntries, semantic: store.semanticCache }, lease: store.chunkPacks, intervalMs: 1000, batchSize: 5, now: () => new Date(NOW) };
+      const options = { tables: { exact: store.cacheEntries, semantic: store.semanticCache }, lease: store.leases, intervalMs: 1000, batchSize: 5, now: () => new Date(NOW) };
       const first = new CachePurge({ ...options, onPurged: (cache, rows) => counted.push([cache, rows]) });
       const second = new CachePurge({ ...options, onPurged: () => assert.fail('the second purger does not hold the lease') });
       const round = await first.runOnce();

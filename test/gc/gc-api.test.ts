@@ -127,6 +127,7 @@ for (const engine of engines()) {
         config: { ...app.config, gc: { ...app.config.gc, multipart_expiry_hours: 1 } },
         store: app.objects.chunkBackend.store instanceof PackedChunkStore ? app.objects.chunkBackend.store : undefined,
         index: app.store.chunkPacks,
+        leases: app.store.leases,
         manifests: app.store.manifests,
         legalHolds: app.store.legalHolds,
         multipart: app.objects.multipart,

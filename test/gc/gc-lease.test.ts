@@ -39,7 +39,7 @@ for (const engine of engines()) {
     const gc = () => s.call('POST', '/v1/admin/gc', { key: ADMIN_KEY, body: { dry_run: false } });
     const plant = async (holder: string) => {
       const now = new Date();
-      assert.equal(await s.app.store.chunkPacks.takeLease('gc', holder, now.toISOString(), new Date(now.getTime() + 15 * 60_000).toISOString()), true);
+      assert.equal(await s.app.store.leases.takeLease('gc', holder, now.toISOString(), new Date(now.getTime() + 15 * 60_000).toISOString()), true);
     };
 
     test('a lease whose holder died on this host is taken over: the next run completes', async () => {
@@ -48,7 +48,7 @@ for (const engine of engines()) {
       const r = await gc();
       assert.equal(r.status, 200, await r.clone().text());
       assert.equal(((await r.json()) as { result: { dry_run: boolean } }).result.dry_run, false);
-      assert.equal(await s.app.store.chunkPacks.getLease('gc'), undefined, 'released at the end of the run');
+      assert.equal(await s.app.store.leases.getLease('gc'), undefined, 'released at the end of the run');
     });
 
     test('a lease held by a live process, or by a process of another host, still refuses a second run (conflict, naming the holder)', async () => {
@@ -60,7 +60,7 @@ for (const engine of engines()) {
         const body = (await r.json()) as { error: { code: string; message: string } };
         assert.equal(body.error.code, 'conflict');
         assert.match(body.error.message, new RegExp(holder.replace(/[.]/g, '\\.')));
-        await s.app.store.chunkPacks.releaseLease('gc', holder);
+        await s.app.store.leases.releaseLease('gc', holder);
       }
       const dry = await gc();
       assert.equal(dry.status, 200);

@@ -76,6 +76,7 @@ async function runHistory(seed: number, root: string, db: ReturnType<typeof useS
     config,
     store,
     index: db.chunkPacks,
+    leases: db.leases,
     manifests: {
       page: async (_tenant, after, limit) =>
         models

@@ -55,6 +55,7 @@ test('GC on S3 packs: dead and orphan pack objects leave the bucket, retained ch
       config: loadConfig({ env: {}, overrides: { 'gc.grace_minutes': 30, 'gc.multipart_expiry_hours': null } }).config,
       store,
       index: db.chunkPacks,
+      leases: db.leases,
       manifests: { page: async (_t, after) => (after === '' ? [manifest as unknown as ByteManifest] : []), markRetentionExpired: async () => false },
       legalHolds: { active: async () => [] },
       multipart: { expireAbandoned: async () => [] },

@@ -51,6 +51,7 @@ import type { LedgerAppender } from '../ledger/appender.ts';
 import { holdCovers, type LegalHold } from '../legal-holds/legal-hold.ts';
 import type { ByteManifest } from '../manifests/manifest.ts';
 import type { ChunkPackRepository } from '../store/repositories/chunk-packs.ts';
+import type { LeaseRepository } from '../store/repositories/leases.ts';
 
 /** Body of `POST /v1/admin/gc`. */
 export const GcRequest = Type.Object({ dry_run: Type.Optional(Type.Boolean()) }, { additionalProperties: false });
@@ -81,6 +82,8 @@ export interface GcDeps {
   /** The packed chunk store (uncached); absent when chunks are stored one file each. */
   store: PackedChunkStore | undefined;
   index: ChunkPackRepository;
+  /** One collection at a time across the processes on the database (lease `gc`). */
+  leases: Pick<LeaseRepository, 'takeLease' | 'getLease' | 'takeOverLease' | 'releaseLease'>;
   manifests: {
     page(tenant: string | undefined, after: string, limit: number): Promise<ByteManifest[]>;
     markRetentionExpired(id: string): Promise<boolean>;
@@ -174,23 +177,23 @@ export class GcService {
       });
       return report;
     } finally {
-      if (!dryRun) await this.#d.index.releaseLease(LEASE, holder);
+      if (!dryRun) await this.#d.leases.releaseLease(LEASE, holder);
     }
   }
 
   /** Takes the lease, or takes it over from a holder that died on this host; conflict when a live run holds it. */
   async #acquire(holder: string, at: Date): Promise<void> {
-    const index = this.#d.index;
+    const leases = this.#d.leases;
     const until = new Date(at.getTime() + LEASE_MS).toISOString();
     for (let attempt = 0; attempt < 3; attempt++) {
-      if (await index.takeLease(LEASE, holder, at.toISOString(), until)) return;
-      const current = await index.getLease(LEASE);
+      if (await leases.takeLease(LEASE, holder, at.toISOString(), until)) return;
+      const current = await leases.getLease(LEASE);
       if (!current) continue; // released meanwhile: try again
       if (!holderIsDead(current.holder)) {
         throw new SvcError('conflict', `another garbage collection is running (lease held by ${current.holder} until ${current.expires_at}; it expires 15 minutes after its last step)`);
       }
       // Its process is gone (killed mid-run): nothing of that run continues, and every step it took is safe to follow.
-      if (await index.takeOverLease(LEASE, current.holder, holder, until)) return;
+      if (await leases.takeOverLease(LEASE, current.holder, holder, until)) return;
     }
     throw new SvcError('conflict', 'another garbage collection is starting (the lease changed hands while this run tried to take it)');
   }
@@ -215,7 +218,7 @@ export class GcService {
     const renew = async () => {
       if (dryRun) return;
       const at = clock();
-      if (!(await this.#d.index.takeLease(LEASE, holder, at.toISOString(), new Date(at.getTime() + LEASE_MS).toISOString()))) {
+      if (!(await this.#d.leases.takeLease(LEASE, holder, at.toISOString(), new Date(at.getTime() + LEASE_MS).toISOString()))) {
         throw new SvcError('conflict', 'garbage collection lost its lease (it ran longer than the lease without renewing); nothing more was deleted');
       }
     };

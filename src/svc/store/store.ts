@@ -10,6 +10,7 @@ import { AdapterRecordRepository } from './repositories/adapter-records.ts';
 import { AiManifestRepository } from './repositories/ai-manifests.ts';
 import { AiRecordJournal, settleAiRecords } from './repositories/ai-record-journal.ts';
 import { ChunkPackRepository } from './repositories/chunk-packs.ts';
+import { LeaseRepository } from './repositories/leases.ts';
 import { CacheEntryRepository } from './repositories/cache-entries.ts';
 import { SqlApprovalRepository } from './repositories/approvals.ts';
 import { LedgerRepository } from './repositories/ledger.ts';
@@ -54,6 +55,8 @@ export interface Store {
   readonly plugins: PluginRepository;
   /** The pack index of the chunk store (src/svc/chunk-store/packed-chunk-store.ts) and garbage collection's lease. */
   readonly chunkPacks: ChunkPackRepository;
+  /** Named leases for jobs one process at a time runs (garbage collection, the cache purge). */
+  readonly leases: LeaseRepository;
   close(): Promise<void>;
 }
 
@@ -81,6 +84,7 @@ export function storeOver(db: Db): Store {
     adapterRecords: new AdapterRecordRepository(db),
     plugins: new PluginRepository(db),
     chunkPacks: new ChunkPackRepository(db),
+    leases: new LeaseRepository(db),
     close: async () => {
       await aiRecords.close();
       await db.close();
