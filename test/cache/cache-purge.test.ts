@@ -5,13 +5,13 @@
  * expiry indexes the deletes read through.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { CachePurge, GRACE_MS } from '../../src/svc/cache/cache-purge.ts';
 import type { ExactCacheEntry } from '../../src/svc/cache/exact/exact-cache-store.ts';
 import type { SemanticCacheEntry } from '../../src/svc/cache/semantic/semantic-cache-store.ts';
 import type { Store } from '../../src/svc/store/store.ts';
 import { engines } from '../helpers/engines.ts';
-import { type EngineStore, openEngineStore } from '../helpers/engine-store.ts';
+import { engineStoreFixture } from '../helpers/engine-store.ts';
 
 const NOW = Date.parse('2026-06-01T12:00:00.000Z');
 const at = (offsetMs: number) => new Date(NOW + offsetMs).toISOString();
@@ -59,14 +59,10 @@ async function remaining(store: Store, prefix: string): Promise<{ exact: ExactCa
 
 for (const engine of engines()) {
   describe(`cache purge on ${engine.name}`, { skip: engine.skip }, () => {
-    let opened: EngineStore | undefined;
+    const fixture = engineStoreFixture(engine.name);
     let store: Store;
-    before(async () => {
-      opened = await openEngineStore(engine.name);
-      store = opened.store;
-    });
-    after(async () => {
-      await opened?.close();
+    before(() => {
+      store = fixture.store;
     });
 
     test('deleteExpired takes only entries expired at or before the cutoff, of every tenant, at most `limit` per call', async () => {

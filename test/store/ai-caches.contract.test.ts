@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import type { ExactCacheEntry } from '../../src/svc/cache/exact/exact-cache-store.ts';
 import type { SemanticCacheEntry } from '../../src/svc/cache/semantic/semantic-cache-store.ts';
 import type { Store } from '../../src/svc/store/store.ts';
 import { engines } from '../helpers/engines.ts';
-import { type EngineStore, openEngineStore } from '../helpers/engine-store.ts';
+import { engineStoreFixture } from '../helpers/engine-store.ts';
 
 const future = new Date(Date.now() + 3_600_000).toISOString();
 const entry = (key: string, tenant: string, value: unknown): ExactCacheEntry => ({
@@ -17,14 +17,10 @@ const semantic = (id: string, tenant: string, domain: string, created: string, l
 
 for (const engine of engines()) {
   describe(`AI cache storage contract on ${engine.name}`, { skip: engine.skip }, () => {
-    let opened: EngineStore | undefined;
+    const fixture = engineStoreFixture(engine.name);
     let store: Store;
-    before(async () => {
-      opened = await openEngineStore(engine.name);
-      store = opened.store;
-    });
-    after(async () => {
-      await opened?.close();
+    before(() => {
+      store = fixture.store;
     });
 
     test('an exact entry round-trips and is replaced by its own tenant', async () => {

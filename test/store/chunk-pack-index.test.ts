@@ -6,11 +6,11 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { indexInsertBatches, type PackEntryRow } from '../../src/svc/store/repositories/chunk-packs.ts';
 import type { Store } from '../../src/svc/store/store.ts';
 import { engines } from '../helpers/engines.ts';
-import { type EngineStore, openEngineStore } from '../helpers/engine-store.ts';
+import { engineStoreFixture } from '../helpers/engine-store.ts';
 
 const SIZES = new Set([128, 64, 32, 16, 8, 4, 2, 1]);
 
@@ -34,14 +34,10 @@ const chunkId = (i: number) => `ch_${createHash('sha256').update(String(i)).dige
 
 for (const engine of engines()) {
   describe(`pack index inserts on ${engine.name}`, { skip: engine.skip }, () => {
-    let opened: EngineStore | undefined;
+    const fixture = engineStoreFixture(engine.name);
     let store: Store;
-    before(async () => {
-      opened = await openEngineStore(engine.name);
-      store = opened.store;
-    });
-    after(async () => {
-      await opened?.close();
+    before(() => {
+      store = fixture.store;
     });
 
     for (const n of [1, 165, 511]) {
