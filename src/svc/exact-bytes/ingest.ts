@@ -1,7 +1,7 @@
 /**
  * The exact-bytes ingest pipeline: one pass over a byte stream that
  *
- * 1. hashes the whole object (SHA-256, in order, on a hashing worker);
+ * 1. hashes the whole object (SHA-256, in order);
  * 2. cuts it into content-defined chunks (FastCDC);
  * 3. names every chunk by its SHA-256 and reuses chunks the dedupe scope
  *    already holds;
@@ -12,10 +12,15 @@
  *    object references — new, or found pending from a concurrent ingest — is
  *    durable before the caller writes a manifest that references them.
  *
- * Steps 3–4 of up to `concurrency` chunks run at once — hashing on a worker
- * thread, compression and file writes on the libuv thread pool — while the
- * main thread keeps chunking; results are assembled in object order. Memory stays bounded by
- * the chunker's window plus `concurrency` chunks, whatever the object size.
+ * Steps 3–4 of up to `concurrency` chunks run at once while the main thread
+ * keeps chunking; results are assembled in object order. Where the work runs:
+ * for an object whose size is known and large (a raw upload, a multipart
+ * completion), both hashes and the zstd frames run on an ingest worker
+ * (ingest-offload.ts, decision 189); otherwise hashing goes through the hash
+ * pool (this thread on a CPU with SHA instructions, decision 154) and zstd
+ * runs on this thread (decision 180). File writes run on the libuv thread
+ * pool. Memory stays bounded by the chunker's window plus `concurrency`
+ * chunks (and, offloaded, the pool's shared slots), whatever the object size.
  *
  * If ingest fails part way, chunks already written stay in the store,
  * unreferenced; they are reused by a retry and otherwise left to garbage
