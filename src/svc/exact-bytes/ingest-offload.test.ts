@@ -43,6 +43,17 @@ function newPool(t: { after(fn: () => Promise<void>): void }, options: { slots?:
   return pool;
 }
 
+/** `inner` with every writer it opens changed by `patch` (a slow lookup, a failing flush). */
+function withWriter(inner: FsChunkStore, patch: (writer: ReturnType<FsChunkStore['openWriter']>) => void): FsChunkStore {
+  const store = Object.create(inner) as FsChunkStore;
+  store.openWriter = () => {
+    const writer = inner.openWriter();
+    patch(writer);
+    return writer;
+  };
+  return store;
+}
+
 /** Until the workers' last answers (a dropped stream's) have come in. */
 async function settled(pool: IngestOffloadPool, slots: number): Promise<void> {
   for (let i = 0; i < 200 && (pool.openStreams > 0 || pool.freeSlots < slots); i++) await new Promise((r) => setTimeout(r, 5));
@@ -152,19 +163,15 @@ test('a pool that stops under an ingest fails that ingest instead of hanging it'
 });
 
 test('a chunk whose lookup ends after its ingest failed does not hang the ingest', { timeout: 30_000 }, async (t) => {
-  const inner = tempStore(t);
   const pool = newPool(t);
   // Every dedupe lookup answers late, so chunks decide to compress after the source has failed.
-  const store = Object.create(inner) as FsChunkStore;
-  store.openWriter = () => {
-    const writer = inner.openWriter();
+  const store = withWriter(tempStore(t), (writer) => {
     const stat = writer.stat.bind(writer);
     writer.stat = async (...args: Parameters<typeof stat>) => {
       await new Promise((r) => setTimeout(r, 40));
       return stat(...args);
     };
-    return writer;
-  };
+  });
   const data = corpusFile('log-like', 6 * MiB, 'offload-late-lookup');
   async function* failing(): AsyncGenerator<Uint8Array> {
     yield* pieces(data.subarray(0, 3 * MiB));
@@ -177,14 +184,10 @@ test('a chunk whose lookup ends after its ingest failed does not hang the ingest
 });
 
 test('an ingest whose final flush fails still ends its stream on the worker', { timeout: 30_000 }, async (t) => {
-  const inner = tempStore(t);
   const pool = newPool(t);
-  const store = Object.create(inner) as FsChunkStore;
-  store.openWriter = () => {
-    const writer = inner.openWriter();
+  const store = withWriter(tempStore(t), (writer) => {
     writer.flush = () => Promise.reject(new Error('disk full'));
-    return writer;
-  };
+  });
   await assert.rejects(ingest(pieces(corpusFile('json', 5 * MiB, 'offload-flush')), { store, scope, mode: 'enforce', offload: pool }), /disk full/);
   await settled(pool, 8);
   assert.equal(pool.openStreams, 0, 'no stream left open (it would keep the workers, and the process, alive)');

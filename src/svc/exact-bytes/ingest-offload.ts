@@ -73,22 +73,13 @@ export interface OffloadedChunk extends ChunkCompressor {
   release(): void;
 }
 
-interface Deferred<T> {
-  promise: Promise<T>;
-  resolve(value: T): void;
-  reject(err: Error): void;
-}
+type Deferred<T> = PromiseWithResolvers<T>;
 
+/** A promise with its resolvers whose rejection is never an unhandled one (a chunk whose ingest failed may never await it). */
 function deferred<T>(): Deferred<T> {
-  let resolve!: (v: T) => void;
-  let reject!: (e: Error) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  // A waiter may never be awaited (a chunk whose ingest failed); its rejection is not an unhandled one.
-  promise.catch(() => undefined);
-  return { promise, resolve, reject };
+  const d = Promise.withResolvers<T>();
+  d.promise.catch(() => undefined);
+  return d;
 }
 
 interface Slot {
