@@ -20,6 +20,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
+import type { LeaseRepository } from '../store/repositories/leases.ts';
 
 /** The cache tables with an expiry; the label of `svc_cache_entries_purged_total{cache}`. */
 export const PURGED_CACHES = ['exact', 'semantic'] as const;
@@ -37,10 +38,8 @@ export interface ExpiredEntries {
   deleteExpired(cutoffIso: string, limit: number): Promise<number>;
 }
 
-export interface PurgeLease {
-  takeLease(name: string, holder: string, now: string, until: string): Promise<boolean>;
-  releaseLease(name: string, holder: string): Promise<void>;
-}
+/** The lease methods the purge uses (store.leases). */
+export type PurgeLease = Pick<LeaseRepository, 'takeLease' | 'releaseLease'>;
 
 export interface CachePurgeDeps {
   tables: Readonly<Record<PurgedCache, ExpiredEntries>>;
