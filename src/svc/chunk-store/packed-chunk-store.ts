@@ -43,7 +43,8 @@ import type { ChunkPutResult, ChunkStore, ChunkWriter, FramedPutResult, StoredCh
 import { chunkIdOfAsync } from './chunk-id.ts';
 import { buildPackParts, type PackEntryInput, type PackFrameInput } from './pack-format.ts';
 import { newPackId, type PackFiles } from './pack-files.ts';
-import { ReadBuffers } from './read-buffers.ts';
+import { SlabArena, SlabPool } from './pack-slabs.ts';
+import type { ReadBuffers } from './read-buffers.ts';
 import { chunkReadFailure, decodeVerifiedChunk } from './verify-chunk.ts';
 
 /** The old layout, and whether a scope holds any chunk in it (saves a lookup per new chunk where it holds none). */
@@ -81,6 +82,8 @@ interface PendingPack {
   openFrame?: PendingFrame;
   /** Set once the pack is being written; resolves when it is durable and indexed. */
   sealed?: Promise<void>;
+  /** Where its entries' bytes live until it has been written. */
+  arena: SlabArena;
 }
 
 interface PendingEntry {
@@ -135,8 +138,8 @@ export class PackedChunkStore implements ChunkStore {
   readonly packTargetBytes: number;
   /** Entries written by this process and not yet indexed, by key. */
   readonly #pending = new Map<string, PendingEntry>();
-  /** Pending entries' bytes, lent until their pack is written (decision 181). */
-  readonly #entryBuffers = new ReadBuffers();
+  /** Slabs holding pending entries' bytes until their pack is written (decisions 181, 192). */
+  readonly #slabs = new SlabPool();
   /** Puts deciding whether a key is new (a second put of the key waits for the first). */
   readonly #claims = new Map<string, Promise<void>>();
   /** Packs not yet sealed, of every writer. */
@@ -391,9 +394,9 @@ export class PackedChunkStore implements ChunkStore {
       // lookup; a racing process is handled by insert-if-absent.
       if (!knownAbsent && (await this.statDurable(scope, id, codec, writer.packOnly))) return { created: false };
       const pack = writer.openPack(scope);
-      // Copied into a buffer lent by the store's pool until the pack is written (decision 181): the caller
-      // may reuse its bytes once put resolves (ingest's chunker windows are pooled), and no pack pins them.
-      const bytes = this.#entryBuffers.copyOf(data);
+      // Copied into the pack's slabs until the pack is written (decisions 181, 192): the caller may reuse
+      // its bytes once put resolves (ingest's chunker windows are pooled), and no pack pins them.
+      const bytes = pack.arena.copy(data);
       const entry: PendingEntry = { key, id, codec, data: bytes, pack };
       if (framed) this.#addToFrame(pack, entry);
       else pack.entries.push(entry);
@@ -409,7 +412,7 @@ export class PackedChunkStore implements ChunkStore {
 
   /** @internal */
   newPack(scope: ChunkScope, owner: PackWriter): PendingPack {
-    return { scope, entries: [], bytes: 0, owner };
+    return { scope, entries: [], bytes: 0, owner, arena: new SlabArena(this.#slabs) };
   }
 
   #addToFrame(pack: PendingPack, entry: PendingEntry): void {
@@ -466,10 +469,10 @@ export class PackedChunkStore implements ChunkStore {
       for (const e of pack.entries) {
         for (const c of isPendingFrame(e) ? e.chunks : [e]) {
           if (this.#pending.get(c.key) === c) this.#pending.delete(c.key);
-          // Written (or failed): nothing reads an entry's bytes after this (pending reads copied them).
-          this.#entryBuffers.giveBack(c.data);
         }
       }
+      // Written (or failed): nothing reads an entry's bytes after this (pending reads copied them).
+      pack.arena.release();
       this.#sealing.delete(sealed);
     });
     pack.sealed = sealed;

@@ -1,6 +1,7 @@
 /**
- * Buffers lent to chunk reads (decision 173) and to the pack store's pending
- * entries (decision 181), and given back by their last user. A full restore reads every byte of an object into a fresh buffer;
+ * Buffers lent to chunk reads (decision 173), and given back by their last
+ * user. (The pack store's pending entries used them too until decision 192
+ * gave each pending pack slabs of its own.) A full restore reads every byte of an object into a fresh buffer;
  * fresh ArrayBuffers are external memory to V8, whose growth starts a full
  * (mark-compact) collection every few tens of MiB — measured as the largest
  * single share of the server's CPU on a restore (docs/decisions/154). Reads
@@ -12,7 +13,7 @@
  * decoded chunk) or giving one back twice does nothing, so a caller may give
  * back whatever it received.
  */
-import { MIN_CLASS_BYTES, TransferBuffers } from './transfer-buffers.ts';
+import { TransferBuffers } from './transfer-buffers.ts';
 
 export class ReadBuffers {
   readonly #pool = new TransferBuffers();
@@ -24,17 +25,6 @@ export class ReadBuffers {
     const backing = this.#pool.acquire(bytes);
     this.#lent.add(backing);
     return Buffer.from(backing, 0, bytes);
-  }
-
-  /**
-   * A copy of `data` in a lent buffer; below the smallest pooled size, a plain copy (Node's own slab serves those),
-   * which `giveBack` ignores.
-   */
-  copyOf(data: Uint8Array): Buffer {
-    if (data.byteLength < MIN_CLASS_BYTES) return Buffer.from(data);
-    const copy = this.borrow(data.byteLength);
-    copy.set(data);
-    return copy;
   }
 
   /** Ends the caller's use of `view` (a borrowed buffer, or any view of one); anything else is ignored. */
