@@ -19,8 +19,11 @@
 
 /** Bytes per slab: four maximum-size chunks. */
 export const SLAB_BYTES = 1024 * 1024;
-/** Slabs kept idle between packs (several writers' packs in flight each hold up to eight). */
-export const MAX_IDLE_SLABS = 32;
+/**
+ * Slabs kept idle between packs: the old per-entry pool's 16 MiB. (32 made the memory soak's growth check fail:
+ * decision 192.)
+ */
+export const MAX_IDLE_SLABS = 16;
 /** Entries smaller than this are plain copies, not carved from a slab. */
 export const SMALL_ENTRY_BYTES = 16 * 1024;
 
