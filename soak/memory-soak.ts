@@ -3,7 +3,8 @@
  * process (as users run it, SQLite + chunk directory in a temporary state
  * dir, the mock upstream from tools/mock-openai-upstream as its provider)
  * takes a mixed load from C clients while its resident memory is sampled
- * from /proc (heap and external memory from its own /metrics):
+ * from /proc (heap and external memory, and the bytes its verified-chunk cache
+ * holds, from its own /metrics):
  *
  * | share | operation                                                     | HTTP requests |
  * |-------|---------------------------------------------------------------|---------------|
@@ -68,6 +69,8 @@ export interface MemorySample {
   heap_used_mb: number;
   heap_total_mb: number;
   external_mb: number;
+  /** Raw bytes the verified-chunk cache holds (svc_chunk_cache_bytes): bounded, so RSS that grows with it is the cache filling. */
+  chunk_cache_mb: number;
 }
 
 export interface MemorySoakResult {
@@ -215,16 +218,18 @@ export async function runMemorySoak(options: MemorySoakOptions): Promise<MemoryS
       let heapUsed = -1;
       let heapTotal = -1;
       let external = -1;
+      let chunkCache = -1;
       try {
         const text = await (await fetch(`${url}/metrics`, { headers: { 'x-api-key': key } })).text();
         const g = (name: string) => Number(new RegExp(`^\\w*${name} (\\S+)`, 'm').exec(text)?.[1] ?? NaN);
         heapUsed = mb(g('nodejs_heap_size_used_bytes'));
         heapTotal = mb(g('nodejs_heap_size_total_bytes'));
         external = mb(g('nodejs_external_memory_bytes'));
+        chunkCache = mb(g('svc_chunk_cache_bytes'));
       } catch {
         // a sample without heap figures
       }
-      samples.push({ t_s: Math.round((performance.now() - started) / 100) / 10, requests: done, rss_mb: rss, heap_used_mb: heapUsed, heap_total_mb: heapTotal, external_mb: external });
+      samples.push({ t_s: Math.round((performance.now() - started) / 100) / 10, requests: done, rss_mb: rss, heap_used_mb: heapUsed, heap_total_mb: heapTotal, external_mb: external, chunk_cache_mb: chunkCache });
     };
     await sample();
     const sampler = setInterval(() => void sample(), options.sampleMs ?? 2000);
@@ -337,7 +342,7 @@ export async function runMemorySoak(options: MemorySoakOptions): Promise<MemoryS
           if (done >= nextLog) {
             nextLog += Math.max(1000, Math.floor(options.requests / 20));
             const last = samples.at(-1);
-            log(`${done} requests, RSS ${last?.rss_mb ?? '?'} MB (heap used ${last?.heap_used_mb ?? '?'} MB, external ${last?.external_mb ?? '?'} MB)`);
+            log(`${done} requests, RSS ${last?.rss_mb ?? '?'} MB (heap used ${last?.heap_used_mb ?? '?'} MB, external ${last?.external_mb ?? '?'} MB, chunk cache ${last?.chunk_cache_mb ?? '?'} MB)`);
           }
         }
       }),
@@ -385,10 +390,10 @@ export function memorySoakMarkdown(r: MemorySoakResult): string {
   const step = Math.max(1, Math.floor(r.samples.length / 20));
   for (let i = 0; i < r.samples.length; i += step) {
     const s = r.samples[i]!;
-    rows.push(`| ${s.t_s} | ${s.requests} | ${s.rss_mb} | ${s.heap_used_mb} | ${s.heap_total_mb} | ${s.external_mb} |`);
+    rows.push(`| ${s.t_s} | ${s.requests} | ${s.rss_mb} | ${s.heap_used_mb} | ${s.heap_total_mb} | ${s.external_mb} | ${s.chunk_cache_mb} |`);
   }
   const lastSample = r.samples.at(-1);
-  if (lastSample && r.samples.length % step !== 1) rows.push(`| ${lastSample.t_s} | ${lastSample.requests} | ${lastSample.rss_mb} | ${lastSample.heap_used_mb} | ${lastSample.heap_total_mb} | ${lastSample.external_mb} |`);
+  if (lastSample && r.samples.length % step !== 1) rows.push(`| ${lastSample.t_s} | ${lastSample.requests} | ${lastSample.rss_mb} | ${lastSample.heap_used_mb} | ${lastSample.heap_total_mb} | ${lastSample.external_mb} | ${lastSample.chunk_cache_mb} |`);
   return [
     `# Memory soak: ${r.requests} requests, ${r.clients} clients — ${r.passed ? 'PASSED' : 'FAILED'}`,
     '',
@@ -398,8 +403,8 @@ export function memorySoakMarkdown(r: MemorySoakResult): string {
     '',
     `RSS: start ${r.rss_start_mb} MB, peak after warm-up ${r.rss_peak_after_warm_up_mb} MB (limit ${r.max_rss_mb}), mean of the second fifth ${r.rss_second_fifth_mean_mb} MB → last fifth ${r.rss_last_fifth_mean_mb} MB (growth limit ${r.max_growth_mb} MB), end ${r.rss_end_mb} MB.`,
     '',
-    '| t (s) | requests | RSS MB | heap used MB | heap total MB | external MB |',
-    '|---|---|---|---|---|---|',
+    '| t (s) | requests | RSS MB | heap used MB | heap total MB | external MB | chunk cache MB |',
+    '|---|---|---|---|---|---|---|',
     ...rows,
     '',
   ].join('\n');

@@ -74,6 +74,7 @@ const ENV_MAP: Array<[string, string[], (name: string, raw: string) => unknown]>
   ['SVC_FRAME_CODEC', ['storage', 'frame_codec'], (_n, v) => v],
   ['SVC_FRAME_TARGET_BYTES', ['storage', 'frame_target_bytes'], intFromEnv],
   ['SVC_ZSTD_LEVEL', ['storage', 'zstd_level'], intFromEnv],
+  ['SVC_CHUNK_CACHE_BYTES', ['storage', 'chunk_cache_bytes'], intFromEnv],
   ['SVC_S3_BUCKET', ['storage', 's3', 'bucket'], (_n, v) => v],
   ['SVC_S3_PREFIX', ['storage', 's3', 'prefix'], (_n, v) => v],
   ['SVC_S3_REGION', ['storage', 's3', 'region'], (_n, v) => v],

@@ -88,6 +88,11 @@ export const StorageConfig = Type.Object(
      * level 6 −7 % bytes at ~3.4× the CPU, level 9 −14 % at ~6×); reads decode every level at the same cost.
      */
     zstd_level: Type.Integer({ minimum: 1, maximum: 19, default: 3 }),
+    /**
+     * Bytes of verified chunks kept in memory for range reads and small objects read again (the verified-chunk cache;
+     * whole-object restores pass through without filling it). 0 turns it off. Its fill is `svc_chunk_cache_bytes`.
+     */
+    chunk_cache_bytes: Type.Integer({ minimum: 0, maximum: 4 * 1024 * 1024 * 1024, default: 64 * 1024 * 1024 }),
     /** Raw bytes per frame: larger stores less and makes a cold range read decode more. */
     frame_target_bytes: Type.Integer({ minimum: 64 * 1024, maximum: 8 * 1024 * 1024, default: 1024 * 1024 }),
     /** `packs` (default): the pack layout above. `files`: the old one file (or S3 object) per chunk, for a store shared with an older svc. */

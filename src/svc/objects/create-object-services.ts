@@ -16,7 +16,7 @@ import type { LedgerAppender } from '../ledger/appender.ts';
 import type { OpLog } from '../logs/oplog.ts';
 import { ManifestExporter } from '../manifests/manifest-export.ts';
 import { ManifestService } from '../manifests/manifest-service.ts';
-import type { SvcMetrics } from '../observability/metrics.ts';
+import { exportChunkCache, type SvcMetrics } from '../observability/metrics.ts';
 import type { Tracing } from '../observability/tracing.ts';
 import type { PlanService } from '../plans/service.ts';
 import type { PolicyEvaluator } from '../policy/types.ts';
@@ -98,7 +98,8 @@ async function partStoreFor(config: Readonly<SvcConfig>, chunkBackend: ChunkBack
 export async function createObjectServices(deps: ObjectServicesDeps): Promise<ObjectServices> {
   const { config, store } = deps;
   const chunkBackend = await createChunkStore(config, deps.stateDir, { db: store.db, ...(deps.env ? { env: deps.env } : {}) });
-  const chunks = new VerifiedChunkCache(chunkBackend.store);
+  const chunks = new VerifiedChunkCache(chunkBackend.store, { maxBytes: config.storage.chunk_cache_bytes });
+  exportChunkCache(deps.metrics, () => chunks.counters);
   const { parts, close: closeParts } = await partStoreFor(config, chunkBackend, deps);
   const manifests = new ManifestService({
     repo: store.manifests,

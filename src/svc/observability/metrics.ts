@@ -96,6 +96,33 @@ export function exportPolicyUnavailability(metrics: SvcMetrics, counts: () => Re
 }
 
 /**
+ * The verified-chunk cache at scrape time: `svc_chunk_cache_bytes` (raw bytes held, bounded by
+ * `storage.chunk_cache_bytes`) and `svc_chunk_cache_reads_total{result}` (hit, miss), from the cache's own tally.
+ */
+export function exportChunkCache(metrics: SvcMetrics, counters: () => Readonly<{ hits: number; misses: number; bytes: number }>): void {
+  new Gauge({
+    name: 'svc_chunk_cache_bytes',
+    help: 'Raw bytes of verified chunks held in memory (bounded by storage.chunk_cache_bytes).',
+    registers: [metrics.registry],
+    collect() {
+      this.set(counters().bytes);
+    },
+  });
+  new Counter({
+    name: 'svc_chunk_cache_reads_total',
+    help: 'Chunk reads through the verified-chunk cache, by result (hit, miss).',
+    labelNames: ['result'],
+    registers: [metrics.registry],
+    collect() {
+      const c = counters();
+      this.reset();
+      this.inc({ result: 'hit' }, c.hits);
+      this.inc({ result: 'miss' }, c.misses);
+    },
+  });
+}
+
+/**
  * A `{state}` gauge counted at scrape time (in the database, where every process sees the same rows), so the
  * capability it counts stays free of metrics. A failed count leaves the last values: a scrape must not fail because
  * the database is briefly busy.
