@@ -19,7 +19,11 @@
  * Pass: every request answered as expected, peak RSS after warm-up (the
  * first fifth of the requests) at most `maxRssMb`, and RSS flat after it:
  * the mean of the last fifth of samples exceeds the mean of the second
- * fifth by at most `maxGrowthMb`.
+ * fifth by at most `maxGrowthMb`, once what the verified-chunk cache grew
+ * between those fifths is set aside. That cache is bounded by
+ * `storage.chunk_cache_bytes` (64 MiB) and under this mix takes ~85,000
+ * requests to fill (decision 193): its filling is warm-up, not a leak. Both
+ * growths are reported; the peak check counts the cache.
  *
  * The server runs with the node flags of `npm start` (package.json), so the
  * soak measures what users run.
@@ -85,6 +89,8 @@ export interface MemorySoakResult {
   rss_start_mb: number;
   rss_peak_after_warm_up_mb: number;
   rss_second_fifth_mean_mb: number;
+  /** How much more the verified-chunk cache held in the last fifth than in the second (bounded warm-up, set aside by the growth check). */
+  chunk_cache_growth_mb: number;
   rss_last_fifth_mean_mb: number;
   rss_end_mb: number;
   max_rss_mb: number;
@@ -363,6 +369,11 @@ export async function runMemorySoak(options: MemorySoakOptions): Promise<MemoryS
   const peak = Math.max(...afterWarmUp.map((s) => s.rss_mb));
   const second = mean(fifth(1));
   const last = mean(fifth(4));
+  const cacheMean = (xs: MemorySample[]) => {
+    const known = xs.filter((x) => x.chunk_cache_mb >= 0);
+    return known.length === 0 ? 0 : known.reduce((a, x) => a + x.chunk_cache_mb, 0) / known.length;
+  };
+  const cacheGrowth = Math.round(Math.max(0, cacheMean(fifth(4)) - cacheMean(fifth(1))) * 10) / 10;
   return {
     node_flags: nodeFlags,
     requests: done,
@@ -378,8 +389,9 @@ export async function runMemorySoak(options: MemorySoakOptions): Promise<MemoryS
     rss_last_fifth_mean_mb: last,
     rss_end_mb: samples.at(-1)?.rss_mb ?? NaN,
     max_rss_mb: maxRssMb,
+    chunk_cache_growth_mb: cacheGrowth,
     max_growth_mb: maxGrowthMb,
-    passed: failureCount === 0 && peak <= maxRssMb && last - second <= maxGrowthMb,
+    passed: failureCount === 0 && peak <= maxRssMb && last - second - cacheGrowth <= maxGrowthMb,
     samples,
   };
 }
@@ -401,7 +413,7 @@ export function memorySoakMarkdown(r: MemorySoakResult): string {
     '',
     `Operations: ${Object.entries(r.operations).map(([k, v]) => `${k} ${v}`).join(', ')}. Failures: ${r.failures}. ${r.duration_s} s (${r.requests_per_s} requests/s).`,
     '',
-    `RSS: start ${r.rss_start_mb} MB, peak after warm-up ${r.rss_peak_after_warm_up_mb} MB (limit ${r.max_rss_mb}), mean of the second fifth ${r.rss_second_fifth_mean_mb} MB → last fifth ${r.rss_last_fifth_mean_mb} MB (growth limit ${r.max_growth_mb} MB), end ${r.rss_end_mb} MB.`,
+    `RSS: start ${r.rss_start_mb} MB, peak after warm-up ${r.rss_peak_after_warm_up_mb} MB (limit ${r.max_rss_mb}), mean of the second fifth ${r.rss_second_fifth_mean_mb} MB → last fifth ${r.rss_last_fifth_mean_mb} MB, of which the verified-chunk cache's own growth ${r.chunk_cache_growth_mb} MB (bounded by storage.chunk_cache_bytes; set aside); growth without it ${Math.round((r.rss_last_fifth_mean_mb - r.rss_second_fifth_mean_mb - r.chunk_cache_growth_mb) * 10) / 10} MB (limit ${r.max_growth_mb} MB), end ${r.rss_end_mb} MB.`,
     '',
     '| t (s) | requests | RSS MB | heap used MB | heap total MB | external MB | chunk cache MB |',
     '|---|---|---|---|---|---|---|',
