@@ -77,21 +77,27 @@ export const BYTES_AVOIDED_REASONS = ['dedupe', 'compression', 'lifecycle'] as c
 export type SvcMetrics = ReturnType<typeof createMetrics>;
 
 /**
- * `svc_policy_evaluation_unavailable_total{mode}`: read from the policy
- * engine's own tally at scrape time, so the engine stays free of metrics.
+ * A counter whose values a component keeps in its own tally, read at scrape time (one value per label value), so
+ * that the component stays free of metrics.
  */
-export function exportPolicyUnavailability(metrics: SvcMetrics, counts: () => Readonly<{ observe: number; enforce: number }>): void {
+function tallyCounter(metrics: SvcMetrics, name: string, help: string, label: string, read: () => Readonly<Record<string, number>>): void {
   new Counter({
-    name: 'svc_policy_evaluation_unavailable_total',
-    help: 'Policy evaluations that failed and were denied (fail closed), by mode; enforce is critical.',
-    labelNames: ['mode'],
+    name,
+    help,
+    labelNames: [label],
     registers: [metrics.registry],
     collect() {
-      const c = counts();
       this.reset();
-      this.inc({ mode: 'observe' }, c.observe);
-      this.inc({ mode: 'enforce' }, c.enforce);
+      for (const [value, count] of Object.entries(read())) this.inc({ [label]: value }, count);
     },
+  });
+}
+
+/** `svc_policy_evaluation_unavailable_total{mode}`: read from the policy engine's own tally. */
+export function exportPolicyUnavailability(metrics: SvcMetrics, counts: () => Readonly<{ observe: number; enforce: number }>): void {
+  tallyCounter(metrics, 'svc_policy_evaluation_unavailable_total', 'Policy evaluations that failed and were denied (fail closed), by mode; enforce is critical.', 'mode', () => {
+    const c = counts();
+    return { observe: c.observe, enforce: c.enforce };
   });
 }
 
@@ -108,17 +114,9 @@ export function exportChunkCache(metrics: SvcMetrics, counters: () => Readonly<{
       this.set(counters().bytes);
     },
   });
-  new Counter({
-    name: 'svc_chunk_cache_reads_total',
-    help: 'Chunk reads through the verified-chunk cache, by result (hit, miss).',
-    labelNames: ['result'],
-    registers: [metrics.registry],
-    collect() {
-      const c = counters();
-      this.reset();
-      this.inc({ result: 'hit' }, c.hits);
-      this.inc({ result: 'miss' }, c.misses);
-    },
+  tallyCounter(metrics, 'svc_chunk_cache_reads_total', 'Chunk reads through the verified-chunk cache, by result (hit, miss).', 'result', () => {
+    const c = counters();
+    return { hit: c.hits, miss: c.misses };
   });
 }
 
