@@ -7,11 +7,13 @@ import path from 'node:path';
 import { corpusFile } from '../../../bench/corpus/corpus-files.ts';
 import { SvcError } from '../errors.ts';
 import { chunkScopeFor } from '../chunk-store/chunk-scope.ts';
+import type { ChunkStore } from '../chunk-store/chunk-store.ts';
 import { FsChunkStore } from '../chunk-store/fs-chunk-store.ts';
 import { ChunkWindows } from '../chunking/chunk-windows.ts';
 import { tempPackStore } from '../../../test/helpers/temp-pack-store.ts';
 import { ingest } from './ingest.ts';
 import { IngestOffloadPool, OFFLOAD_MIN_BYTES, offloadsIngest, SLOT_BYTES } from './ingest-offload.ts';
+import type { ChunkRef } from './chunk-ref.ts';
 import { openRehydration } from './rehydrate.ts';
 
 const MiB = 1024 * 1024;
@@ -54,6 +56,12 @@ function withWriter(inner: FsChunkStore, patch: (writer: ReturnType<FsChunkStore
   return store;
 }
 
+/** Rehydrates an ingest's result from `store`, checked against its digest, and compares it with `expected`. */
+async function assertRestores(store: ChunkStore, result: { chunks: ChunkRef[]; sha256: string }, expected: Uint8Array, message?: string): Promise<void> {
+  const back = await openRehydration(result.chunks, { store, scope, expectedSha256: result.sha256 });
+  assert.deepEqual(await collect(back.stream), expected, message);
+}
+
 /** Until the workers' last answers (a dropped stream's) have come in. */
 async function settled(pool: IngestOffloadPool, slots: number): Promise<void> {
   for (let i = 0; i < 200 && (pool.openStreams > 0 || pool.freeSlots < slots); i++) await new Promise((r) => setTimeout(r, 5));
@@ -83,8 +91,7 @@ for (const kind of ['log-like', 'json', 'random', 'repeated'] as const) {
     for (const c of offloaded.chunks.filter((x) => x.codec === 'zstd').slice(0, 20)) {
       assert.deepEqual(await offloadStore.readStored(scope, c.id, 'zstd'), await inlineStore.readStored(scope, c.id, 'zstd'), `frame of ${c.id}`);
     }
-    const back = await openRehydration(offloaded.chunks, { store: offloadStore, scope, expectedSha256: offloaded.sha256 });
-    assert.deepEqual(await collect(back.stream), data);
+    await assertRestores(offloadStore, offloaded, data);
     await settled(pool, 8);
     assert.equal(pool.openStreams, 0);
     assert.equal(pool.freeSlots, 8, 'every slot came back');
@@ -115,8 +122,7 @@ test('more concurrent ingests than slots all finish, bit-exact, with poisoned wi
   assert.equal(windows.lent, 0);
   for (const [i, result] of results.entries()) {
     assert.equal(result.sha256, sha256(objects[i]!));
-    const back = await openRehydration(result.chunks, { store, scope, expectedSha256: result.sha256 });
-    assert.deepEqual(await collect(back.stream), objects[i], `object ${i} exact`);
+    await assertRestores(store, result, objects[i]!, `object ${i} exact`);
   }
   await settled(pool, 2);
   assert.equal(pool.freeSlots, 2);
@@ -129,8 +135,7 @@ test('a chunk larger than a slot gets buffers of its own', async (t) => {
   const result = await ingest(pieces(data, 777_777), { store, scope, mode: 'enforce', offload: pool, chunking: { minSize: 1024 * 1024, avgSize: 2 * MiB, maxSize: 4 * MiB } });
   assert.ok(result.chunks.some((c) => c.length > SLOT_BYTES), 'some chunk is larger than a slot');
   assert.equal(result.sha256, sha256(data));
-  const back = await openRehydration(result.chunks, { store, scope, expectedSha256: result.sha256 });
-  assert.deepEqual(await collect(back.stream), data);
+  await assertRestores(store, result, data);
   await settled(pool, 8);
   assert.equal(pool.freeSlots, 8);
 });
