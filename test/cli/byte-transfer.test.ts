@@ -8,6 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import http from 'node:http';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -170,6 +171,38 @@ describe('svc moves bytes over the raw byte path', () => {
     assert.match(escape.stderr, /not a manifest id/);
     const jobs = await runSvc(['manifest', 'rehydrate', 'mf_a', '--out-dir', sub, '--jobs', '0'], env());
     assert.equal(jobs.status, 2);
+  });
+
+  test('execute reads a file once: chunked, its length declared, its SHA-256 sent after the bytes as a trailer', async () => {
+    // A recording endpoint in place of the server: what the CLI puts on the wire (decision 194).
+    const data = corpusFile('log-like', 3 * 1024 * 1024 + 11, 'cli-raw-trailer');
+    const file = path.join(dir, 'trailer.log');
+    writeFileSync(file, data);
+    let seen: { headers: http.IncomingHttpHeaders; trailers: NodeJS.Dict<string>; bytes: Buffer } | undefined;
+    const recorder = http.createServer((req, res) => {
+      const parts: Buffer[] = [];
+      req.on('data', (d: Buffer) => parts.push(d));
+      req.on('end', () => {
+        seen = { headers: req.headers, trailers: req.trailers, bytes: Buffer.concat(parts) };
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ recorded: true }));
+      });
+    });
+    await new Promise<void>((resolve) => recorder.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = recorder.address() as { port: number };
+      const r = await runSvc(['--json', 'execute', '--kind', 'byte_object', '--file', file], { SVC_URL: `http://127.0.0.1:${port}`, SVC_API_KEY: KEYS.acmeWriter });
+      assert.equal(r.status, 0, r.stderr);
+      assert.ok(seen, 'the request arrived');
+      assert.equal(seen.headers['transfer-encoding'], 'chunked');
+      assert.equal(seen.headers['content-length'], undefined);
+      assert.equal(seen.headers['x-svc-content-length'], String(data.length));
+      assert.equal(seen.headers['x-svc-content-sha256'], undefined, 'no digest up front: the file is not read twice');
+      assert.match(String(seen.headers.trailer), /^x-svc-content-sha256$/i);
+      assert.equal(seen.trailers['x-svc-content-sha256'], sha256(data));
+      assert.ok(seen.bytes.equals(data));
+    } finally {
+      await new Promise((resolve) => recorder.close(resolve));
+    }
   });
 
   test('a refusal exits 1 with the server error', async () => {

@@ -9,6 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import http from 'node:http';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { corpusFile } from '../../bench/corpus/corpus-files.ts';
@@ -36,6 +37,35 @@ function truncatedRequest(url: string, method: string, route: string, headers: R
       socket.write(body, () => setTimeout(() => socket.destroy(), 50));
     });
     setTimeout(() => reject(new Error('the server neither answered nor closed')), 10_000).unref();
+  });
+}
+
+/**
+ * Sends `body` chunked, with its length in X-SVC-Content-Length and the trailer the options say (decision 194),
+ * as the CLI does; resolves with the status and the parsed answer.
+ */
+function chunkedRequest(url: string, method: string, route: string, headers: Record<string, string>, body: Uint8Array, options: { length?: number; announce?: boolean; trailer?: string }): Promise<{ status: number; body: any }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${url}${route}`, {
+      method,
+      headers: {
+        'content-type': 'application/octet-stream',
+        'transfer-encoding': 'chunked',
+        ...(options.length === undefined ? {} : { 'x-svc-content-length': String(options.length) }),
+        ...(options.announce === false ? {} : { trailer: 'X-SVC-Content-SHA256' }),
+        ...headers,
+      },
+    });
+    req.on('response', (res) => {
+      let text = '';
+      res.on('data', (d) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+    });
+    // The server may answer (and close) before the whole body went out: that answer counts.
+    req.on('error', (err) => setTimeout(() => reject(err), 200));
+    for (let at = 0; at < body.length; at += 1024 * 1024) req.write(body.subarray(at, at + 1024 * 1024));
+    if (options.trailer !== undefined) req.addTrailers({ 'X-SVC-Content-SHA256': options.trailer });
+    req.end();
   });
 }
 
@@ -136,7 +166,76 @@ for (const engine of engines()) {
       });
     });
 
-    test('a chunked body (no Content-Length) is refused with length_required', async () => {
+    test('a chunked body with its digest in a trailer is stored bit for bit, in one pass, small or offloaded to the worker', async () => {
+      for (const [name, data] of [['trailer-small.log', corpusFile('log-like', 300_000, 'raw-trailer-a')], ['trailer-large.bin', Buffer.concat([corpusFile('json', 3 * 1024 * 1024, 'raw-trailer-b'), corpusFile('random', 2 * 1024 * 1024, 'raw-trailer-c')])]] as const) {
+        const put = await chunkedRequest(s.url, 'PUT', `/v1/s3/objects?bucket=raw&key=${name}`, { 'x-api-key': KEYS.acmeWriter }, data, { length: data.length, trailer: sha256(data) });
+        assert.equal(put.status, 201, JSON.stringify(put.body));
+        assert.deepEqual([put.body.output.sha256, put.body.size], [sha256(data), data.length]);
+        const got = await s.call('POST', '/v1/s3/objects/get', { key: KEYS.acmeWriter, body: { bucket: 'raw', key: name } });
+        assert.deepEqual(Buffer.from(await got.arrayBuffer()), data);
+        const wu = await json(await s.call('GET', `/v1/work-units/${put.body.work_unit_id}`, { key: KEYS.acmeWriter }), 200);
+        assert.equal(wu.payload.sha256, sha256(data));
+      }
+    });
+
+    test('a chunked body whose trailer is wrong, missing or malformed, or whose length is not X-SVC-Content-Length, is refused and stores nothing', async () => {
+      const data = corpusFile('log-like', 5 * 1024 * 1024 + 5, 'raw-trailer-bad');
+      const put = (key: string, options: Parameters<typeof chunkedRequest>[5], headers: Record<string, string> = {}) =>
+        chunkedRequest(s.url, 'PUT', `/v1/s3/objects?bucket=raw&key=${key}`, { 'x-api-key': KEYS.acmeWriter, ...headers }, data, options);
+      await storesNothing(async () => {
+        const wrong = await put('t-wrong', { length: data.length, trailer: sha256(data.subarray(1)) });
+        assert.deepEqual([wrong.status, wrong.body.error.details.reason, wrong.body.error.details.actual_sha256], [400, 'digest_mismatch', sha256(data)]);
+        const missing = await put('t-missing', { length: data.length });
+        assert.deepEqual([missing.status, missing.body.error.details.reason], [400, 'digest_missing']);
+        const malformed = await put('t-malformed', { length: data.length, trailer: 'not-a-digest' });
+        assert.deepEqual([malformed.status, malformed.body.error.details.reason], [400, 'digest_missing']);
+        const longer = await put('t-longer', { length: data.length - 1, trailer: sha256(data) });
+        assert.deepEqual([longer.status, longer.body.error.details.reason], [400, 'length_mismatch']);
+        const shorter = await put('t-shorter', { length: data.length + 1, trailer: sha256(data) });
+        assert.deepEqual([shorter.status, shorter.body.error.details.reason], [400, 'length_mismatch']);
+        const twice = await put('t-twice', { length: data.length, trailer: sha256(data) }, { 'x-svc-content-sha256': sha256(data) });
+        assert.deepEqual([twice.status, twice.body.error.details.reason], [400, 'digest_declared_twice']);
+        const noLength = await put('t-nolength', { trailer: sha256(data) });
+        assert.deepEqual([noLength.status, noLength.body.error.details.reason, noLength.body.error.details.header], [400, 'length_required', 'x-svc-content-length']);
+      });
+      for (const key of ['t-wrong', 't-missing', 't-longer', 't-shorter']) {
+        assert.equal((await s.call('POST', '/v1/s3/objects/head', { key: KEYS.acmeWriter, body: { bucket: 'raw', key } })).status, 404, key);
+      }
+      // Without an announced trailer, a chunked body with its length declared is checked for its length alone.
+      const plain = await put('t-plain', { length: data.length, announce: false });
+      assert.deepEqual([plain.status, plain.body.output.sha256], [201, sha256(data)]);
+    });
+
+    test('raw parts and raw execute take a trailing digest too', async () => {
+      const data = corpusFile('json', 2 * MIN_PART + 77, 'raw-trailer-mp');
+      const created = await json(await s.call('POST', '/v1/s3/multipart/create', { key: KEYS.acmeWriter, body: { bucket: 'raw', key: 'trailer-mp.json' } }), 201);
+      const pieces = [data.subarray(0, MIN_PART), data.subarray(MIN_PART)];
+      const route = (n: number) => `/v1/s3/multipart/part?upload_id=${created.upload_id}&part_number=${n}`;
+      await storesNothing(async () => {
+        const bad = await chunkedRequest(s.url, 'PUT', route(1), { 'x-api-key': KEYS.acmeWriter }, pieces[0]!, { length: MIN_PART, trailer: sha256(pieces[1]!) });
+        assert.deepEqual([bad.status, bad.body.error.details.reason], [400, 'digest_mismatch']);
+      });
+      for (const n of [1, 2]) {
+        const r = await chunkedRequest(s.url, 'PUT', route(n), { 'x-api-key': KEYS.acmeWriter }, pieces[n - 1]!, { length: pieces[n - 1]!.length, trailer: sha256(pieces[n - 1]!) });
+        assert.deepEqual([r.status, r.body.sha256], [200, sha256(pieces[n - 1]!)]);
+      }
+      const done = await json(await s.call('POST', '/v1/s3/multipart/complete', { key: KEYS.acmeWriter, body: { upload_id: created.upload_id, parts: [1, 2].map((n) => ({ part_number: n, sha256: sha256(pieces[n - 1]!) })) } }), 200);
+      assert.equal(done.output.sha256, sha256(data));
+      const exec = await chunkedRequest(s.url, 'POST', '/v1/work-units/execute/raw?logical_ref=s3%3A%2F%2Fraw%2Ftrailer-exec', { 'x-api-key': KEYS.acmeWriter }, data, { length: data.length, trailer: sha256(data) });
+      assert.deepEqual([exec.status, exec.body.output.sha256], [200, sha256(data)]);
+      await storesNothing(async () => {
+        const bad = await chunkedRequest(s.url, 'POST', '/v1/work-units/execute/raw?logical_ref=s3%3A%2F%2Fraw%2Ftrailer-exec-bad', { 'x-api-key': KEYS.acmeWriter }, data, { length: data.length });
+        assert.deepEqual([bad.status, bad.body.error.details.reason], [400, 'digest_missing']);
+      });
+    });
+
+    test('a trailer announced on a body with Content-Length is refused', async () => {
+      const res = await raw('PUT', '/v1/s3/objects?bucket=raw&key=t-cl', new Uint8Array(3), { trailer: 'X-SVC-Content-SHA256' });
+      const body = await json(res, 400);
+      assert.equal(body.error.details.header, 'trailer');
+    });
+
+    test('a chunked body without X-SVC-Content-Length (no Content-Length) is refused with length_required', async () => {
       await storesNothing(async () => {
         const stream = new ReadableStream({ start: (c) => (c.enqueue(new Uint8Array(10)), c.close()) });
         const res = await fetch(`${s.url}/v1/s3/objects?bucket=raw&key=chunked`, { method: 'PUT', headers: { 'x-api-key': KEYS.acmeWriter, 'content-type': 'application/octet-stream' }, body: stream, duplex: 'half' } as RequestInit);

@@ -1,7 +1,9 @@
 /**
  * A byte stream whose length — and, optionally, SHA-256 — the client
- * declared before sending it (the raw byte routes: `Content-Length` and
- * `X-SVC-Content-SHA256`, like S3's `x-amz-content-sha256`; decision 112).
+ * declared (the raw byte routes: `Content-Length` and `X-SVC-Content-SHA256`,
+ * like S3's `x-amz-content-sha256`; decision 112). The digest may also come
+ * after the bytes (an HTTP trailer, like S3's trailing checksums; decision
+ * 194), so a client can hash while it sends instead of reading its file twice.
  *
  * The declaration is checked while the bytes stream, not after buffering
  * them: {@link readDeclared} fails the stream the moment it runs past the
@@ -18,8 +20,14 @@ export interface DeclaredBody {
   source: AsyncIterable<Uint8Array>;
   /** Bytes the client said it would send. */
   length: number;
-  /** Lowercase hex SHA-256 the client said the bytes have; absent when it declared none. */
+  /** Lowercase hex SHA-256 the client said the bytes have, before sending them; absent when it declared none up front. */
   sha256?: string | undefined;
+  /**
+   * The SHA-256 the client sends after the bytes (an HTTP trailer), as the transport received it: called only once
+   * `source` has ended, undefined when it never came. Present only when the client announced it; then `sha256` is
+   * absent (one declaration or the other).
+   */
+  trailingSha256?: (() => string | undefined) | undefined;
 }
 
 const SHA256_HEX = /^[0-9a-fA-F]{64}$/;
@@ -30,19 +38,52 @@ const DECIMAL = /^[0-9]{1,16}$/;
  * pairs it with the stream.
  * @throws SvcError `invalid_request` when the length is missing or not a decimal, or the digest is not 64 hex digits.
  */
-export function declaredBody(input: { source: AsyncIterable<Uint8Array>; length: string | undefined; sha256: string | undefined }): DeclaredBody {
+export function declaredBody(input: {
+  source: AsyncIterable<Uint8Array>;
+  length: string | undefined;
+  sha256: string | undefined;
+  /** Where the transport finds the trailing digest once the bytes have ended; only when the client announced one. */
+  trailingSha256?: (() => string | undefined) | undefined;
+  /** The header that carried `length` (for error details): `content-length` unless the body is chunked. */
+  lengthHeader?: string;
+}): DeclaredBody {
+  const lengthHeader = input.lengthHeader ?? 'content-length';
   if (input.length === undefined) {
-    throw new SvcError('invalid_request', 'the raw byte routes need Content-Length (chunked bodies are refused: the length is part of what the server checks)', {
-      details: { header: 'content-length', reason: 'length_required' },
+    throw new SvcError('invalid_request', 'the raw byte routes need the body\'s length: Content-Length, or X-SVC-Content-Length with a chunked body (the length is part of what the server checks)', {
+      details: { header: lengthHeader, reason: 'length_required' },
     });
   }
   if (!DECIMAL.test(input.length) || !Number.isSafeInteger(Number(input.length))) {
-    throw new SvcError('invalid_request', 'Content-Length must be a decimal byte count', { details: { header: 'content-length' } });
+    throw new SvcError('invalid_request', `${lengthHeader} must be a decimal byte count`, { details: { header: lengthHeader } });
   }
   if (input.sha256 !== undefined && !SHA256_HEX.test(input.sha256)) {
     throw new SvcError('invalid_request', 'X-SVC-Content-SHA256 must be the body\'s SHA-256 as 64 hex digits', { details: { header: 'x-svc-content-sha256' } });
   }
-  return { source: input.source, length: Number(input.length), sha256: input.sha256?.toLowerCase() };
+  if (input.sha256 !== undefined && input.trailingSha256 !== undefined) {
+    throw new SvcError('invalid_request', 'declare X-SVC-Content-SHA256 either as a header or as a trailer, not both', { details: { header: 'trailer', reason: 'digest_declared_twice' } });
+  }
+  return {
+    source: input.source,
+    length: Number(input.length),
+    sha256: input.sha256?.toLowerCase(),
+    ...(input.trailingSha256 ? { trailingSha256: input.trailingSha256 } : {}),
+  };
+}
+
+/**
+ * The digest the client declared, up front or in its trailer (lowercase hex); undefined when it declared none.
+ * A trailing digest is read only here, once the bytes have ended.
+ * @throws SvcError `invalid_request` (`digest_missing`) when an announced trailer never came or is not 64 hex digits.
+ */
+export function declaredDigest(body: Pick<DeclaredBody, 'sha256' | 'trailingSha256'>): string | undefined {
+  if (body.sha256 !== undefined || body.trailingSha256 === undefined) return body.sha256;
+  const trailing = body.trailingSha256();
+  if (trailing === undefined || !SHA256_HEX.test(trailing)) {
+    throw new SvcError('invalid_request', 'the X-SVC-Content-SHA256 trailer the request announced did not come as 64 hex digits after the body; nothing was stored', {
+      details: { header: 'x-svc-content-sha256', reason: 'digest_missing' },
+    });
+  }
+  return trailing.toLowerCase();
 }
 
 function lengthMismatch(declared: number, received: number, cause?: unknown): SvcError {
@@ -61,7 +102,7 @@ function lengthMismatch(declared: number, received: number, cause?: unknown): Sv
  * whole stream themselves, such as multipart parts).
  */
 export async function* readDeclared(body: DeclaredBody, options: { hash?: boolean } = {}): AsyncGenerator<Uint8Array> {
-  const hash = options.hash && body.sha256 !== undefined ? createHash('sha256') : undefined;
+  const hash = options.hash && (body.sha256 !== undefined || body.trailingSha256 !== undefined) ? createHash('sha256') : undefined;
   let received = 0;
   try {
     for await (const piece of body.source) {
@@ -77,12 +118,15 @@ export async function* readDeclared(body: DeclaredBody, options: { hash?: boolea
   }
   if (received !== body.length) throw lengthMismatch(body.length, received);
   if (hash) assertDeclaredDigest(body, hash.digest('hex'));
+  // A trailer that was announced and did not come fails here, with the stream, whoever checks the digest later.
+  else declaredDigest(body);
 }
 
-/** @throws SvcError `invalid_request` (`digest_mismatch`) when the client declared a digest other than `actual`. */
-export function assertDeclaredDigest(body: Pick<DeclaredBody, 'sha256'>, actual: string): void {
-  if (body.sha256 === undefined || body.sha256 === actual) return;
+/** @throws SvcError `invalid_request` (`digest_mismatch`) when the client declared a digest other than `actual` (`digest_missing`: see {@link declaredDigest}). */
+export function assertDeclaredDigest(body: Pick<DeclaredBody, 'sha256' | 'trailingSha256'>, actual: string): void {
+  const declared = declaredDigest(body);
+  if (declared === undefined || declared === actual) return;
   throw new SvcError('invalid_request', 'the body does not have the SHA-256 declared in X-SVC-Content-SHA256; nothing was stored', {
-    details: { reason: 'digest_mismatch', declared_sha256: body.sha256, actual_sha256: actual },
+    details: { reason: 'digest_mismatch', declared_sha256: declared, actual_sha256: actual },
   });
 }

@@ -35,7 +35,7 @@ export interface ExecuteOptions {
    * length is enforced while reading, its digest checked against the ingest's
    * own hash, both before the manifest is written (declared-body.ts).
    */
-  declared?: Pick<DeclaredBody, 'length' | 'sha256'>;
+  declared?: Pick<DeclaredBody, 'length' | 'sha256' | 'trailingSha256'>;
   /**
    * Runs after the bytes are ingested and checked, before the manifest is
    * written: the raw byte routes store the work unit and its plan here, so a
@@ -226,7 +226,7 @@ export class ExactExecutor {
     wu: WorkUnitRecord,
     actions: readonly { type: string }[],
     source: AsyncIterable<Uint8Array>,
-    declared: Pick<DeclaredBody, 'sha256'> | undefined,
+    declared: Pick<DeclaredBody, 'sha256' | 'trailingSha256'> | undefined,
   ): Promise<{ bytes: Uint8Array; runs: PluginRun[]; names: Map<string, string> }> {
     const plugins = this.#deps.plugins;
     if (!plugins) throw new SvcError('plugin_unavailable', 'plugins are not configured on this deployment', { retryable: false });

@@ -109,7 +109,7 @@ export class ExecuteService {
     const deferred = await this.#deps.plans.planDeferred(ctx, prepared, options);
     const wu = { ...prepared.record, state: 'planned' as const, last_plan_id: deferred.plan.plan_id };
     const { result } = await this.#deps.executor.execute(ctx, wu, deferred.plan, body.source, {
-      declared: { length: body.length, sha256: body.sha256 },
+      declared: { length: body.length, sha256: body.sha256, trailingSha256: body.trailingSha256 },
       beforeManifest: (ingested) => deferred.commit({ size: ingested.bytes_in, sha256: ingested.sha256 }),
     });
     return result;

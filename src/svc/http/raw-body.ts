@@ -16,12 +16,16 @@ import { SvcError } from '../errors.ts';
 
 export const RAW_CONTENT_TYPE = 'application/octet-stream';
 export const DIGEST_HEADER = 'x-svc-content-sha256';
+/** A chunked body's length (it has no Content-Length), like S3's x-amz-decoded-content-length. */
+export const LENGTH_HEADER = 'x-svc-content-length';
 
 /** The OpenAPI view of a raw body and its declaration (routes validate nothing with these: the domain does). */
 export const RawBodySchema = { content: { [RAW_CONTENT_TYPE]: { schema: { type: 'string', format: 'binary', description: 'The bytes themselves (no JSON, no base64).' } } } };
 export const RawBodyHeaders = Type.Object({
-  'content-length': Type.String({ pattern: '^[0-9]+$', description: 'The body\'s length in bytes (required; chunked bodies are refused). A body that ends short is refused and stores nothing.' }),
-  [DIGEST_HEADER]: Type.Optional(Type.String({ pattern: '^[0-9a-fA-F]{64}$', description: 'The body\'s SHA-256 (hex), like S3\'s x-amz-content-sha256. A body with another digest is refused (400, reason digest_mismatch) and stores nothing.' })),
+  'content-length': Type.Optional(Type.String({ pattern: '^[0-9]+$', description: 'The body\'s length in bytes. Required unless the body is chunked (then X-SVC-Content-Length). A body that ends short is refused and stores nothing.' })),
+  [LENGTH_HEADER]: Type.Optional(Type.String({ pattern: '^[0-9]+$', description: 'The length of a chunked body (Transfer-Encoding: chunked), like S3\'s x-amz-decoded-content-length; required for one. A body that runs past it or ends short is refused and stores nothing.' })),
+  [DIGEST_HEADER]: Type.Optional(Type.String({ pattern: '^[0-9a-fA-F]{64}$', description: 'The body\'s SHA-256 (hex), like S3\'s x-amz-content-sha256. A body with another digest is refused (400, reason digest_mismatch) and stores nothing. A chunked body may send it as a trailer instead (announced with Trailer: X-SVC-Content-SHA256), so the client hashes while it sends; an announced trailer that does not come is refused (reason digest_missing).' })),
+  trailer: Type.Optional(Type.String({ description: 'X-SVC-Content-SHA256 when the digest comes after a chunked body.' })),
 });
 
 /** Lets the routes of `server` (one plugin) take raw bodies as streams. */
@@ -47,9 +51,17 @@ export function declaredBodyOf(request: FastifyRequest, limit: number): Declared
   if (!source || typeof (source as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] !== 'function') {
     throw new SvcError('invalid_request', `send the bytes as the request body with Content-Type: ${RAW_CONTENT_TYPE}`, { details: { header: 'content-type' } });
   }
-  // A chunked body has no Content-Length: refused (the declaration is the point), even if it carries one in error.
-  const length = header(request, 'transfer-encoding') === undefined ? header(request, 'content-length') : undefined;
-  const body = declaredBody({ source, length, sha256: header(request, DIGEST_HEADER) });
+  // A chunked body declares its length in X-SVC-Content-Length (a Content-Length beside chunked coding is not one a
+  // server may trust, RFC 9112 §6.3); its digest may follow the bytes as a trailer (decision 194).
+  const chunked = header(request, 'transfer-encoding') !== undefined;
+  const length = chunked ? header(request, LENGTH_HEADER) : header(request, 'content-length');
+  const announced = (header(request, 'trailer') ?? '').split(',').some((name) => name.trim().toLowerCase() === DIGEST_HEADER);
+  if (announced && !chunked) {
+    throw new SvcError('invalid_request', 'a trailer needs a chunked body (Transfer-Encoding: chunked with X-SVC-Content-Length)', { details: { header: 'trailer' } });
+  }
+  const raw = request.raw;
+  const trailingSha256 = announced ? () => raw.trailers[DIGEST_HEADER] : undefined;
+  const body = declaredBody({ source, length, sha256: header(request, DIGEST_HEADER), trailingSha256, lengthHeader: chunked ? LENGTH_HEADER : 'content-length' });
   if (body.length > limit) {
     throw new SvcError('payload_too_large', `the body declares ${body.length} bytes; this route takes at most ${limit}`, { details: { limit_bytes: limit } });
   }

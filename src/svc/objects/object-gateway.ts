@@ -100,6 +100,8 @@ export interface StoreObjectInput {
    * streaming, and the work unit and plan are stored only once it held, so a mismatch leaves no record.
    */
   declared?: boolean;
+  /** A digest the client sends after the bytes instead of `sha256` (declared-body.ts). */
+  trailingSha256?: DeclaredBody['trailingSha256'];
 }
 
 function toInfo(row: ObjectRow): ObjectInfo {
@@ -179,6 +181,7 @@ export class ObjectGateway {
       sha256: body.sha256 ?? null,
       source: body.source,
       declared: true,
+      trailingSha256: body.trailingSha256,
     });
   }
 
@@ -198,7 +201,7 @@ export class ObjectGateway {
       const deferred = await this.#deps.plans.planDeferred(ctx, prepared, options);
       wu = prepared.record;
       plan = deferred.plan;
-      execute = { ...execute, declared: { length: input.size, sha256: input.sha256 ?? undefined }, beforeManifest: (ingested) => deferred.commit({ size: ingested.bytes_in, sha256: ingested.sha256 }) };
+      execute = { ...execute, declared: { length: input.size, sha256: input.sha256 ?? undefined, trailingSha256: input.trailingSha256 }, beforeManifest: (ingested) => deferred.commit({ size: ingested.bytes_in, sha256: ingested.sha256 }) };
     } else {
       wu = await this.#deps.workUnits.createStreamed(ctx, streamed);
       plan = await this.#deps.plans.planById(ctx, wu.id, options);

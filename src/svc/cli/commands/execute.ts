@@ -14,7 +14,7 @@ import type { Command } from 'commander';
 import { anyFailed, batchError, parseJobs, runBatch } from '../batch.ts';
 import { uploadFile } from '../byte-transfer.ts';
 import type { SvcClient } from '../client.ts';
-import { type Progress, progress } from '../progress.ts';
+import { progress } from '../progress.ts';
 import { EXIT, clientFor, run } from '../runtime.ts';
 import { collectMeta, workUnitBodyFromFile } from '../work-unit-input.ts';
 
@@ -54,18 +54,12 @@ function rawTarget(o: ExecuteFileOptions): { method: string; route: string } {
 async function executeByteFile(client: SvcClient, o: ExecuteFileOptions): Promise<unknown> {
   const { method, route } = rawTarget(o);
   const size = statSync(o.file).size;
-  // One line per phase, on a terminal only (progress.ts): hashing the file, then sending it.
-  let bar: { phase: string; line: Progress } | undefined;
+  // One progress line, on a terminal only (progress.ts): the file is hashed while it is sent (decision 194).
+  const bar = progress('uploading', size);
   try {
-    return await uploadFile(client.endpoint, method, route, o.file, (phase, bytes) => {
-      if (bar?.phase !== phase) {
-        bar?.line.finish();
-        bar = { phase, line: progress(phase, size) };
-      }
-      bar.line.update(bytes);
-    });
+    return await uploadFile(client.endpoint, method, route, o.file, (bytes) => bar.update(bytes));
   } finally {
-    bar?.line.finish();
+    bar.finish();
   }
 }
 
@@ -93,8 +87,7 @@ async function executeByteFiles(client: SvcClient, o: ExecuteFileOptions, files:
   const sent = new Array<number>(files.length).fill(0);
   const outcomes = await runBatch(files, jobs, (file, i) => {
     const { method, route } = rawTarget({ ...o, file });
-    return uploadFile(client.endpoint, method, route, file, (phase, bytes) => {
-      if (phase !== 'uploading') return;
+    return uploadFile(client.endpoint, method, route, file, (bytes) => {
       sent[i] = bytes;
       bar.update(sent.reduce((a, b) => a + b, 0));
     });
