@@ -229,10 +229,13 @@ for (const engine of engines()) {
       });
     });
 
-    test('a trailer announced on a body with Content-Length is refused', async () => {
-      const res = await raw('PUT', '/v1/s3/objects?bucket=raw&key=t-cl', new Uint8Array(3), { trailer: 'X-SVC-Content-SHA256' });
-      const body = await json(res, 400);
-      assert.equal(body.error.details.header, 'trailer');
+    test('a trailer announced on a body with Content-Length (what a de-chunking proxy such as nginx forwards) is refused and stores nothing', async () => {
+      await storesNothing(async () => {
+        const res = await raw('PUT', '/v1/s3/objects?bucket=raw&key=t-cl', new Uint8Array(3), { trailer: 'X-SVC-Content-SHA256', 'x-svc-content-length': '3' });
+        const body = await json(res, 400);
+        assert.deepEqual([body.error.details.header, body.error.details.reason], ['trailer', 'digest_missing']);
+        assert.match(body.error.message, /proxy/);
+      });
     });
 
     test('a chunked body without X-SVC-Content-Length (no Content-Length) is refused with length_required', async () => {

@@ -4,7 +4,7 @@
  * --out-dir d`. One process start-up instead of one per file (~150 ms each
  * on the reference machines, more than a 24 MiB transfer), and `--jobs`
  * transfers at once over keep-alive connections so the server's ingest of one
- * file overlaps the sending of the next.
+ * file overlaps the next file's hashing and sending.
  *
  * Every item is attempted even when an earlier one failed — nothing that
  * could be stored is skipped because a neighbour was refused — and the

@@ -79,7 +79,7 @@ export function declaredDigest(body: Pick<DeclaredBody, 'sha256' | 'trailingSha2
   if (body.sha256 !== undefined || body.trailingSha256 === undefined) return body.sha256;
   const trailing = body.trailingSha256();
   if (trailing === undefined || !SHA256_HEX.test(trailing)) {
-    throw new SvcError('invalid_request', 'the X-SVC-Content-SHA256 trailer the request announced did not come as 64 hex digits after the body; nothing was stored', {
+    throw new SvcError('invalid_request', 'the X-SVC-Content-SHA256 trailer the request announced did not come as 64 hex digits after the body (proxies may drop request trailers: send the digest as a header); nothing was stored', {
       details: { header: 'x-svc-content-sha256', reason: 'digest_missing' },
     });
   }

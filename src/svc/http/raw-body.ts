@@ -57,7 +57,10 @@ export function declaredBodyOf(request: FastifyRequest, limit: number): Declared
   const length = chunked ? header(request, LENGTH_HEADER) : header(request, 'content-length');
   const announced = (header(request, 'trailer') ?? '').split(',').some((name) => name.trim().toLowerCase() === DIGEST_HEADER);
   if (announced && !chunked) {
-    throw new SvcError('invalid_request', 'a trailer needs a chunked body (Transfer-Encoding: chunked with X-SVC-Content-Length)', { details: { header: 'trailer' } });
+    // Also what a proxy that buffers and de-chunks request bodies (nginx does) hands on: the trailer is gone.
+    throw new SvcError('invalid_request', 'the request announces an X-SVC-Content-SHA256 trailer but its body is not chunked (a proxy in between may have de-chunked it and dropped the trailer): send the digest as a header', {
+      details: { header: 'trailer', reason: 'digest_missing' },
+    });
   }
   const raw = request.raw;
   const trailingSha256 = announced ? () => raw.trailers[DIGEST_HEADER] : undefined;

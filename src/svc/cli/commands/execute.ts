@@ -14,7 +14,7 @@ import type { Command } from 'commander';
 import { anyFailed, batchError, parseJobs, runBatch } from '../batch.ts';
 import { uploadFile } from '../byte-transfer.ts';
 import type { SvcClient } from '../client.ts';
-import { progress } from '../progress.ts';
+import { type Progress, progress } from '../progress.ts';
 import { EXIT, clientFor, run } from '../runtime.ts';
 import { collectMeta, workUnitBodyFromFile } from '../work-unit-input.ts';
 
@@ -54,12 +54,18 @@ function rawTarget(o: ExecuteFileOptions): { method: string; route: string } {
 async function executeByteFile(client: SvcClient, o: ExecuteFileOptions): Promise<unknown> {
   const { method, route } = rawTarget(o);
   const size = statSync(o.file).size;
-  // One progress line, on a terminal only (progress.ts): the file is hashed while it is sent (decision 194).
-  const bar = progress('uploading', size);
+  // One line per phase, on a terminal only (progress.ts): hashing the file, then sending it.
+  let bar: { phase: string; line: Progress } | undefined;
   try {
-    return await uploadFile(client.endpoint, method, route, o.file, (bytes) => bar.update(bytes));
+    return await uploadFile(client.endpoint, method, route, o.file, (phase, bytes) => {
+      if (bar?.phase !== phase) {
+        bar?.line.finish();
+        bar = { phase, line: progress(phase, size) };
+      }
+      bar.line.update(bytes);
+    });
   } finally {
-    bar.finish();
+    bar?.line.finish();
   }
 }
 
@@ -87,7 +93,8 @@ async function executeByteFiles(client: SvcClient, o: ExecuteFileOptions, files:
   const sent = new Array<number>(files.length).fill(0);
   const outcomes = await runBatch(files, jobs, (file, i) => {
     const { method, route } = rawTarget({ ...o, file });
-    return uploadFile(client.endpoint, method, route, file, (bytes) => {
+    return uploadFile(client.endpoint, method, route, file, (phase, bytes) => {
+      if (phase !== 'uploading') return;
       sent[i] = bytes;
       bar.update(sent.reduce((a, b) => a + b, 0));
     });
