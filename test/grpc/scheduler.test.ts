@@ -97,7 +97,11 @@ for (const engine of engines()) {
       const points = Array.from({ length: 6 }, (_, i) => ({ zone: 'NL', start: iso(start + i * H), end: iso(start + (i + 1) * H), gco2_per_kwh: i === 4 ? 20 : 500 }));
       const loaded = (await unary<Any, Any>(s.clients.scheduler, 'LoadForecast', { source: 'grpc-test', points }, withKey(ADMIN_KEY))).response;
       assert.equal(loaded.loaded, 6);
+      assert.equal(loaded.skipped, 0);
       assert.deepEqual(loaded.zones, ['NL']);
+      // A point that ended long ago is not stored, and the answer says so, as REST's does.
+      const stale = (await unary<Any, Any>(s.clients.scheduler, 'LoadForecast', { source: 'grpc-test', points: [{ zone: 'NO', start: iso(start - 400 * H), end: iso(start - 399 * H), gco2_per_kwh: 30 }] }, withKey(ADMIN_KEY))).response;
+      assert.deepEqual([stale.loaded, stale.skipped], [0, 1]);
 
       const planned = (await unary<Any, Any>(s.clients.scheduler, 'SubmitJob', job({ zone: 'NL', earliest_start: iso(start), deadline: iso(start + 6 * H) }), withKey(KEYS.acmeWriter))).response.job;
       assert.equal(planned.run_at, iso(start + 4 * H));

@@ -9,6 +9,11 @@ export interface SchedulerServiceLoadForecastResponse {
    * Scheduled jobs re-planned because of the new points.
    */
   'replanned'?: (number);
+  /**
+   * Points not stored: ended before the retained past, or older than points
+   * already loaded for the same hours (as REST's `skipped`).
+   */
+  'skipped'?: (number);
 }
 
 export interface SchedulerServiceLoadForecastResponse__Output {
@@ -18,4 +23,9 @@ export interface SchedulerServiceLoadForecastResponse__Output {
    * Scheduled jobs re-planned because of the new points.
    */
   'replanned'?: (number);
+  /**
+   * Points not stored: ended before the retained past, or older than points
+   * already loaded for the same hours (as REST's `skipped`).
+   */
+  'skipped'?: (number);
 }
