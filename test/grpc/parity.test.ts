@@ -318,6 +318,11 @@ for (const engine of engines()) {
       same(await rest('GET', `/v1/reports/recommendations?${window}`, KEYS.acmeReader), await g('observability', 'Recommendations', w, KEYS.acmeReader, (r) => asJson(r.result)), 'recommendations');
       same(await rest('POST', '/v1/scheduler/forecasts/reload', KEYS.operator), await g('scheduler', 'ReloadForecasts', {}, KEYS.operator, (r) => asJson(r.result)), 'forecast reload');
       same(await rest('POST', '/v1/scheduler/forecasts/pull', KEYS.operator), await g('scheduler', 'PullForecasts', {}, KEYS.operator, (r) => asJson(r.result)), 'forecast pull');
+      // Points that ended long ago: neither surface stores them, both say how many were skipped.
+      const stale = { source: 'parity', points: [{ zone: 'IS', start: '2020-01-01T00:00:00Z', end: '2020-01-01T01:00:00Z', gco2_per_kwh: 28 }] };
+      const restLoad = await rest('POST', '/v1/scheduler/forecasts', ADMIN(), stale);
+      assert.deepEqual([restLoad.status, (restLoad.body as Any).skipped], [200, 1], restLoad.text);
+      same(restLoad, await g('scheduler', 'LoadForecast', stale, ADMIN(), (r) => r), 'forecast load');
       same(await rest('GET', '/v1/benchmarks', KEYS.acmeReader), await g('benchmarks', 'ListSuites', {}, KEYS.acmeReader, (r) => asJson(r.result)), 'benchmark suites');
       same(await rest('GET', '/v1/benchmarks/runs', KEYS.acmeReader), await g('benchmarks', 'ListRuns', {}, KEYS.acmeReader, (r) => asJson(r.result)), 'benchmark runs');
       same(await rest('GET', '/v1/benchmarks/runs/bm_nope', KEYS.acmeReader), await g('benchmarks', 'GetRun', { run_id: 'bm_nope' }, KEYS.acmeReader, (r) => r), 'malformed run id');
