@@ -48,6 +48,7 @@ import { FsChunkStore } from '../../src/svc/chunk-store/fs-chunk-store.ts';
 import { FsPackFiles } from '../../src/svc/chunk-store/pack-files.ts';
 import { PackedChunkStore } from '../../src/svc/chunk-store/packed-chunk-store.ts';
 import { VerifiedChunkCache } from '../../src/svc/chunk-store/verified-chunk-cache.ts';
+import { ReadBuffers } from '../../src/svc/chunk-store/read-buffers.ts';
 import type { ChunkStore } from '../../src/svc/chunk-store/chunk-store.ts';
 import { chunkIdOf } from '../../src/svc/chunk-store/chunk-id.ts';
 import { newId } from '../../src/core/ids.ts';
@@ -166,6 +167,13 @@ function sha256File(file: string): string {
   return createHash('sha256').update(readFileSync(file)).digest('hex');
 }
 
+/**
+ * Chunk buffers lent to the range reads, as `svc serve` lends its rehydrate route's reads (one pool per process;
+ * ranges borrow since decision 195). Without it this section measured a path the service does not take: a fresh
+ * buffer per chunk, and its garbage collections.
+ */
+const rangeReadBuffers = new ReadBuffers();
+
 /** Section 5: 1 MiB range reads. */
 async function rangeReads(store: ChunkStore, result: IngestResult, samples: number) {
   const latencies: number[] = [];
@@ -174,7 +182,7 @@ async function rangeReads(store: ChunkStore, result: IngestResult, samples: numb
     seed = (seed * 1103515245 + 12345) % 2 ** 31;
     const start = seed % (result.bytes_in - MiB);
     const started = performance.now();
-    const r = await openRehydration(result.chunks, { store, scope, range: { start, end: start + MiB - 1 } });
+    const r = await openRehydration(result.chunks, { store, scope, range: { start, end: start + MiB - 1 }, borrow: rangeReadBuffers });
     let n = 0;
     for await (const piece of r.stream) n += piece.length;
     if (n !== MiB) throw new Error(`range read returned ${n} bytes`);

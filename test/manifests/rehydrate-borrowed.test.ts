@@ -1,7 +1,7 @@
 /**
  * POST /v1/manifests/{id}/rehydrate and the object get write whole objects from borrowed chunk
- * buffers (decision 173): one buffer pool shared by every request of the
- * server. Many rehydrations at once, of different objects and kinds, each
+ * buffers (decision 173), and the rehydrate route its ranges too (decision 195): one buffer pool shared
+ * by every request of the server. Many rehydrations at once, of different objects and kinds, each
  * read slowly by its client, must all come back bit for bit; a damaged chunk
  * among the first two is still answered with the error body, a later one
  * cuts the connection.
@@ -17,7 +17,7 @@ import { ADMIN_KEY, KEYS, type TestServer, startTestServer } from '../helpers/se
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
 /** Rehydrates with a client that pauses after every read, so the server's writes wait on the socket. */
-function slowRehydrate(url: string, manifestId: string, key: string = KEYS.acmeWriter): Promise<{ status: number; body: Buffer; complete: boolean }> {
+function slowRehydrate(url: string, manifestId: string, key: string = KEYS.acmeWriter, body: object = {}): Promise<{ status: number; body: Buffer; complete: boolean }> {
   return new Promise((resolve, reject) => {
     const req = http.request(`${url}/v1/manifests/${manifestId}/rehydrate`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' } }, (res) => {
       const parts: Buffer[] = [];
@@ -31,7 +31,7 @@ function slowRehydrate(url: string, manifestId: string, key: string = KEYS.acmeW
       res.on('aborted', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(parts), complete: false }));
     });
     req.on('error', reject);
-    req.end('{}');
+    req.end(JSON.stringify(body));
   });
 }
 
@@ -94,6 +94,23 @@ describe('rehydration from borrowed buffers over HTTP', () => {
     }
   });
 
+  test('concurrent slow range reads (borrowed since decision 195), cold and again from the chunk cache, all come back bit for bit', { timeout: 120_000 }, async () => {
+    const objects = await Promise.all((['log-like', 'random', 'json'] as const).map(async (kind, i) => {
+      const data = corpusFile(kind, 2_000_000 + i * 55_555, `borrow-http-range-${i}`);
+      return { data, id: await put(`r${i}.bin`, data) };
+    }));
+    const ranges = objects.flatMap((o, i) => [0, 1, 2].map((k) => ({ o, start: (i * 131_071 + k * 400_009) % (o.data.length - 600_000), length: 300_000 + k * 150_000 })));
+    for (const pass of ['cold', 'cached']) {
+      const results = await Promise.all(ranges.map((r) => slowRehydrate(s.url, r.o.id, KEYS.acmeWriter, { range: { start: r.start, end: r.start + r.length - 1 } })));
+      for (const [k, res] of results.entries()) {
+        const { o, start, length } = ranges[k]!;
+        assert.equal(res.status, 206, `${pass} range ${k}`);
+        assert.ok(res.complete);
+        assert.ok(res.body.equals(o.data.subarray(start, start + length)), `${pass} range ${k} bit for bit`);
+      }
+    }
+  });
+
   test('a client that hangs up mid-body ends the stream quietly: no quarantine, the next rehydration is whole', { timeout: 60_000 }, async () => {
     const data = corpusFile('random', 8 * 1024 * 1024, 'borrow-http-hangup');
     const id = await put('hangup.bin', data);
@@ -119,7 +136,7 @@ describe('rehydration from borrowed buffers over HTTP', () => {
     assert.ok(again.body.equals(data));
   });
 
-  test('a range read (never borrowed) over a damaged second chunk is answered with the error body too', { timeout: 60_000 }, async () => {
+  test('a range read over a damaged second chunk is answered with the error body too', { timeout: 60_000 }, async () => {
     const data = corpusFile('random', 2 * 1024 * 1024, 'borrow-http-range-damaged');
     const id = await put('range-damaged.bin', data);
     const manifest = (await (await s.call('GET', `/v1/manifests/${id}`)).json()) as any;
@@ -130,5 +147,32 @@ describe('rehydration from borrowed buffers over HTTP', () => {
     assert.equal(res.headers.get('content-type')?.startsWith('application/json'), true);
     const body = (await res.json()) as { error: { code: string; details: { chunk_id: string } } };
     assert.deepEqual([body.error.code, body.error.details.chunk_id], ['rehydration_failed', victim.id]);
+  });
+});
+
+describe('range reads over HTTP with the verified-chunk cache off (SVC_CHUNK_CACHE_BYTES=0): every chunk read into borrowed buffers', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer({ engine: 'sqlite', env: { SVC_CHUNK_CACHE_BYTES: '0' } });
+  });
+  after(async () => s?.close());
+
+  test('concurrent slow range reads of raw and compressed objects come back bit for bit, twice', { timeout: 120_000 }, async () => {
+    const objects = await Promise.all((['random', 'log-like'] as const).map(async (kind, i) => {
+      const data = corpusFile(kind, 1_800_000, `borrow-http-uncached-${i}`);
+      const res = await fetch(`${s.url}/v1/s3/objects?bucket=borrow&key=u${i}.bin`, { method: 'PUT', headers: { 'x-api-key': KEYS.acmeWriter, 'content-type': 'application/octet-stream', 'x-svc-content-sha256': sha256(data) }, body: data });
+      assert.equal(res.status, 201, await res.clone().text());
+      return { data, id: ((await res.json()) as { manifest_id: string }).manifest_id };
+    }));
+    const ranges = objects.flatMap((o) => [0, 1, 2, 3].map((k) => ({ o, start: 1 + k * 333_333, length: 400_000 + k * 7 })));
+    for (let pass = 0; pass < 2; pass++) {
+      const results = await Promise.all(ranges.map((r) => slowRehydrate(s.url, r.o.id, KEYS.acmeWriter, { range: { start: r.start, end: r.start + r.length - 1 } })));
+      for (const [k, res] of results.entries()) {
+        const { o, start, length } = ranges[k]!;
+        assert.equal(res.status, 206);
+        assert.ok(res.complete);
+        assert.ok(res.body.equals(o.data.subarray(start, start + length)), `pass ${pass}, range ${k} bit for bit`);
+      }
+    }
   });
 });

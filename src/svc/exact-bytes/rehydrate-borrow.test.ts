@@ -1,8 +1,9 @@
 /**
- * Whole-object rehydration with borrowed buffers (decision 173): the bytes
- * are exact even though buffers are reused, each borrowed piece stays intact
- * until the consumer asks for the next one, the first piece is never
- * borrowed, range reads never borrow, and a real pack store reads into
+ * Rehydration with borrowed buffers (decision 173; ranges too since decision
+ * 195): the bytes are exact even though buffers are reused, each borrowed
+ * piece stays intact until the consumer asks for the next one, the first
+ * piece is never borrowed, a verified-chunk cache in front of the store never
+ * keeps (or hands out) memory that is lent, and a real pack store reads into
  * borrowed memory.
  */
 import assert from 'node:assert/strict';
@@ -17,6 +18,7 @@ import { chunkScopeFor, type ChunkScope } from '../chunk-store/chunk-scope.ts';
 import type { ChunkStore } from '../chunk-store/chunk-store.ts';
 import { FsChunkStore } from '../chunk-store/fs-chunk-store.ts';
 import { ReadBuffers } from '../chunk-store/read-buffers.ts';
+import { VerifiedChunkCache } from '../chunk-store/verified-chunk-cache.ts';
 import type { SvcError } from '../errors.ts';
 import { tempPackStore } from '../../../test/helpers/temp-pack-store.ts';
 import { ingest } from './ingest.ts';
@@ -79,23 +81,69 @@ test('every borrowed piece stays intact while the consumer holds it, and the obj
   assert.ok(borrow.idleBytes > 0, 'buffers came back for reuse');
 });
 
-test('a consumer that stops early gives back the piece it held; range reads never borrow', async (t) => {
-  const { inner, data, result } = await storedObject(t);
+test('a consumer that stops early gives back the piece it held', async (t) => {
+  const { inner, result } = await storedObject(t);
   const store = new BorrowingStore(inner);
   const borrow = new ReadBuffers();
   const r = await openRehydration(result.chunks, { store: store as unknown as ChunkStore, scope, expectedSha256: result.sha256, borrow });
   let seen = 0;
   for await (const _ of r.stream) if (++seen === 3) break;
-  const idleAfterStop = borrow.idleBytes;
-  assert.ok(idleAfterStop > 0, 'the held piece (and earlier ones) came back');
+  assert.ok(borrow.idleBytes > 0, 'the held piece (and earlier ones) came back');
+});
 
-  const ranged = new BorrowingStore(inner);
-  const part = await openRehydration(result.chunks, { store: ranged as unknown as ChunkStore, scope, range: { start: 1000, end: 300_000 }, borrow });
-  assert.equal(part.borrowed, false);
-  const got: Uint8Array[] = [];
-  for await (const p of part.stream) got.push(p);
-  assert.ok(Buffer.concat(got).equals(data.subarray(1000, 300_001)));
-  assert.equal(ranged.borrowedReads, 0);
+/** The chunks a range of `result` overlaps. */
+const overlapped = (chunks: ReadonlyArray<{ offset: number; length: number }>, start: number, end: number) => chunks.filter((c) => c.offset <= end && c.offset + c.length > start).length;
+
+test('range reads borrow too (decision 195): each piece intact while held, every range exact, buffers reused', async (t) => {
+  const { inner, data, result } = await storedObject(t);
+  const store = new BorrowingStore(inner);
+  const borrow = new ReadBuffers();
+  const ranges = [
+    [1000, 300_000],
+    [0, 0],
+    [123_456, 123_456 + 65_535],
+    [data.length - 70_000, data.length - 1],
+  ] as const;
+  let expectedBorrowed = 0;
+  for (const [start, end] of ranges) {
+    const part = await openRehydration(result.chunks, { store: store as unknown as ChunkStore, scope, range: { start, end }, borrow });
+    assert.equal(part.borrowed, true);
+    const got: Buffer[] = [];
+    let offset = start;
+    for await (const p of part.stream) {
+      for (let k = 0; k < 5; k++) await tick(); // the read-ahead runs (and borrows) meanwhile
+      assert.ok(Buffer.from(p).equals(data.subarray(offset, offset + p.length)), `range ${start}-${end}: piece at ${offset} intact while held`);
+      offset += p.length;
+      got.push(Buffer.from(p));
+    }
+    assert.ok(Buffer.concat(got).equals(data.subarray(start, end + 1)), `range ${start}-${end} exact`);
+    expectedBorrowed += overlapped(result.chunks, start, end) - 1; // the first chunk of each read is not borrowed
+  }
+  assert.equal(store.borrowedReads, expectedBorrowed);
+  assert.equal(store.plainReads, ranges.length);
+  assert.ok(borrow.idleBytes > 0, 'buffers came back for reuse');
+});
+
+test('range reads through a verified-chunk cache: what the cache keeps is never lent, and stays exact while the pool is reused', async (t) => {
+  const { inner, data, result } = await storedObject(t);
+  const store = new BorrowingStore(inner);
+  const cache = new VerifiedChunkCache(store as unknown as ChunkStore);
+  const borrow = new ReadBuffers();
+  const read = async (start: number, end: number) => {
+    const part = await openRehydration(result.chunks, { store: cache, scope, range: { start, end }, borrow });
+    const got: Buffer[] = [];
+    for await (const p of part.stream) got.push(Buffer.from(p));
+    return Buffer.concat(got);
+  };
+  assert.ok((await read(5000, 400_000)).equals(data.subarray(5000, 400_001)));
+  assert.equal(store.borrowedReads, 0, 'a chunk the cache keeps is read into memory of its own');
+  const misses = cache.counters.misses;
+  // Whole-object reads borrow from the same pool (past the cache, which does not keep them) and reuse its buffers.
+  const whole = await openRehydration(result.chunks, { store: cache, scope, expectedSha256: result.sha256, borrow });
+  for await (const _ of whole.stream);
+  assert.ok(store.borrowedReads > 0);
+  assert.ok((await read(5000, 400_000)).equals(data.subarray(5000, 400_001)), 'cached chunks intact after the pool was reused');
+  assert.equal(cache.counters.misses, misses + (result.chunks.length - overlapped(result.chunks, 5000, 400_000)), 'the second range came from the cache');
 });
 
 test('a pack store reads whole-object chunks into borrowed buffers and gives back what it decoded from', async (t) => {
@@ -110,6 +158,30 @@ test('a pack store reads whole-object chunks into borrowed buffers and gives bac
     for await (const p of r.stream) got.push(Buffer.from(p)); // copies: the pieces are lent
     assert.ok(Buffer.concat(got).equals(data), `${kind} exact`);
     assert.ok(borrow.idleBytes > 0, `${kind}: reads borrowed and gave back`);
+  }
+});
+
+test('a pack store reads range chunks, raw and compressed, into reused borrowed buffers (decision 195)', async (t) => {
+  const store = (await tempPackStore(t, 'svc-borrow-pack-ranges-')).make({ frameCodec: 'none' });
+  for (const kind of ['random', 'log-like'] as const) {
+    const data = corpusFile(kind, 900_000, `borrow-pack-ranges-${kind}`);
+    const result = await ingest(pieces(data), { store, scope, mode: 'enforce', chunking: SMALL });
+    const borrow = new ReadBuffers();
+    const backings = new Set<ArrayBufferLike>();
+    let pieceCount = 0;
+    for (let k = 0; k < 12; k++) {
+      const start = (k * 70_001) % (data.length - 200_000);
+      const part = await openRehydration(result.chunks, { store, scope, range: { start, end: start + 199_999 }, borrow });
+      const got: Buffer[] = [];
+      for await (const p of part.stream) {
+        backings.add(p.buffer);
+        pieceCount++;
+        got.push(Buffer.from(p));
+      }
+      assert.ok(Buffer.concat(got).equals(data.subarray(start, start + 200_000)), `${kind} range ${k} exact`);
+    }
+    // Read into fresh buffers, every piece would have a backing of its own.
+    assert.ok(backings.size < pieceCount / 2, `${kind}: ${backings.size} backing buffers for ${pieceCount} pieces`);
   }
 });
 

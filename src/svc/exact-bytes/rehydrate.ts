@@ -52,11 +52,14 @@ export interface RehydrateOptions {
   /** Chunk bytes (manifest lengths) in flight ahead of the consumer (default 8 MiB; one chunk is always allowed). */
   prefetchBytes?: number;
   /**
-   * Whole-object reads borrow their chunk buffers from here and give each
-   * back when the consumer asks for the next piece: the consumer must be done
-   * with a piece (written out, not kept) before it asks for the next one —
-   * except the first piece, which is never borrowed. Range reads never borrow
-   * (their chunks may be cached).
+   * Chunk reads borrow their buffers from here and give each back when the
+   * consumer asks for the next piece: the consumer must be done with a piece
+   * (written out, not kept) before it asks for the next one — except the
+   * first piece, which is never borrowed. Whole objects and ranges alike
+   * (decision 195: a range read that allocated a buffer per chunk, and one
+   * more per compressed chunk, started a full collection every few reads). A
+   * cache in front of the store keeps its chunks in memory of its own and
+   * lends only what it does not keep (verified-chunk-cache.ts).
    */
   borrow?: ReadBuffers;
 }
@@ -134,7 +137,7 @@ export async function openRehydration(chunks: readonly ChunkRef[], options: Rehy
   // Every chunk of a multi-chunk object, start to end: a pass a cache in front of the store should not keep
   // (decision 168). A one-chunk object is kept: small objects are the ones read whole again and again.
   const sequential = first === 0 && last === chunks.length - 1 && chunks.length > 1;
-  const borrow = sequential ? options.borrow : undefined;
+  const borrow = options.borrow;
   const reader = new ChunkReadAhead(wanted, options.store, options.scope, Math.max(1, options.prefetch ?? DEFAULT_PREFETCH), Math.max(1, options.prefetchBytes ?? DEFAULT_PREFETCH_BYTES), sequential, borrow);
 
   // Fail before the caller commits to a response if the first chunk is bad.

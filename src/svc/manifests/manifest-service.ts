@@ -264,7 +264,7 @@ export class ManifestService {
   /**
    * Rehydration of a manifest already authorised by the caller (object gateway get/range).
    * `borrowBuffers`: the caller writes each piece out before it asks for the next and keeps none
-   * (rehydrate.ts `borrow`; the HTTP byte response does): a whole-object read then reuses its buffers.
+   * (rehydrate.ts `borrow`; the HTTP byte response does): whole objects and ranges then reuse its buffers (decisions 173, 195).
    */
   async openVerified(ctx: RequestContext, manifest: ByteManifest, range?: RehydrateRequest['range'], options: { fromStorage?: boolean; borrowBuffers?: boolean } = {}): Promise<Rehydration> {
     if (manifest.state === 'tombstoned' && manifest.state_reason === 'retention_expired') {
