@@ -236,10 +236,11 @@ export class ObjectGateway {
     return this.#read(ctx, tenant, row, 'object.get', undefined, options);
   }
 
-  async range(ctx: RequestContext, input: unknown): Promise<ObjectRead> {
+  /** `borrowBuffers`: as for `get` (ranges borrow too, decision 195). */
+  async range(ctx: RequestContext, input: unknown, options: { borrowBuffers?: boolean } = {}): Promise<ObjectRead> {
     const body = validate(RangeObjectRequest, input);
     const { tenant, row } = await this.#current(ctx, body, 'work_units:read');
-    return this.#read(ctx, tenant, row, 'object.range', body.range);
+    return this.#read(ctx, tenant, row, 'object.range', body.range, options);
   }
 
   async list(ctx: RequestContext, input: unknown): Promise<{ bucket: string; prefix: string; objects: ObjectInfo[]; is_truncated: boolean; next_continuation_token: string | null; max_keys: number }> {

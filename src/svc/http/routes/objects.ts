@@ -45,7 +45,7 @@ export async function objectRoutes(server: FastifyInstance, app: SvcApp): Promis
 
   server.post('/v1/s3/objects/get', { ...doc, schema: { tags, summary: 'Object bytes (application/octet-stream)', body: ObjectRefRequest } }, async (request, reply) => sendRead(reply, await gateway.get(ctx(request), request.body, { borrowBuffers: true })));
 
-  server.post('/v1/s3/objects/range', { ...doc, schema: { tags, summary: 'A byte range of an object (206, application/octet-stream)', body: RangeObjectRequest } }, async (request, reply) => sendRead(reply, await gateway.range(ctx(request), request.body)));
+  server.post('/v1/s3/objects/range', { ...doc, schema: { tags, summary: 'A byte range of an object (206, application/octet-stream)', body: RangeObjectRequest } }, async (request, reply) => sendRead(reply, await gateway.range(ctx(request), request.body, { borrowBuffers: true })));
 
   server.post('/v1/s3/objects/list', { ...doc, schema: { tags, summary: 'List objects by prefix (max_keys default 1000, continuation token)', body: ListObjectsRequest } }, async (request) => gateway.list(ctx(request), request.body));
 
