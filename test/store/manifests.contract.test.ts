@@ -68,6 +68,32 @@ for (const engine of engines()) {
       assert.equal((await store.manifests.get(m.manifest_id))?.verifier_status, 'failed');
     });
 
+    test('a large manifest is read from the parsed-body cache while its state columns still come from the row (decision 196)', async () => {
+      const chunks = Array.from({ length: 200 }, (_, i) => ({ id: `ch_${i.toString(16).padStart(64, 'a')}`, offset: i * 100, length: 100, stored_length: 100, codec: 'raw' as const }));
+      const m = manifest('acme', { chunks, bytes_in: 20_000 });
+      await store.manifests.insert(m);
+      const first = await store.manifests.get(m.manifest_id);
+      assert.deepEqual(first, m);
+      const second = await store.manifests.get(m.manifest_id);
+      assert.deepEqual(second, m);
+      assert.equal(second!.chunks, first!.chunks, 'the parsed chunk list is shared, not parsed again');
+      assert.ok(Object.isFrozen(second!.chunks), 'and cannot be changed through a reader');
+      assert.throws(() => (second!.chunks as unknown as unknown[]).push({}));
+      // State changes after the write are seen at once, through the cache.
+      assert.equal(await store.manifests.transition(m.manifest_id, ['active'], 'quarantined', 'corrupt'), true);
+      await store.manifests.setVerifierStatus(m.manifest_id, 'failed');
+      const third = await store.manifests.get(m.manifest_id);
+      assert.deepEqual([third?.state, third?.state_reason, third?.verifier_status], ['quarantined', 'corrupt', 'failed']);
+      assert.equal(second!.state, 'active', 'a copy handed out earlier is not changed under its holder');
+      // A row deleted (or never committed) is not found, whatever the cache holds.
+      await store.db.run('DELETE FROM manifests WHERE id = $1', [m.manifest_id]);
+      assert.equal(await store.manifests.get(m.manifest_id), undefined);
+      // The same id written again with other contents (an import after a rollback) is read afresh.
+      const other = manifest('acme', { manifest_id: m.manifest_id, sha256: 'ef'.repeat(32), chunks: chunks.slice(0, 150), bytes_in: 15_000 });
+      await store.manifests.insert(other);
+      assert.deepEqual(await store.manifests.get(m.manifest_id), other);
+    });
+
     test('lists filter by tenant, logical_ref and state, page by id, and aggregate by kind, contract and state', async () => {
       const ids: string[] = [];
       for (let k = 0; k < 3; k++) {

@@ -15,6 +15,7 @@
 import type { Db, SqlValue } from '../db.ts';
 import type { ByteManifest, ManifestState, ManifestSummary, VerifierStatus } from '../../manifests/manifest.ts';
 import { summarize } from '../../manifests/manifest.ts';
+import { type BodyFingerprint, ManifestBodyCache, MIN_CACHED_CHUNKS } from './manifest-body-cache.ts';
 
 export interface ManifestListFilter {
   tenant?: string | undefined;
@@ -56,12 +57,26 @@ export class ManifestRepository {
     );
   }
 
+  /**
+   * One manifest, its state columns read from the row every time. The body of a large manifest comes from the
+   * parsed-body cache while the row still matches it (decision 196): the row query then leaves the body out.
+   */
   async get(id: string): Promise<ByteManifest | undefined> {
-    const row = await this.#db.get<ManifestRow>(
-      'SELECT body, state, verifier_status, updated_at, state_reason FROM manifests WHERE id = $1',
+    const row = await this.#db.get<Omit<ManifestRow, 'body'> & { body: string | null } & BodyFingerprint>(
+      `SELECT CASE WHEN chunk_count < ${MIN_CACHED_CHUNKS} THEN body END AS body, state, verifier_status, updated_at, state_reason, sha256, chunk_count, created_at
+       FROM manifests WHERE id = $1`,
       [id],
     );
-    return row ? fromRow(row) : undefined;
+    if (!row) return undefined;
+    if (row.body !== null && row.body !== undefined) return fromRow({ ...row, body: row.body });
+    let body = PARSED_BODIES.get(id, row);
+    if (!body) {
+      const text = await this.#db.get<{ body: string }>('SELECT body FROM manifests WHERE id = $1', [id]);
+      // Deleted between the two reads.
+      if (!text) return undefined;
+      body = PARSED_BODIES.remember(id, JSON.parse(text.body) as ByteManifest);
+    }
+    return withState(body, row);
   }
 
   async list(f: ManifestListFilter): Promise<ManifestSummary[]> {
@@ -151,3 +166,11 @@ function fromRow(r: ManifestRow): ByteManifest {
   m.state_reason = r.state_reason;
   return m;
 }
+
+/** A cached (frozen) body with the row's current state columns: a shallow copy, the chunk list shared. */
+function withState(body: ByteManifest, r: Omit<ManifestRow, 'body'>): ByteManifest {
+  return { ...body, state: r.state as ManifestState, verifier_status: r.verifier_status as VerifierStatus, updated_at: r.updated_at, state_reason: r.state_reason };
+}
+
+/** One per process: bodies are immutable, so every connection and transaction may share them. */
+const PARSED_BODIES = new ManifestBodyCache();
