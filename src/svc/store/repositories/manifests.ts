@@ -62,13 +62,13 @@ export class ManifestRepository {
    * parsed-body cache while the row still matches it (decision 196): the row query then leaves the body out.
    */
   async get(id: string): Promise<ByteManifest | undefined> {
-    const row = await this.#db.get<Omit<ManifestRow, 'body'> & { body: string | null } & BodyFingerprint>(
+    const row = await this.#db.get<StateColumns & { body: string | null } & BodyFingerprint>(
       `SELECT CASE WHEN chunk_count < ${MIN_CACHED_CHUNKS} THEN body END AS body, state, verifier_status, updated_at, state_reason, sha256, chunk_count, created_at
        FROM manifests WHERE id = $1`,
       [id],
     );
     if (!row) return undefined;
-    if (row.body !== null && row.body !== undefined) return fromRow({ ...row, body: row.body });
+    if (typeof row.body === 'string') return withState(JSON.parse(row.body) as ByteManifest, row);
     let body = PARSED_BODIES.get(id, row);
     if (!body) {
       const text = await this.#db.get<{ body: string }>('SELECT body FROM manifests WHERE id = $1', [id]);
@@ -158,17 +158,15 @@ interface ManifestRow {
   state_reason: string | null;
 }
 
+/** The columns that change after the write. */
+type StateColumns = Omit<ManifestRow, 'body'>;
+
 function fromRow(r: ManifestRow): ByteManifest {
-  const m = JSON.parse(r.body) as ByteManifest;
-  m.state = r.state as ManifestState;
-  m.verifier_status = r.verifier_status as VerifierStatus;
-  m.updated_at = r.updated_at;
-  m.state_reason = r.state_reason;
-  return m;
+  return withState(JSON.parse(r.body) as ByteManifest, r);
 }
 
-/** A cached (frozen) body with the row's current state columns: a shallow copy, the chunk list shared. */
-function withState(body: ByteManifest, r: Omit<ManifestRow, 'body'>): ByteManifest {
+/** A body with the row's current state columns: a shallow copy (a cached body is frozen; its chunk list is shared). */
+function withState(body: ByteManifest, r: StateColumns): ByteManifest {
   return { ...body, state: r.state as ManifestState, verifier_status: r.verifier_status as VerifierStatus, updated_at: r.updated_at, state_reason: r.state_reason };
 }
 
