@@ -15,6 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { corpusFile } from '../../bench/corpus/corpus-files.ts';
+import { decodeFooter, FOOTER_BYTES } from '../../src/svc/exact-bytes/body-footer.ts';
 import { flipStoredByte } from '../helpers/chunk-damage.ts';
 import { runSvc, SVC_BIN } from '../helpers/cli.ts';
 import { ADMIN_KEY, KEYS, type TestServer, startTestServer } from '../helpers/server.ts';
@@ -200,6 +201,69 @@ describe('svc moves bytes over the raw byte path', () => {
       assert.equal(seen.headers.trailer, undefined);
       assert.deepEqual(seen.trailers, {});
       assert.ok(seen.bytes.equals(data));
+    } finally {
+      await new Promise((resolve) => recorder.close(resolve));
+    }
+  });
+
+  test('--file - streams standard input (length unknown) with a footer, as an execute or an object put; rehydrate gives it back', { timeout: 120_000 }, async () => {
+    const data = Buffer.concat([corpusFile('log-like', 5 * 1024 * 1024 + 1, 'cli-stdin-a'), corpusFile('random', 1024 * 1024, 'cli-stdin-b')]);
+    const r = await runSvc(['--json', 'execute', '--kind', 'byte_object', '--file', '-', '--logical-ref', 's3://pipes/dump.bin'], env(), data);
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stderr, '', 'no progress output when stderr is not a terminal');
+    const result = JSON.parse(r.stdout);
+    assert.deepEqual([result.output.sha256, result.details.bytes_in], [sha256(data), data.length]);
+    const wu = (await (await s.call('GET', `/v1/work-units/${result.work_unit_id}`)).json()) as any;
+    assert.deepEqual([wu.logical_ref, wu.payload.size, wu.payload.sha256], ['s3://pipes/dump.bin', data.length, sha256(data)]);
+    const out = path.join(dir, 'from-stdin.bin');
+    const back = await svc(['manifest', 'rehydrate', result.manifest_id, '--out', out]);
+    assert.equal(back.status, 0, back.stderr);
+    assert.ok(readFileSync(out).equals(data), 'bit for bit');
+
+    const small = corpusFile('json', 1000, 'cli-stdin-object');
+    const put = await runSvc(['--json', 'execute', '--kind', 'byte_object', '--file', '-', '--bucket', 'cli', '--key', 'piped.json'], env(), small);
+    assert.equal(put.status, 0, put.stderr);
+    assert.deepEqual([JSON.parse(put.stdout).size, JSON.parse(put.stdout).etag], [small.length, `"${sha256(small)}"`]);
+    const empty = await runSvc(['--json', 'execute', '--kind', 'byte_object', '--file', '-', '--logical-ref', 's3://pipes/empty'], env(), new Uint8Array(0));
+    assert.equal(empty.status, 0, empty.stderr);
+    assert.equal(JSON.parse(empty.stdout).details.bytes_in, 0);
+  });
+
+  test('--file - needs a name for what it reads, is one object per run, and exits 1 on a refusal', async () => {
+    const unnamed = await runSvc(['execute', '--kind', 'byte_object', '--file', '-'], env(), 'x');
+    assert.notEqual(unnamed.status, 0);
+    assert.match(unnamed.stderr, /--logical-ref/);
+    const batch = await runSvc(['execute', '--kind', 'byte_object', '--file', '-', '--file', path.join(dir, 'x')], env(), 'x');
+    assert.notEqual(batch.status, 0);
+    assert.match(batch.stderr, /standard input/);
+    // Refused while standard input is still being sent (larger than the socket buffers): exit 1 with the server's error.
+    const refused = await runSvc(['execute', '--kind', 'byte_object', '--file', '-', '--logical-ref', 's3://pipes/denied', '--tenant', 'globex'], env(), corpusFile('random', 20 * 1024 * 1024, 'cli-stdin-denied'));
+    assert.equal(refused.status, 1, refused.stderr);
+    assert.match(refused.stderr, /tenant_forbidden/);
+  });
+
+  test('--file - puts chunked bytes and a footer on the wire: no Content-Length, no trailer, no header digest', async () => {
+    const data = corpusFile('log-like', 2 * 1024 * 1024 + 5, 'cli-stdin-wire');
+    let seen: { headers: http.IncomingHttpHeaders; trailers: NodeJS.Dict<string>; bytes: Buffer } | undefined;
+    const recorder = http.createServer((req, res) => {
+      const parts: Buffer[] = [];
+      req.on('data', (d: Buffer) => parts.push(d));
+      req.on('end', () => {
+        seen = { headers: req.headers, trailers: req.trailers, bytes: Buffer.concat(parts) };
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ recorded: true }));
+      });
+    });
+    await new Promise<void>((resolve) => recorder.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = recorder.address() as { port: number };
+      const r = await runSvc(['--json', 'execute', '--kind', 'byte_object', '--file', '-', '--logical-ref', 's3://pipes/wire'], { SVC_URL: `http://127.0.0.1:${port}`, SVC_API_KEY: KEYS.acmeWriter }, data);
+      assert.equal(r.status, 0, r.stderr);
+      assert.ok(seen, 'the request arrived');
+      assert.deepEqual([seen.headers['content-length'], seen.headers['transfer-encoding'], seen.headers['x-svc-content-footer']], [undefined, 'chunked', 'sha256']);
+      assert.deepEqual([seen.headers['x-svc-content-sha256'], seen.headers.trailer, seen.trailers], [undefined, undefined, {}]);
+      assert.ok(seen.bytes.subarray(0, data.length).equals(data));
+      assert.equal(seen.bytes.length, data.length + FOOTER_BYTES);
+      assert.deepEqual(decodeFooter(seen.bytes.subarray(data.length)), { length: data.length, sha256: sha256(data) });
     } finally {
       await new Promise((resolve) => recorder.close(resolve));
     }

@@ -13,7 +13,7 @@ export interface CliResult {
   stderr: string;
 }
 
-export function runSvc(args: string[], env: Record<string, string | undefined> = {}, input?: string): Promise<CliResult> {
+export function runSvc(args: string[], env: Record<string, string | undefined> = {}, input?: string | Uint8Array): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [SVC_BIN, ...args], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
@@ -22,6 +22,8 @@ export function runSvc(args: string[], env: Record<string, string | undefined> =
     child.stderr.on('data', (d) => (stderr += d));
     child.on('error', reject);
     child.on('close', (status) => resolve({ status, stdout, stderr }));
+    // A CLI may exit before it read all of its input (a refusal while uploading standard input): not a test error.
+    child.stdin.on('error', (err: NodeJS.ErrnoException) => err.code === 'EPIPE' || reject(err));
     child.stdin.end(input ?? '');
   });
 }

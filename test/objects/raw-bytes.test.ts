@@ -16,6 +16,7 @@ import { corpusFile } from '../../bench/corpus/corpus-files.ts';
 import { engines } from '../helpers/engines.ts';
 import { KEYS, type TestServer, startTestServer } from '../helpers/server.ts';
 import { IngestOffloadPool } from '../../src/svc/exact-bytes/ingest-offload.ts';
+import { encodeFooter } from '../../src/svc/exact-bytes/body-footer.ts';
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 const MIN_PART = 64 * 1024;
@@ -227,6 +228,61 @@ for (const engine of engines()) {
         const bad = await chunkedRequest(s.url, 'POST', '/v1/work-units/execute/raw?logical_ref=s3%3A%2F%2Fraw%2Ftrailer-exec-bad', { 'x-api-key': KEYS.acmeWriter }, data, { length: data.length });
         assert.deepEqual([bad.status, bad.body.error.details.reason], [400, 'digest_missing']);
       });
+    });
+
+    test('a body of unknown length with its length and digest in a footer is stored bit for bit, chunked or with Content-Length, on every raw route', async () => {
+      const footed = (data: Uint8Array, length = data.length, digest = sha256(data)) => Buffer.concat([data, encodeFooter(length, digest)]);
+      const small = corpusFile('log-like', 300_000, 'raw-footer-a');
+      const large = Buffer.concat([corpusFile('json', 3 * 1024 * 1024, 'raw-footer-b'), corpusFile('random', 2 * 1024 * 1024, 'raw-footer-c')]);
+      for (const [name, data] of [['footer-small.log', small], ['footer-large.bin', large], ['footer-empty', new Uint8Array(0)]] as const) {
+        const put = await chunkedRequest(s.url, 'PUT', `/v1/s3/objects?bucket=raw&key=${name}`, { 'x-api-key': KEYS.acmeWriter, 'x-svc-content-footer': 'sha256' }, footed(data), { announce: false });
+        assert.equal(put.status, 201, JSON.stringify(put.body));
+        assert.deepEqual([put.body.output.sha256, put.body.size], [sha256(data), data.length]);
+        const got = await s.call('POST', '/v1/s3/objects/get', { key: KEYS.acmeWriter, body: { bucket: 'raw', key: name } });
+        assert.deepEqual(Buffer.from(await got.arrayBuffer()), Buffer.from(data));
+        const wu = await json(await s.call('GET', `/v1/work-units/${put.body.work_unit_id}`, { key: KEYS.acmeWriter }), 200);
+        assert.deepEqual([wu.payload.sha256, wu.payload.size], [sha256(data), data.length], 'the work unit records what arrived');
+      }
+      // A footer behind a Content-Length (what a de-chunking proxy forwards) works the same.
+      const viaProxy = await json(await raw('POST', '/v1/work-units/execute/raw?logical_ref=s3%3A%2F%2Fraw%2Ffooter-exec', footed(small), { 'x-svc-content-footer': 'sha256' }), 200);
+      assert.equal(viaProxy.output.sha256, sha256(small));
+      const created = await json(await s.call('POST', '/v1/s3/multipart/create', { key: KEYS.acmeWriter, body: { bucket: 'raw', key: 'footer-mp.bin' } }), 201);
+      const parts = [large.subarray(0, MIN_PART), large.subarray(MIN_PART, MIN_PART + 1000)];
+      for (const [i, part] of parts.entries()) {
+        const r = await chunkedRequest(s.url, 'PUT', `/v1/s3/multipart/part?upload_id=${created.upload_id}&part_number=${i + 1}`, { 'x-api-key': KEYS.acmeWriter, 'x-svc-content-footer': 'sha256' }, footed(part), { announce: false });
+        assert.deepEqual([r.status, r.body.sha256, r.body.size], [200, sha256(part), part.length]);
+      }
+      const done = await json(await s.call('POST', '/v1/s3/multipart/complete', { key: KEYS.acmeWriter, body: { upload_id: created.upload_id, parts: parts.map((p, i) => ({ part_number: i + 1, sha256: sha256(p) })) } }), 200);
+      assert.equal(done.output.sha256, sha256(Buffer.concat(parts)));
+    });
+
+    test('a footed body whose footer is missing or wrong, that runs past the limit, or that declares its length or digest twice, is refused and stores nothing', async () => {
+      const data = corpusFile('log-like', 5 * 1024 * 1024 + 5, 'raw-footer-bad');
+      const put = (key: string, body: Uint8Array, headers: Record<string, string> = {}) =>
+        chunkedRequest(s.url, 'PUT', `/v1/s3/objects?bucket=raw&key=${key}`, { 'x-api-key': KEYS.acmeWriter, 'x-svc-content-footer': 'sha256', ...headers }, body, { announce: false });
+      await storesNothing(async () => {
+        const wrong = await put('f-wrong', Buffer.concat([data, encodeFooter(data.length, sha256(data.subarray(1)))]));
+        assert.deepEqual([wrong.status, wrong.body.error.details.reason, wrong.body.error.details.actual_sha256], [400, 'digest_mismatch', sha256(data)]);
+        const longer = await put('f-length', Buffer.concat([data, encodeFooter(data.length - 1, sha256(data))]));
+        assert.deepEqual([longer.status, longer.body.error.details.reason], [400, 'length_mismatch']);
+        const none = await put('f-none', data);
+        assert.deepEqual([none.status, none.body.error.details.reason], [400, 'footer_missing']);
+        const tooLarge = await put('f-large', Buffer.concat([data, data, encodeFooter(2 * data.length, sha256(Buffer.concat([data, data])))]));
+        assert.deepEqual([tooLarge.status, tooLarge.body.error.code], [413, 'payload_too_large']);
+        const twice = await put('f-twice', Buffer.concat([data, encodeFooter(data.length, sha256(data))]), { 'x-svc-content-sha256': sha256(data) });
+        assert.deepEqual([twice.status, twice.body.error.details.reason], [400, 'digest_declared_twice']);
+        const lengthTwice = await put('f-length-twice', Buffer.concat([data, encodeFooter(data.length, sha256(data))]), { 'x-svc-content-length': String(data.length) });
+        assert.deepEqual([lengthTwice.status, lengthTwice.body.error.details.reason], [400, 'length_declared_twice']);
+        const scheme = await put('f-scheme', Buffer.concat([data, encodeFooter(data.length, sha256(data))]), { 'x-svc-content-footer': 'md5' });
+        assert.deepEqual([scheme.status, scheme.body.error.details.header], [400, 'x-svc-content-footer']);
+        const overByLength = await json(await raw('PUT', '/v1/s3/objects?bucket=raw&key=f-cl', Buffer.concat([data, data]), { 'x-svc-content-footer': 'sha256' }), 413);
+        assert.equal(overByLength.error.code, 'payload_too_large');
+        const answer = await truncatedRequest(s.url, 'PUT', '/v1/s3/objects?bucket=raw&key=f-trunc', { 'x-api-key': KEYS.acmeWriter, 'x-svc-content-footer': 'sha256' }, data.subarray(0, 4 * 1024 * 1024), data.length + 44);
+        assert.doesNotMatch(answer, /^HTTP\/1\.1 2/, 'never acknowledged');
+      });
+      for (const key of ['f-wrong', 'f-length', 'f-none', 'f-large', 'f-trunc']) {
+        assert.equal((await s.call('POST', '/v1/s3/objects/head', { key: KEYS.acmeWriter, body: { bucket: 'raw', key } })).status, 404, key);
+      }
     });
 
     test('a trailer announced on a body with Content-Length (what a de-chunking proxy such as nginx forwards) is refused and stores nothing', async () => {

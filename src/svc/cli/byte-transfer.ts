@@ -7,6 +7,11 @@
  *   OS then serves from its page cache), reading the file into a few
  *   buffers reused for the whole transfer, each handed to the socket and
  *   read into again once written — no JSON, no base64, 4 MiB in flight.
+ * - {@link uploadStream} sends a stream of unknown length (standard input)
+ *   chunked, hashing it as it goes, and ends the body with a footer that
+ *   declares its length and SHA-256 (decision 198): one pass, no spooling,
+ *   and checked by the server before anything is stored — through proxies
+ *   that drop HTTP trailers too.
  * - {@link downloadTo} writes a binary answer (rehydration) to a file or
  *   stdout as it arrives, with asynchronous writes; a file is written aside
  *   and renamed into place only when complete, so a broken-off or corrupt
@@ -23,6 +28,7 @@ import type { ClientRequest, IncomingMessage } from 'node:http';
 import path from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { FOOTER_SCHEME, encodeFooter } from '../exact-bytes/body-footer.ts';
 import { ApiError } from './client.ts';
 
 /**
@@ -178,6 +184,61 @@ export async function uploadFile<T = unknown>(endpoint: Endpoint, method: string
       },
     );
   });
+}
+
+/** Resolves once `req` takes writes again, or has closed (a refusal or a broken connection: the caller checks which). */
+function drained(req: ClientRequest): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      req.off('drain', done);
+      req.off('close', done);
+      resolve();
+    };
+    req.on('drain', done);
+    req.on('close', done);
+  });
+}
+
+/**
+ * Uploads `input` (a stream whose length is not known before it ends: a pipe) as the footed raw body of
+ * `method route` (decision 198) and returns the JSON answer.
+ * @throws ApiError with the server's error body when it refuses the upload.
+ */
+export async function uploadStream<T = unknown>(endpoint: Endpoint, method: string, route: string, input: AsyncIterable<Uint8Array>, onProgress?: (bytesSent: number) => void): Promise<T> {
+  const req = send(endpoint, method, route, { 'Content-Type': 'application/octet-stream', 'Transfer-Encoding': 'chunked', 'X-SVC-Content-Footer': FOOTER_SCHEME });
+  let refused = false;
+  let sendError: Error | undefined;
+  const answer = new Promise<T>((resolve, reject) => {
+    req.on('response', (res) => {
+      if ((res.statusCode ?? 500) >= 400) {
+        refused = true;
+        // As for uploadFile: the body was cut off, so the connection is done.
+        apiError(res)
+          .then(reject, reject)
+          .finally(() => req.destroy());
+        return;
+      }
+      readAll(res).then((b) => resolve(JSON.parse(b.toString('utf8')) as T), reject);
+    });
+    // A write into a connection the server answered and closed fails; the answer is what counts.
+    req.on('error', (err) => {
+      sendError = err;
+      setImmediate(() => refused || reject(err));
+    });
+  });
+  answer.catch(() => undefined); // observed below; a refusal while still sending must not go unhandled
+  const hash = createHash('sha256');
+  let sent = 0;
+  for await (const piece of input) {
+    if (refused || sendError) break;
+    hash.update(piece);
+    sent += piece.byteLength;
+    onProgress?.(sent);
+    // Backpressure: the pipe is read no faster than the socket takes it.
+    if (!req.write(piece)) await drained(req);
+  }
+  if (!refused && !sendError) req.end(encodeFooter(sent, hash.digest('hex')));
+  return answer;
 }
 
 export interface Downloaded {

@@ -17,7 +17,9 @@ export interface FileInputOptions {
 }
 
 export function workUnitBodyFromFile(o: FileInputOptions): Record<string, unknown> {
-  const bytes = readFileSync(o.file);
+  // `-`: standard input (file descriptor 0), read whole: these bodies are JSON requests or inline envelopes.
+  if (o.file === '-' && o.logicalRef === undefined) throw new Error('--file - reads standard input, which has no name: name it with --logical-ref scheme://path');
+  const bytes = readFileSync(o.file === '-' ? 0 : o.file);
   let payload: unknown;
   if (o.kind === 'byte_object') {
     payload = { _svc_encoding: 'base64', data: bytes.toString('base64') };

@@ -4,6 +4,9 @@
  * like S3's `x-amz-content-sha256`; decision 112). The digest may also come
  * after the bytes (an HTTP trailer, like S3's trailing checksums; decision
  * 194), so a client can hash while it sends instead of reading its file twice.
+ * A client that knows neither before it sends (a pipe) puts both in a footer
+ * at the end of the body (body-footer.ts, decision 198); such a body is held
+ * to the route's limit while it streams.
  *
  * The declaration is checked while the bytes stream, not after buffering
  * them: {@link readDeclared} fails the stream the moment it runs past the
@@ -15,11 +18,16 @@
  */
 import { createHash } from 'node:crypto';
 import { SvcError } from '../errors.ts';
+import { FOOTER_HEADER, splitFooter } from './body-footer.ts';
 
 export interface DeclaredBody {
   source: AsyncIterable<Uint8Array>;
-  /** Bytes the client said it would send. */
-  length: number;
+  /** Bytes the client said it would send, before sending them; undefined when it declares them after the bytes (`trailingLength`). */
+  length: number | undefined;
+  /** The most bytes a body whose length comes after it may have (the route's limit); it is refused the moment it passes this. */
+  maxLength?: number | undefined;
+  /** The length the client sends after the bytes (a body footer), called only once `source` has ended. */
+  trailingLength?: (() => number | undefined) | undefined;
   /** Lowercase hex SHA-256 the client said the bytes have, before sending them; absent when it declared none up front. */
   sha256?: string | undefined;
   /**
@@ -28,6 +36,15 @@ export interface DeclaredBody {
    * absent (one declaration or the other).
    */
   trailingSha256?: (() => string | undefined) | undefined;
+}
+
+/** What the client declared about a body, without the body. */
+export type Declaration = Omit<DeclaredBody, 'source'>;
+
+/** The declaration of `body`, for consumers that get its bytes some other way. */
+export function declarationOf(body: DeclaredBody): Declaration {
+  const { source: _source, ...declaration } = body;
+  return declaration;
 }
 
 const SHA256_HEX = /^[0-9a-fA-F]{64}$/;
@@ -46,7 +63,13 @@ export function declaredBody(input: {
   trailingSha256?: (() => string | undefined) | undefined;
   /** The header that carried `length` (for error details): `content-length` unless the body is chunked. */
   lengthHeader?: string;
+  /**
+   * The body ends with a footer declaring its length and digest (body-footer.ts): then `length` is the whole body's
+   * (object and footer) when the transport knows it, and `maxLength` bounds the object's bytes.
+   */
+  footer?: { maxLength: number } | undefined;
 }): DeclaredBody {
+  if (input.footer) return footedBody(input, input.footer.maxLength);
   const lengthHeader = input.lengthHeader ?? 'content-length';
   if (input.length === undefined) {
     throw new SvcError('invalid_request', 'the raw byte routes need the body\'s length: Content-Length, or X-SVC-Content-Length with a chunked body (the length is part of what the server checks)', {
@@ -70,6 +93,22 @@ export function declaredBody(input: {
   };
 }
 
+/** A body whose length and digest come in its footer: no other declaration of them is taken. */
+function footedBody(input: { source: AsyncIterable<Uint8Array>; sha256: string | undefined; trailingSha256?: unknown }, maxLength: number): DeclaredBody {
+  if (input.sha256 !== undefined || input.trailingSha256 !== undefined) {
+    throw new SvcError('invalid_request', `a body with ${FOOTER_HEADER} declares its digest in the footer: send no X-SVC-Content-SHA256 header or trailer beside it`, {
+      details: { header: FOOTER_HEADER, reason: 'digest_declared_twice' },
+    });
+  }
+  const { bytes, footer } = splitFooter(input.source);
+  return { source: bytes, length: undefined, maxLength, sha256: undefined, trailingSha256: () => footer()?.sha256, trailingLength: () => footer()?.length };
+}
+
+/** What a body may hold at most, for choosing how to ingest it: its declared length, else the bound it streams under. */
+export function sizeHintOf(body: Pick<DeclaredBody, 'length' | 'maxLength'>): number | undefined {
+  return body.length ?? body.maxLength;
+}
+
 /**
  * The digest the client declared, up front or in its trailer (lowercase hex); undefined when it declared none.
  * A trailing digest is read only here, once the bytes have ended.
@@ -84,6 +123,10 @@ export function declaredDigest(body: Pick<DeclaredBody, 'sha256' | 'trailingSha2
     });
   }
   return trailing.toLowerCase();
+}
+
+function tooLarge(limit: number): SvcError {
+  return new SvcError('payload_too_large', `the body is longer than the ${limit} bytes this route takes; nothing was stored`, { details: { limit_bytes: limit } });
 }
 
 function lengthMismatch(declared: number, received: number, cause?: unknown): SvcError {
@@ -103,20 +146,25 @@ function lengthMismatch(declared: number, received: number, cause?: unknown): Sv
  */
 export async function* readDeclared(body: DeclaredBody, options: { hash?: boolean } = {}): AsyncGenerator<Uint8Array> {
   const hash = options.hash && (body.sha256 !== undefined || body.trailingSha256 !== undefined) ? createHash('sha256') : undefined;
+  // Up front: the declared length; declared after the bytes: the route's limit until it comes.
+  const bound = body.length ?? body.maxLength ?? 0;
   let received = 0;
   try {
     for await (const piece of body.source) {
       received += piece.byteLength;
-      if (received > body.length) throw lengthMismatch(body.length, received);
+      if (received > bound) throw body.length === undefined ? tooLarge(bound) : lengthMismatch(bound, received);
       hash?.update(piece);
       yield piece;
     }
   } catch (err) {
     if (err instanceof SvcError) throw err;
     // The transport failed (connection reset, aborted upload): what arrived is short of the declaration.
-    throw lengthMismatch(body.length, received, err);
+    if (body.length !== undefined) throw lengthMismatch(body.length, received, err);
+    throw new SvcError('invalid_request', `the body broke off after ${received} bytes, before its footer; nothing was stored`, { details: { reason: 'length_mismatch', received_length: received }, cause: err });
   }
-  if (received !== body.length) throw lengthMismatch(body.length, received);
+  const declaredLength = body.length ?? body.trailingLength?.();
+  if (declaredLength === undefined) throw new Error('a body without a declared length reached readDeclared (declaredBody refuses one)');
+  if (received !== declaredLength) throw lengthMismatch(declaredLength, received);
   if (hash) assertDeclaredDigest(body, hash.digest('hex'));
   // A trailer that was announced and did not come fails here, with the stream, whoever checks the digest later.
   else declaredDigest(body);

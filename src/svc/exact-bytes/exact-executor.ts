@@ -24,7 +24,7 @@ import type { Plan } from '../plans/plan.ts';
 import type { ApprovalScope } from '../approvals/approval-record.ts';
 import type { WorkUnitRepository } from '../store/repositories/work-units.ts';
 import type { WorkUnitRecord } from '../work-units/work-unit.ts';
-import { type DeclaredBody, assertDeclaredDigest, readDeclared } from './declared-body.ts';
+import { type DeclaredBody, type Declaration, assertDeclaredDigest, readDeclared, sizeHintOf } from './declared-body.ts';
 import { type IngestResult, ingest } from './ingest.ts';
 
 export interface ExecuteOptions {
@@ -35,7 +35,7 @@ export interface ExecuteOptions {
    * length is enforced while reading, its digest checked against the ingest's
    * own hash, both before the manifest is written (declared-body.ts).
    */
-  declared?: Pick<DeclaredBody, 'length' | 'sha256' | 'trailingSha256'>;
+  declared?: Declaration;
   /**
    * Runs after the bytes are ingested and checked, before the manifest is
    * written: the raw byte routes store the work unit and its plan here, so a
@@ -159,7 +159,8 @@ export class ExactExecutor {
             compression: actions.has('zstd'),
             ...(options.boundaries ? { boundaries: options.boundaries } : {}),
             // A large upload's size is known up front: its hashing and compression go to worker threads (decision 189).
-            ...(!plugged && (declared?.length ?? options.sizeHint) !== undefined ? { sizeHint: declared?.length ?? options.sizeHint } : {}),
+            // A body whose length comes after it (a pipe) is sized by the bound it streams under (decision 198).
+            ...(!plugged && (declared ? sizeHintOf(declared) : options.sizeHint) !== undefined ? { sizeHint: declared ? sizeHintOf(declared) : options.sizeHint } : {}),
             ...(this.#deps.maxObjectBytes !== undefined ? { maxBytes: this.#deps.maxObjectBytes } : {}),
             ...(this.#deps.zstdLevel !== undefined ? { zstdLevel: this.#deps.zstdLevel } : {}),
           }),

@@ -28,7 +28,7 @@ import type { WorkUnitRecord } from '../work-units/work-unit.ts';
 import { type AiExecuteResult, isAiWorkUnitKind } from '../ai/gateway/stored-unit-executor.ts';
 import { splitInline } from '../plans/service.ts';
 import type { TenantGuard } from '../auth/tenant-guard.ts';
-import type { DeclaredBody } from './declared-body.ts';
+import { type DeclaredBody, declarationOf } from './declared-body.ts';
 import { parseRawExecuteQuery } from './raw-execute-query.ts';
 import type { ExactExecutor, ExecuteResult } from './exact-executor.ts';
 
@@ -103,13 +103,14 @@ export class ExecuteService {
       logical_ref: unit.logical_ref,
       requested_contract: unit.requested_contract,
       metadata: unit.metadata,
-      size: body.length,
+      // Declared after the bytes (a footer): a placeholder until the commit records what arrived.
+      size: body.length ?? 0,
       sha256: body.sha256 ?? null,
     });
     const deferred = await this.#deps.plans.planDeferred(ctx, prepared, options);
     const wu = { ...prepared.record, state: 'planned' as const, last_plan_id: deferred.plan.plan_id };
     const { result } = await this.#deps.executor.execute(ctx, wu, deferred.plan, body.source, {
-      declared: { length: body.length, sha256: body.sha256, trailingSha256: body.trailingSha256 },
+      declared: declarationOf(body),
       beforeManifest: (ingested) => deferred.commit({ size: ingested.bytes_in, sha256: ingested.sha256 }),
     });
     return result;

@@ -11,6 +11,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { FOOTER_BYTES, FOOTER_HEADER, FOOTER_SCHEME } from '../exact-bytes/body-footer.ts';
 import { type DeclaredBody, declaredBody } from '../exact-bytes/declared-body.ts';
 import { SvcError } from '../errors.ts';
 
@@ -26,11 +27,19 @@ export const RawBodyHeaders = Type.Object({
   [LENGTH_HEADER]: Type.Optional(Type.String({ pattern: '^[0-9]+$', description: 'The length of a chunked body (Transfer-Encoding: chunked), like S3\'s x-amz-decoded-content-length; required for one. A body that runs past it or ends short is refused and stores nothing.' })),
   [DIGEST_HEADER]: Type.Optional(Type.String({ pattern: '^[0-9a-fA-F]{64}$', description: 'The body\'s SHA-256 (hex), like S3\'s x-amz-content-sha256. A body with another digest is refused (400, reason digest_mismatch) and stores nothing. A chunked body may send it as a trailer instead (announced with Trailer: X-SVC-Content-SHA256), so the client hashes while it sends; an announced trailer that does not come is refused (reason digest_missing).' })),
   trailer: Type.Optional(Type.String({ description: 'X-SVC-Content-SHA256 when the digest comes after a chunked body.' })),
+  [FOOTER_HEADER]: Type.Optional(Type.Literal(FOOTER_SCHEME, {
+    description: `The body ends with a ${FOOTER_BYTES}-byte footer that declares its length and digest: "SVCF", the length as a big-endian uint64, the SHA-256 (32 bytes); for a client that knows neither before it sends (a pipe). Then no other length or digest declaration is taken: Content-Length (if any) counts the footer, and the body is refused the moment it runs past the route's limit. A body without a valid footer is refused (reason footer_missing), as is one whose footer does not match its bytes (length_mismatch, digest_mismatch); nothing is stored.`,
+  })),
 });
 
 /** Lets the routes of `server` (one plugin) take raw bodies as streams. */
 export function acceptRawBodies(server: FastifyInstance): void {
   server.addContentTypeParser(RAW_CONTENT_TYPE, (_request, payload, done) => done(null, payload));
+  // A body refused before its end (past a limit, a bad declaration) is not read further: the connection cannot carry
+  // another request after it, so the answer closes it. Kept open, a client's next request on it would wait for ever.
+  server.addHook('onSend', async (request, reply) => {
+    if (!request.raw.complete) reply.header('connection', 'close');
+  });
 }
 
 const EMPTY: AsyncIterable<Uint8Array> = { async *[Symbol.asyncIterator]() {} };
@@ -38,6 +47,29 @@ const EMPTY: AsyncIterable<Uint8Array> = { async *[Symbol.asyncIterator]() {} };
 function header(request: FastifyRequest, name: string): string | undefined {
   const v = request.headers[name];
   return Array.isArray(v) ? v[0] : v;
+}
+
+/**
+ * Whether the body ends with a footer (decision 198), and the bound its bytes stream under.
+ * @throws SvcError `invalid_request` for another footer scheme or a length declared beside one; `payload_too_large`
+ * when a Content-Length already says the body is over `limit`.
+ */
+function footerOf(request: FastifyRequest, chunked: boolean, limit: number): { maxLength: number } | undefined {
+  const scheme = header(request, FOOTER_HEADER);
+  if (scheme === undefined) return undefined;
+  if (scheme.trim().toLowerCase() !== FOOTER_SCHEME) {
+    throw new SvcError('invalid_request', `${FOOTER_HEADER} takes one value: ${FOOTER_SCHEME}`, { details: { header: FOOTER_HEADER } });
+  }
+  if (header(request, LENGTH_HEADER) !== undefined) {
+    throw new SvcError('invalid_request', `a body with ${FOOTER_HEADER} declares its length in the footer: send no ${LENGTH_HEADER} beside it`, {
+      details: { header: FOOTER_HEADER, reason: 'length_declared_twice' },
+    });
+  }
+  const whole = chunked ? undefined : Number(header(request, 'content-length'));
+  if (whole !== undefined && whole - FOOTER_BYTES > limit) {
+    throw new SvcError('payload_too_large', `the body declares ${whole - FOOTER_BYTES} bytes before its footer; this route takes at most ${limit}`, { details: { limit_bytes: limit } });
+  }
+  return { maxLength: limit };
 }
 
 /**
@@ -64,8 +96,9 @@ export function declaredBodyOf(request: FastifyRequest, limit: number): Declared
   }
   const raw = request.raw;
   const trailingSha256 = announced ? () => raw.trailers[DIGEST_HEADER] : undefined;
-  const body = declaredBody({ source, length, sha256: header(request, DIGEST_HEADER), trailingSha256, lengthHeader: chunked ? LENGTH_HEADER : 'content-length' });
-  if (body.length > limit) {
+  const footer = footerOf(request, chunked, limit);
+  const body = declaredBody({ source, length, sha256: header(request, DIGEST_HEADER), trailingSha256, lengthHeader: chunked ? LENGTH_HEADER : 'content-length', footer });
+  if (body.length !== undefined && body.length > limit) {
     throw new SvcError('payload_too_large', `the body declares ${body.length} bytes; this route takes at most ${limit}`, { details: { limit_bytes: limit } });
   }
   return body;

@@ -109,20 +109,24 @@ export class MultipartService {
     const q = validate(RawUploadPartQuery, query, 'invalid_request', 'query parameters');
     const partNumber = Number(q.part_number);
     const upload = await this.#open(ctx, q.upload_id);
-    this.#checkPart(partNumber, body.length);
+    // A part whose length comes in its footer streams under the part limit and is checked against it as it arrives.
+    this.#checkPart(partNumber, body.length ?? 0);
+    const bounded: DeclaredBody = body.length === undefined ? { ...body, maxLength: Math.min(body.maxLength ?? Infinity, this.#deps.limits.max_part_bytes) } : body;
     let sha256 = '';
-    const declared = readDeclared(body);
+    let size = 0;
+    const declared = readDeclared(bounded);
     await this.#deps.parts.writeStream(upload.id, partNumber, (async function* () {
       const hash = createHash('sha256');
       for await (const piece of declared) {
         hash.update(piece);
+        size += piece.byteLength;
         yield piece;
       }
       // Checked before the store's last step (the rename or the PUT): a wrong digest fails the write itself.
       sha256 = hash.digest('hex');
       assertDeclaredDigest(body, sha256);
     })());
-    return this.#recordPart(ctx, upload, partNumber, body.length, sha256);
+    return this.#recordPart(ctx, upload, partNumber, size, sha256);
   }
 
   #checkPart(partNumber: number, size: number): void {

@@ -15,7 +15,7 @@ import type { TenantGuard } from '../auth/tenant-guard.ts';
 import type { RequestContext } from '../context.ts';
 import type { LegalHoldService } from '../legal-holds/legal-hold-service.ts';
 import { SvcError } from '../errors.ts';
-import type { DeclaredBody } from '../exact-bytes/declared-body.ts';
+import { type Declaration, type DeclaredBody, declarationOf, sizeHintOf } from '../exact-bytes/declared-body.ts';
 import type { ExactExecutor, ExecuteOptions, ExecuteResult } from '../exact-bytes/exact-executor.ts';
 import type { Rehydration } from '../exact-bytes/rehydrate.ts';
 import type { LedgerAppender } from '../ledger/appender.ts';
@@ -96,12 +96,11 @@ export interface StoreObjectInput {
   /** Forced chunk cuts (absolute offsets) from a format-aware adapter. */
   boundaries?: readonly number[];
   /**
-   * A raw body's declaration (`size` is its declared length, `sha256` its declared digest or null): checked while
-   * streaming, and the work unit and plan are stored only once it held, so a mismatch leaves no record.
+   * A raw body's declaration (length and digest, up front or after the bytes; `size` and `sha256` then hold the
+   * up-front ones, 0 and null when they come after): checked while streaming, and the work unit and plan are stored
+   * only once it held, so a mismatch leaves no record.
    */
-  declared?: boolean;
-  /** A digest the client sends after the bytes instead of `sha256` (declared-body.ts). */
-  trailingSha256?: DeclaredBody['trailingSha256'];
+  declared?: Declaration;
 }
 
 function toInfo(row: ObjectRow): ObjectInfo {
@@ -177,11 +176,10 @@ export class ObjectGateway {
       key: q.key,
       mode: q.mode,
       contentType: q.content_type ?? null,
-      size: body.length,
+      size: body.length ?? 0,
       sha256: body.sha256 ?? null,
       source: body.source,
-      declared: true,
-      trailingSha256: body.trailingSha256,
+      declared: declarationOf(body),
     });
   }
 
@@ -195,13 +193,13 @@ export class ObjectGateway {
     let plan: Plan;
     // The size is known before the bytes arrive (declared, or the sum of a multipart upload's parts): a large
     // object is hashed and compressed on the ingest worker (decision 189).
-    let execute: ExecuteOptions = { sizeHint: input.size, ...(input.boundaries ? { boundaries: input.boundaries } : {}) };
+    let execute: ExecuteOptions = { sizeHint: input.declared ? sizeHintOf(input.declared) : input.size, ...(input.boundaries ? { boundaries: input.boundaries } : {}) };
     if (input.declared) {
       const prepared = this.#deps.workUnits.prepareStreamed(ctx, streamed);
       const deferred = await this.#deps.plans.planDeferred(ctx, prepared, options);
       wu = prepared.record;
       plan = deferred.plan;
-      execute = { ...execute, declared: { length: input.size, sha256: input.sha256 ?? undefined, trailingSha256: input.trailingSha256 }, beforeManifest: (ingested) => deferred.commit({ size: ingested.bytes_in, sha256: ingested.sha256 }) };
+      execute = { ...execute, declared: input.declared, beforeManifest: (ingested) => deferred.commit({ size: ingested.bytes_in, sha256: ingested.sha256 }) };
     } else {
       wu = await this.#deps.workUnits.createStreamed(ctx, streamed);
       plan = await this.#deps.plans.planById(ctx, wu.id, options);

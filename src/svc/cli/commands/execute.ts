@@ -3,7 +3,8 @@
  * A byte_object file of any size is streamed as the raw body of
  * `POST /v1/work-units/execute/raw` (or, with `--bucket`/`--key`, of the raw
  * object put `PUT /v1/s3/objects`), with its length and SHA-256 declared and
- * a progress bar on a terminal (decision 112). An AI request file
+ * a progress bar on a terminal (decision 112); `--file -` streams standard
+ * input, its length and digest declared in a footer (decision 198). An AI request file
  * (prompt_request, completion_request, embedding_request: JSON) goes to
  * `POST /v1/work-units/execute` and runs through the AI gateway.
  */
@@ -12,7 +13,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
 import { anyFailed, batchError, parseJobs, runBatch } from '../batch.ts';
-import { uploadFile } from '../byte-transfer.ts';
+import { uploadFile, uploadStream } from '../byte-transfer.ts';
 import type { SvcClient } from '../client.ts';
 import { type Progress, progress } from '../progress.ts';
 import { EXIT, clientFor, run } from '../runtime.ts';
@@ -51,8 +52,25 @@ function rawTarget(o: ExecuteFileOptions): { method: string; route: string } {
   return { method: 'POST', route: `/v1/work-units/execute/raw?${q}` };
 }
 
+/** `--file -`: standard input; a pipe has no name, so the object's is required. */
+export const STDIN = '-';
+
+function requireNameForStdin(o: { file: string; logicalRef?: string | undefined; key?: string | undefined }): void {
+  if (o.file === STDIN && o.logicalRef === undefined && o.key === undefined) {
+    throw new Error('--file - reads standard input, which has no name: name the object with --logical-ref scheme://path (or --bucket/--key)');
+  }
+}
+
 async function executeByteFile(client: SvcClient, o: ExecuteFileOptions): Promise<unknown> {
   const { method, route } = rawTarget(o);
+  if (o.file === STDIN) {
+    const bar = progress('uploading standard input', undefined);
+    try {
+      return await uploadStream(client.endpoint, method, route, process.stdin, (bytes) => bar.update(bytes));
+    } finally {
+      bar.finish();
+    }
+  }
   const size = statSync(o.file).size;
   // One line per phase, on a terminal only (progress.ts): hashing the file, then sending it.
   let bar: { phase: string; line: Progress } | undefined;
@@ -108,7 +126,7 @@ export function register(program: Command): void {
     .command('execute')
     .description('create, plan and execute a work unit from a file (byte_object: streamed raw and stored exactly; prompt_request etc.: through the AI gateway; prints the Execute result)')
     .requiredOption('--kind <kind>', 'byte_object | prompt_request | completion_request | embedding_request')
-    .requiredOption('--file <path>', 'the object (byte_object) or the JSON request (e.g. {"messages":[…]}); byte_object: repeatable, several files in one run', (v: string, prev: string[] = []) => [...prev, v])
+    .requiredOption('--file <path>', 'the object (byte_object) or the JSON request (e.g. {"messages":[…]}); - reads standard input (then name it with --logical-ref or --key); byte_object: repeatable, several files in one run', (v: string, prev: string[] = []) => [...prev, v])
     .option('--jobs <n>', 'byte_object with several --file: files sent at once (default 2)')
     .option('--contract <contract>', 'exact_bytes | semantic')
     .option('--tenant <tenant>')
@@ -126,9 +144,11 @@ export function register(program: Command): void {
           const files = o.file as string[];
           if (files.length > 1) {
             if (o.kind !== 'byte_object') throw new Error('several --file are for --kind byte_object only');
+            if (files.includes(STDIN)) throw new Error('--file - (standard input) is one object: send it in a run of its own');
             return executeByteFiles(client, o, files, parseJobs(o.jobs));
           }
           const one = { ...o, file: files[0]! };
+          requireNameForStdin(one);
           if (o.kind === 'byte_object') return executeByteFile(client, one);
           const body = workUnitBodyFromFile({ kind: o.kind, file: one.file, tenant: o.tenant, logicalRef: o.logicalRef, contract: o.contract, metadata: o.meta });
           if (o.mode) body.mode = o.mode;
