@@ -22,6 +22,27 @@ import { ADMIN_KEY, KEYS, type TestServer, startTestServer } from '../helpers/se
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
+/** What the CLI puts on the wire: `run` gets the URL of a recording endpoint that answers 200 with a JSON body. */
+async function recordRequest(run: (url: string) => Promise<void>): Promise<{ headers: http.IncomingHttpHeaders; trailers: NodeJS.Dict<string>; bytes: Buffer }> {
+  let seen: { headers: http.IncomingHttpHeaders; trailers: NodeJS.Dict<string>; bytes: Buffer } | undefined;
+  const recorder = http.createServer((req, res) => {
+    const parts: Buffer[] = [];
+    req.on('data', (d: Buffer) => parts.push(d));
+    req.on('end', () => {
+      seen = { headers: req.headers, trailers: req.trailers, bytes: Buffer.concat(parts) };
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ recorded: true }));
+    });
+  });
+  await new Promise<void>((resolve) => recorder.listen(0, '127.0.0.1', resolve));
+  try {
+    await run(`http://127.0.0.1:${(recorder.address() as { port: number }).port}`);
+  } finally {
+    await new Promise((resolve) => recorder.close(resolve));
+  }
+  assert.ok(seen, 'the request arrived');
+  return seen;
+}
+
 describe('svc moves bytes over the raw byte path', () => {
   let s: TestServer;
   let dir: string;
@@ -180,30 +201,16 @@ describe('svc moves bytes over the raw byte path', () => {
     const data = corpusFile('log-like', 3 * 1024 * 1024 + 11, 'cli-raw-headers');
     const file = path.join(dir, 'declared.log');
     writeFileSync(file, data);
-    let seen: { headers: http.IncomingHttpHeaders; trailers: NodeJS.Dict<string>; bytes: Buffer } | undefined;
-    const recorder = http.createServer((req, res) => {
-      const parts: Buffer[] = [];
-      req.on('data', (d: Buffer) => parts.push(d));
-      req.on('end', () => {
-        seen = { headers: req.headers, trailers: req.trailers, bytes: Buffer.concat(parts) };
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ recorded: true }));
-      });
-    });
-    await new Promise<void>((resolve) => recorder.listen(0, '127.0.0.1', resolve));
-    try {
-      const { port } = recorder.address() as { port: number };
-      const r = await runSvc(['--json', 'execute', '--kind', 'byte_object', '--file', file], { SVC_URL: `http://127.0.0.1:${port}`, SVC_API_KEY: KEYS.acmeWriter });
+    const seen = await recordRequest(async (url) => {
+      const r = await runSvc(['--json', 'execute', '--kind', 'byte_object', '--file', file], { SVC_URL: url, SVC_API_KEY: KEYS.acmeWriter });
       assert.equal(r.status, 0, r.stderr);
-      assert.ok(seen, 'the request arrived');
-      assert.equal(seen.headers['content-length'], String(data.length));
-      assert.equal(seen.headers['transfer-encoding'], undefined);
-      assert.equal(seen.headers['x-svc-content-sha256'], sha256(data));
-      assert.equal(seen.headers.trailer, undefined);
-      assert.deepEqual(seen.trailers, {});
-      assert.ok(seen.bytes.equals(data));
-    } finally {
-      await new Promise((resolve) => recorder.close(resolve));
-    }
+    });
+    assert.equal(seen.headers['content-length'], String(data.length));
+    assert.equal(seen.headers['transfer-encoding'], undefined);
+    assert.equal(seen.headers['x-svc-content-sha256'], sha256(data));
+    assert.equal(seen.headers.trailer, undefined);
+    assert.deepEqual(seen.trailers, {});
+    assert.ok(seen.bytes.equals(data));
   });
 
   test('--file - streams standard input (length unknown) with a footer, as an execute or an object put; rehydrate gives it back', { timeout: 120_000 }, async () => {
@@ -244,29 +251,15 @@ describe('svc moves bytes over the raw byte path', () => {
 
   test('--file - puts chunked bytes and a footer on the wire: no Content-Length, no trailer, no header digest', async () => {
     const data = corpusFile('log-like', 2 * 1024 * 1024 + 5, 'cli-stdin-wire');
-    let seen: { headers: http.IncomingHttpHeaders; trailers: NodeJS.Dict<string>; bytes: Buffer } | undefined;
-    const recorder = http.createServer((req, res) => {
-      const parts: Buffer[] = [];
-      req.on('data', (d: Buffer) => parts.push(d));
-      req.on('end', () => {
-        seen = { headers: req.headers, trailers: req.trailers, bytes: Buffer.concat(parts) };
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ recorded: true }));
-      });
-    });
-    await new Promise<void>((resolve) => recorder.listen(0, '127.0.0.1', resolve));
-    try {
-      const { port } = recorder.address() as { port: number };
-      const r = await runSvc(['--json', 'execute', '--kind', 'byte_object', '--file', '-', '--logical-ref', 's3://pipes/wire'], { SVC_URL: `http://127.0.0.1:${port}`, SVC_API_KEY: KEYS.acmeWriter }, data);
+    const seen = await recordRequest(async (url) => {
+      const r = await runSvc(['--json', 'execute', '--kind', 'byte_object', '--file', '-', '--logical-ref', 's3://pipes/wire'], { SVC_URL: url, SVC_API_KEY: KEYS.acmeWriter }, data);
       assert.equal(r.status, 0, r.stderr);
-      assert.ok(seen, 'the request arrived');
-      assert.deepEqual([seen.headers['content-length'], seen.headers['transfer-encoding'], seen.headers['x-svc-content-footer']], [undefined, 'chunked', 'sha256']);
-      assert.deepEqual([seen.headers['x-svc-content-sha256'], seen.headers.trailer, seen.trailers], [undefined, undefined, {}]);
-      assert.ok(seen.bytes.subarray(0, data.length).equals(data));
-      assert.equal(seen.bytes.length, data.length + FOOTER_BYTES);
-      assert.deepEqual(decodeFooter(seen.bytes.subarray(data.length)), { length: data.length, sha256: sha256(data) });
-    } finally {
-      await new Promise((resolve) => recorder.close(resolve));
-    }
+    });
+    assert.deepEqual([seen.headers['content-length'], seen.headers['transfer-encoding'], seen.headers['x-svc-content-footer']], [undefined, 'chunked', 'sha256']);
+    assert.deepEqual([seen.headers['x-svc-content-sha256'], seen.headers.trailer, seen.trailers], [undefined, undefined, {}]);
+    assert.ok(seen.bytes.subarray(0, data.length).equals(data));
+    assert.equal(seen.bytes.length, data.length + FOOTER_BYTES);
+    assert.deepEqual(decodeFooter(seen.bytes.subarray(data.length)), { length: data.length, sha256: sha256(data) });
   });
 
   test('a refusal exits 1 with the server error', async () => {

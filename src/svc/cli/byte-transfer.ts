@@ -135,21 +135,17 @@ async function apiError(res: IncomingMessage): Promise<ApiError> {
 }
 
 /**
- * Uploads `file` as the raw body of `method route` and returns the JSON answer.
- * @throws ApiError with the server's error body when it refuses the upload.
+ * The JSON answer to the upload `req`, or the server's refusal as an ApiError. `stop` is called when the sender
+ * must stop: the server refused (which can come before the whole body went out: a limit, a bad query) or the
+ * connection broke.
  */
-export async function uploadFile<T = unknown>(endpoint: Endpoint, method: string, route: string, file: string, onProgress?: UploadProgress): Promise<T> {
-  const size = (await fs.stat(file)).size;
-  const sha256 = await hashFile(file, (n) => onProgress?.('hashing', n));
+function uploadAnswer<T>(req: ClientRequest, stop: () => void): Promise<T> {
+  let answered = false;
   return new Promise<T>((resolve, reject) => {
-    const req = send(endpoint, method, route, { 'Content-Type': 'application/octet-stream', 'Content-Length': size, 'X-SVC-Content-SHA256': sha256 });
-    let answered = false;
-    const stop = new AbortController();
     req.on('response', (res) => {
       answered = true;
-      // A refusal can come before the body is sent (a limit, a bad query): stop sending.
       if ((res.statusCode ?? 500) >= 400) {
-        stop.abort();
+        stop();
         // The request was cut off mid-body: its socket can carry nothing else, and left open it would
         // keep the CLI alive until the server's keep-alive timeout (72 s in Fastify) closes it.
         apiError(res)
@@ -161,29 +157,40 @@ export async function uploadFile<T = unknown>(endpoint: Endpoint, method: string
     });
     // Writing into a connection the server already answered and closed fails; the answer is what counts.
     req.on('error', (err) => {
-      stop.abort();
+      stop();
       setImmediate(() => answered || reject(err));
     });
-    let sent = 0;
-    // Each block goes to the socket as it is; its buffer is read into again once the write callback says
-    // the socket is done with it. UPLOAD_SLOTS blocks in flight bound the memory and are the backpressure.
-    readBlocks(
-      file,
-      UPLOAD_SLOTS,
-      (block, release) => {
-        sent += block.length;
-        req.write(block, () => release());
-        onProgress?.('uploading', sent);
-      },
-      stop.signal,
-    ).then(
-      () => stop.signal.aborted || req.end(),
-      (err: unknown) => {
-        req.destroy(err as Error);
-        reject(err);
-      },
-    );
   });
+}
+
+/**
+ * Uploads `file` as the raw body of `method route` and returns the JSON answer.
+ * @throws ApiError with the server's error body when it refuses the upload.
+ */
+export async function uploadFile<T = unknown>(endpoint: Endpoint, method: string, route: string, file: string, onProgress?: UploadProgress): Promise<T> {
+  const size = (await fs.stat(file)).size;
+  const sha256 = await hashFile(file, (n) => onProgress?.('hashing', n));
+  const req = send(endpoint, method, route, { 'Content-Type': 'application/octet-stream', 'Content-Length': size, 'X-SVC-Content-SHA256': sha256 });
+  const stop = new AbortController();
+  const answer = uploadAnswer<T>(req, () => stop.abort());
+  let sent = 0;
+  // Each block goes to the socket as it is; its buffer is read into again once the write callback says
+  // the socket is done with it. UPLOAD_SLOTS blocks in flight bound the memory and are the backpressure.
+  readBlocks(
+    file,
+    UPLOAD_SLOTS,
+    (block, release) => {
+      sent += block.length;
+      req.write(block, () => release());
+      onProgress?.('uploading', sent);
+    },
+    stop.signal,
+  ).then(
+    () => stop.signal.aborted || req.end(),
+    // A read error fails the request, and with it the answer.
+    (err: unknown) => req.destroy(err as Error),
+  );
+  return answer;
 }
 
 /** Resolves once `req` takes writes again, or has closed (a refusal or a broken connection: the caller checks which). */
@@ -206,38 +213,20 @@ function drained(req: ClientRequest): Promise<void> {
  */
 export async function uploadStream<T = unknown>(endpoint: Endpoint, method: string, route: string, input: AsyncIterable<Uint8Array>, onProgress?: (bytesSent: number) => void): Promise<T> {
   const req = send(endpoint, method, route, { 'Content-Type': 'application/octet-stream', 'Transfer-Encoding': 'chunked', 'X-SVC-Content-Footer': FOOTER_SCHEME });
-  let refused = false;
-  let sendError: Error | undefined;
-  const answer = new Promise<T>((resolve, reject) => {
-    req.on('response', (res) => {
-      if ((res.statusCode ?? 500) >= 400) {
-        refused = true;
-        // As for uploadFile: the body was cut off, so the connection is done.
-        apiError(res)
-          .then(reject, reject)
-          .finally(() => req.destroy());
-        return;
-      }
-      readAll(res).then((b) => resolve(JSON.parse(b.toString('utf8')) as T), reject);
-    });
-    // A write into a connection the server answered and closed fails; the answer is what counts.
-    req.on('error', (err) => {
-      sendError = err;
-      setImmediate(() => refused || reject(err));
-    });
-  });
-  answer.catch(() => undefined); // observed below; a refusal while still sending must not go unhandled
+  const stop = new AbortController();
+  const answer = uploadAnswer<T>(req, () => stop.abort());
+  answer.catch(() => undefined); // awaited below; a refusal while still sending must not count as unhandled meanwhile
   const hash = createHash('sha256');
   let sent = 0;
   for await (const piece of input) {
-    if (refused || sendError) break;
+    if (stop.signal.aborted) break;
     hash.update(piece);
     sent += piece.byteLength;
     onProgress?.(sent);
     // Backpressure: the pipe is read no faster than the socket takes it.
     if (!req.write(piece)) await drained(req);
   }
-  if (!refused && !sendError) req.end(encodeFooter(sent, hash.digest('hex')));
+  if (!stop.signal.aborted) req.end(encodeFooter(sent, hash.digest('hex')));
   return answer;
 }
 
