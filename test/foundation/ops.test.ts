@@ -141,6 +141,17 @@ describe('logs and CLI against a running server', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  test('svc work-unit create --file - reads the payload from standard input, named by --logical-ref', async () => {
+    const request = JSON.stringify({ messages: [{ role: 'user', content: 'from a pipe' }] });
+    const r = await runSvc(['--json', 'work-unit', 'create', '--kind', 'prompt_request', '--file', '-', '--logical-ref', 'prompt://pipe/1'], { SVC_URL: s.url, SVC_API_KEY: ADMIN_KEY }, request);
+    assert.equal(r.status, 0, r.stderr);
+    const created = JSON.parse(r.stdout);
+    assert.deepEqual([created.kind, created.logical_ref], ['prompt_request', 'prompt://pipe/1']);
+    const unnamed = await runSvc(['work-unit', 'create', '--kind', 'prompt_request', '--file', '-'], { SVC_URL: s.url, SVC_API_KEY: ADMIN_KEY }, request);
+    assert.notEqual(unnamed.status, 0);
+    assert.match(unnamed.stderr, /--logical-ref/);
+  });
+
   test('the CLI exits 1 with the error body when the server refuses', async () => {
     const r = await cli(['work-unit', 'get', 'wu_00000000000000000000000000'], KEYS.acmeReader);
     assert.equal(r.status, 1);
