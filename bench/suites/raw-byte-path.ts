@@ -5,7 +5,9 @@
  *
  * - ingest: the previous CLI protocol (JSON multipart, 8 MiB base64 parts;
  *   bench/raw-byte-path/client.ts) against `svc execute --kind byte_object
- *   --file` now (hash, then one raw `PUT /v1/s3/objects`);
+ *   --file` now (hash, then one raw `PUT /v1/s3/objects`), and the same file
+ *   piped into `svc execute --file -` (one pass, length and digest in a body
+ *   footer: decision 198);
  * - restore: the previous `svc manifest rehydrate --out` (whole answer in
  *   memory, one write) against the streamed one now;
  * - anchors: the CLI's own uploader and downloader against a bare Node HTTP
@@ -18,7 +20,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash, randomFillSync } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createReadStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -41,15 +43,19 @@ function freePort(): Promise<number> {
   });
 }
 
-/** Runs a Node process to its end; resolves with its wall time and stdout. */
-function timed(args: string[], env: Record<string, string> = {}): Promise<{ ms: number; stdout: string }> {
+/**
+ * Runs a Node process to its end; resolves with its wall time and stdout. With `stdinFile`, the file is piped into
+ * its standard input by this process, as `cat file |` would.
+ */
+function timed(args: string[], env: Record<string, string> = {}, stdinFile?: string): Promise<{ ms: number; stdout: string }> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: [stdinFile === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    if (stdinFile !== undefined) createReadStream(stdinFile).pipe(child.stdin!);
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
+    child.stdout!.on('data', (d) => (stdout += d));
+    child.stderr!.on('data', (d) => (stderr += d));
     child.on('error', reject);
     child.on('close', (code) => (code === 0 ? resolve({ ms: performance.now() - started, stdout }) : reject(new Error(`${args.slice(0, 3).join(' ')} exited ${code}: ${stderr.slice(0, 500)}`))));
   });
@@ -94,9 +100,10 @@ export default async function run(args: string[]): Promise<BenchReport> {
   writeFileSync(anchorFile, anchorBody);
   const bare = await startStaticHttp([anchorBody]);
   const cliEnv = { SVC_URL: svc.url, SVC_API_KEY: API_KEY };
-  const ms: Record<'json_multipart' | 'raw' | 'upload_anchor' | 'buffered_restore' | 'streamed_restore' | 'download_anchor', number[]> = {
+  const ms: Record<'json_multipart' | 'raw' | 'stdin' | 'upload_anchor' | 'buffered_restore' | 'streamed_restore' | 'download_anchor', number[]> = {
     json_multipart: [],
     raw: [],
+    stdin: [],
     upload_anchor: [],
     buffered_restore: [],
     streamed_restore: [],
@@ -134,6 +141,14 @@ export default async function run(args: string[]): Promise<BenchReport> {
       check(out, want);
       rmSync(out);
 
+      // The same user path from a pipe: one pass over standard input, the footer last (decision 198).
+      writeFileSync(file, randomFillSync(Buffer.alloc(size)));
+      want = sha256(readFileSync(file));
+      const piped = await timed([SVC_BIN, '--json', 'execute', '--kind', 'byte_object', '--file', '-', '--bucket', 'bench', '--key', `stdin-${r}`], cliEnv, file);
+      ms.stdin.push(piped.ms);
+      checks++;
+      if ((JSON.parse(piped.stdout) as { output: { sha256: string } }).output.sha256 === want) exact++;
+
       ms.upload_anchor.push((await timed([CLIENT, 'raw-anchor', bare.url, anchorFile])).ms);
       ms.download_anchor.push((await timed([CLIENT, 'download-anchor', bare.url, out])).ms);
       rmSync(out);
@@ -154,6 +169,7 @@ export default async function run(args: string[]): Promise<BenchReport> {
     ingest_speedup: round(rate.raw / rate.json_multipart, 2),
     restore_speedup: round(rate.streamed_restore / rate.buffered_restore, 2),
     ingest_fraction_of_upload_anchor: round(rate.raw / rate.upload_anchor, 3),
+    stdin_to_file_ingest: round(rate.stdin / rate.raw, 3),
     restore_fraction_of_download_anchor: round(rate.streamed_restore / rate.download_anchor, 3),
     exact: `${exact}/${checks}`,
   };
@@ -164,12 +180,13 @@ export default async function run(args: string[]): Promise<BenchReport> {
       columns: [`CLI → svc serve, one ${size / MiB} MiB random file`, 'before (JSON)', 'after (raw)', 'after / before', 'anchor (bare HTTP)', 'after / anchor'],
       rows: [
         ['ingest (MiB/s)', rate.json_multipart, rate.raw, `${results.ingest_speedup}×`, rate.upload_anchor, results.ingest_fraction_of_upload_anchor],
+        ['ingest from standard input, `--file -` (MiB/s)', '', rate.stdin, '', rate.upload_anchor, round(rate.stdin / rate.upload_anchor, 3)],
         ['restore to a file (MiB/s)', rate.buffered_restore, rate.streamed_restore, `${results.restore_speedup}×`, rate.download_anchor, results.restore_fraction_of_download_anchor],
         ['bit-exact', '', results.exact, '', '', ''],
       ],
     },
     notes: [
-      `before: the previous CLI protocol — JSON multipart with 8 MiB base64 parts (ingest), the whole answer buffered then written (restore); after: \`svc execute --kind byte_object --file f --bucket b --key k\` (hash, then one raw PUT with Content-Length and X-SVC-Content-SHA256) and \`svc manifest rehydrate --out\` (streamed). Anchor: the CLI's own uploader/downloader against a bare Node HTTP server in the bench process.`,
+      `before: the previous CLI protocol — JSON multipart with 8 MiB base64 parts (ingest), the whole answer buffered then written (restore); after: \`svc execute --kind byte_object --file f --bucket b --key k\` (hash, then one raw PUT with Content-Length and X-SVC-Content-SHA256) and \`svc manifest rehydrate --out\` (streamed); standard input: the same command with \`--file -\` reading the file from a pipe fed by the bench process, as \`cat f |\` would (one pass, chunked, length and digest in the body footer; ${results.stdin_to_file_ingest}× the file path's rate). Anchor: the CLI's own uploader/downloader against a bare Node HTTP server in the bench process.`,
       `Wall time of each client process, start to exit (Node start-up included), for fresh random bytes; svc serve in its own process (SQLite, filesystem chunks, defaults). ${rounds} alternating rounds, medians; per round: ${JSON.stringify(perRound)}. The machine is shared, so absolute figures vary between runs; the ratios come from one run.`,
     ],
   };
