@@ -189,3 +189,16 @@ test("a figure in the source's title counts as said, as its words do (decision 1
   assert.ok(judge('A 2015 survey found that 81% of adults said their health was good.', texts, 'Coastal Health Survey').flags.includes('number_missing'));
   assert.ok(judge('A 2014 survey found that 81% of adults said their health was good.', texts, 'Coastal Health Survey 2015').flags.includes('number_missing'));
 });
+
+test('a magnitude word belongs to its figure: "$9 million" is not the 9 of another phrase (decision 197)', () => {
+  // Before: "million" absent from the window left the figure to `number_missing`, which any "9" satisfied.
+  const claim = 'In 2015 the studio earned $9 million from the film.';
+  const v = judge(claim, ['In 2015 the studio released the film on December 9 and earned a profit.']);
+  assert.ok(v.flags.includes('quantity_mismatch'), v.flags.join(','));
+  assert.ok(v.score < 0.65);
+  // The same figure with its magnitude passes.
+  assert.deepEqual(judge(claim, ['In 2015 the studio earned 9 million dollars from the film.']).flags, []);
+  assert.deepEqual(judge('The bridge cost 2.5 billion euros to build.', ['Building the bridge cost about 2.5 billion euros.']).flags, []);
+  // Another magnitude is another figure.
+  assert.ok(judge(claim, ['In 2015 the studio earned 9 billion dollars from the film.']).flags.includes('quantity_mismatch'));
+});

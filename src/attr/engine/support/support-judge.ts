@@ -12,7 +12,8 @@
  * - `entity_missing`: a name the claim uses is in neither the window nor
  *   the source title (an entity swap: "Eastern bumblebees …");
  * - `number_missing` / `quantity_mismatch`: a figure or year is absent, or
- *   present but counting something else ("5 years" vs "5 films");
+ *   present but counting something else ("5 years" vs "5 films"), or a
+ *   figure without its magnitude ("$9 million" against "December 9");
  * - `negation_mismatch`: the sentence that covers a clause negates other
  *   words than the clause does ("are dead and cannot recover" against "are
  *   not dead and can recover");
@@ -149,7 +150,8 @@ export function judgeSupport(claim: ClaimReading, weight: (term: string) => numb
   }
   if (!flags.includes('number_missing')) {
     for (const q of claim.quantities) {
-      if (q.unit !== undefined && has.has(q.unit) && !window.sentences.some((s) => [q.value, ...q.alternatives].some((v) => countsWith(s, v, q.unit!)))) {
+      // A magnitude is part of its figure ("$9 million"): it must stand with it even when the window lacks the word.
+      if (q.unit !== undefined && (has.has(q.unit) || MAGNITUDES.has(q.unit)) && !window.sentences.some((s) => [q.value, ...q.alternatives].some((v) => countsWith(s, v, q.unit!)))) {
         flags.push('quantity_mismatch');
         break;
       }
@@ -195,6 +197,12 @@ export function judgeSupport(claim: ClaimReading, weight: (term: string) => numb
   else if (flags.includes('fragment_unsupported')) score = Math.min(score, FRAGMENT_CAP);
   return { recall, score, flags };
 }
+
+/**
+ * Words that scale the figure before them: "$9 million" is nine million, so
+ * the 9 of "December 9" does not say it (decision 197).
+ */
+const MAGNITUDES: ReadonlySet<string> = new Set(['thousand', 'million', 'billion', 'trillion']);
 
 /**
  * True when `value` is followed by `unit` within QUANTITY_REACH tokens

@@ -33,7 +33,8 @@ export const POSSIBLE = /\b(may|might|could|possibly|perhaps|suggests?|potential
  */
 export const MONTH_MAY = /\bMay\b(?=\s*\d)|(?<=[\p{L}\p{N},;]\s+)May\b/gu;
 
-export const UNIVERSAL = /\b(all|every|everyone|everything|always|never|nobody|no one|entire|each and every)\b/;
+/** Universal scope; "each" as "every" is, not the reciprocal "each other" (decision 197). */
+export const UNIVERSAL = /\b(all|every|everyone|everything|always|never|nobody|no one|entire|each and every|each(?!\s+other\b))\b/;
 export const GENERAL = /\b(most|generally|typically|usually|many|commonly|mostly|largely)\b/;
 export const PARTICULAR = /\b(some|several|a few|few|occasionally|sometimes|in one|one study|a small number)\b/;
 

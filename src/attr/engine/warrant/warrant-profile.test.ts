@@ -171,3 +171,15 @@ test("a year or figure in the cited source's title is on display with the eviden
   // Only its figures count: a hedge in the title does not weaken the evidence, nor does its scope narrow it.
   assert.deepEqual(warrantMismatchFlags(claim, evidence, 'Health may have improved in 2015'), []);
 });
+
+test('"each" is universal, "each other" is not (decision 197)', () => {
+  assert.equal(warrantProfile('Each race of the series is unique in its obstacles.').scope, 'universal');
+  assert.equal(warrantProfile('The two teams played each other twice.').scope, 'unspecified');
+  // A claim about each event against evidence about one of them is broader than its evidence.
+  assert.deepEqual(
+    warrantMismatchFlags('Each winter race of the series is held on a new course.', 'The winter race of the series at Lake Grove is held on a new course.'),
+    ['scope_broader_than_evidence'],
+  );
+  assert.deepEqual(warrantMismatchFlags('Each winter race of the series is held on a new course.', 'Every winter race of the series is held on a new course.'), []);
+  assert.deepEqual(warrantMismatchFlags('The rivals met each other in the final.', 'The rivals met in the final.'), []);
+});
