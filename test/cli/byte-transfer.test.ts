@@ -15,6 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { corpusFile } from '../../bench/corpus/corpus-files.ts';
+import { uploadStream } from '../../src/svc/cli/byte-transfer.ts';
 import { decodeFooter, FOOTER_BYTES } from '../../src/svc/exact-bytes/body-footer.ts';
 import { flipStoredByte } from '../helpers/chunk-damage.ts';
 import { runSvc, SVC_BIN } from '../helpers/cli.ts';
@@ -247,6 +248,30 @@ describe('svc moves bytes over the raw byte path', () => {
     const refused = await runSvc(['execute', '--kind', 'byte_object', '--file', '-', '--logical-ref', 's3://pipes/denied', '--tenant', 'globex'], env(), corpusFile('random', 20 * 1024 * 1024, 'cli-stdin-denied'));
     assert.equal(refused.status, 1, refused.stderr);
     assert.match(refused.stderr, /tenant_forbidden/);
+  });
+
+  test('a standard-input upload whose input fails part way rejects with that error and cuts the request off', async () => {
+    async function* failing(): AsyncGenerator<Uint8Array> {
+      yield corpusFile('random', 256 * 1024, 'cli-stdin-failing');
+      throw new Error('input read failed');
+    }
+    // The request must end at once, without a footer: left open, it would hold the connection (and the CLI) until a timeout.
+    let cutOff!: () => void;
+    const ended = new Promise<void>((resolve) => (cutOff = resolve));
+    const server = http.createServer((req) => {
+      req.on('data', () => undefined);
+      req.on('close', () => req.complete || cutOff());
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const endpoint = { baseUrl: `http://127.0.0.1:${(server.address() as { port: number }).port}`, apiKey: KEYS.acmeWriter };
+      await assert.rejects(uploadStream(endpoint, 'PUT', '/v1/s3/objects?bucket=cli&key=failed-pipe', failing()), /input read failed/);
+      const timeout = new Promise<string>((resolve) => setTimeout(() => resolve('still open'), 2000).unref());
+      assert.equal(await Promise.race([ended.then(() => 'cut off'), timeout]), 'cut off');
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   test('--file - puts chunked bytes and a footer on the wire: no Content-Length, no trailer, no header digest', async () => {

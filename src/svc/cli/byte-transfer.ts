@@ -218,13 +218,19 @@ export async function uploadStream<T = unknown>(endpoint: Endpoint, method: stri
   answer.catch(() => undefined); // awaited below; a refusal while still sending must not count as unhandled meanwhile
   const hash = createHash('sha256');
   let sent = 0;
-  for await (const piece of input) {
-    if (stop.signal.aborted) break;
-    hash.update(piece);
-    sent += piece.byteLength;
-    onProgress?.(sent);
-    // Backpressure: the pipe is read no faster than the socket takes it.
-    if (!req.write(piece)) await drained(req);
+  try {
+    for await (const piece of input) {
+      if (stop.signal.aborted) break;
+      hash.update(piece);
+      sent += piece.byteLength;
+      onProgress?.(sent);
+      // Backpressure: the pipe is read no faster than the socket takes it.
+      if (!req.write(piece)) await drained(req);
+    }
+  } catch (err) {
+    // The input failed: the body is cut off without its footer, which the server refuses; nothing is stored.
+    req.destroy(err as Error);
+    throw err;
   }
   if (!stop.signal.aborted) req.end(encodeFooter(sent, hash.digest('hex')));
   return answer;
