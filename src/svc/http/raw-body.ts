@@ -34,12 +34,35 @@ export const RawBodyHeaders = Type.Object({
 
 /** Lets the routes of `server` (one plugin) take raw bodies as streams. */
 export function acceptRawBodies(server: FastifyInstance): void {
-  server.addContentTypeParser(RAW_CONTENT_TYPE, (_request, payload, done) => done(null, payload));
-  // A body refused before its end (past a limit, a bad declaration) is not read further: the connection cannot carry
-  // another request after it, so the answer closes it. Kept open, a client's next request on it would wait for ever.
+  // Read without destroying: a reader that stops early (a refusal) leaves the stream to lingerOnUnreadBody, which
+  // drains it so the connection can carry the next request. Destroying it would leave the rest of the body unread.
+  server.addContentTypeParser(RAW_CONTENT_TYPE, (_request, payload, done) => done(null, { [Symbol.asyncIterator]: () => payload.iterator({ destroyOnReturn: false }) }));
+  // The socket is taken while the answer still holds it: once the answer is sent, Node detaches it.
   server.addHook('onSend', async (request, reply) => {
-    if (!request.raw.complete) reply.header('connection', 'close');
+    const socket = request.raw.socket ?? reply.raw.socket;
+    if (!request.raw.complete && socket) reply.raw.once('finish', () => lingerOnUnreadBody(request.raw, socket));
   });
+}
+
+/** How long the rest of a refused body is read and discarded before its connection is cut (nginx's lingering_timeout is 5 s). */
+const LINGER_MS = 5000;
+
+/**
+ * A body refused part way (past a limit or its declaration) stops being read, and Node drains only bodies nobody
+ * started reading: the rest would stay in front of the connection's next request, which then waited for the
+ * keep-alive timeout (72 s). Once the refusal is sent, the connection is read again and the rest discarded, so a
+ * client that sends it all keeps its connection; one that goes on longer than LINGER_MS has the connection cut. Not
+ * `Connection: close`: closing with unread bytes makes the kernel reset the connection, and a client still sending
+ * can lose the refusal itself (measured: the CLI then reported EPIPE instead of the server's error).
+ */
+function lingerOnUnreadBody(raw: FastifyRequest['raw'], socket: NonNullable<FastifyRequest['raw']['socket']>): void {
+  if (raw.complete || raw.destroyed || socket.destroyed) return;
+  const cut = setTimeout(() => socket.destroy(), LINGER_MS);
+  cut.unref();
+  const done = () => clearTimeout(cut);
+  raw.once('end', done);
+  socket.once('close', done);
+  raw.resume();
 }
 
 const EMPTY: AsyncIterable<Uint8Array> = { async *[Symbol.asyncIterator]() {} };
