@@ -9,6 +9,7 @@
  * Registered only in the raw routes' plugin: every other route keeps
  * answering `application/octet-stream` with 415 as before.
  */
+import { Socket } from 'node:net';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { FOOTER_BYTES, FOOTER_HEADER, FOOTER_SCHEME } from '../exact-bytes/body-footer.ts';
@@ -40,7 +41,8 @@ export function acceptRawBodies(server: FastifyInstance): void {
   // The socket is taken while the answer still holds it: once the answer is sent, Node detaches it.
   server.addHook('onSend', async (request, reply) => {
     const socket = request.raw.socket ?? reply.raw.socket;
-    if (!request.raw.complete && socket) reply.raw.once('finish', () => lingerOnUnreadBody(request.raw, socket));
+    // Only a connection has a rest to drain (fastify.inject, used by tests and tools, has a stand-in socket).
+    if (!request.raw.complete && socket instanceof Socket) reply.raw.once('finish', () => lingerOnUnreadBody(request.raw, socket));
   });
 }
 
@@ -55,7 +57,7 @@ const LINGER_MS = 5000;
  * `Connection: close`: closing with unread bytes makes the kernel reset the connection, and a client still sending
  * can lose the refusal itself (measured: the CLI then reported EPIPE instead of the server's error).
  */
-function lingerOnUnreadBody(raw: FastifyRequest['raw'], socket: NonNullable<FastifyRequest['raw']['socket']>): void {
+function lingerOnUnreadBody(raw: FastifyRequest['raw'], socket: Socket): void {
   if (raw.complete || raw.destroyed || socket.destroyed) return;
   const cut = setTimeout(() => socket.destroy(), LINGER_MS);
   cut.unref();
