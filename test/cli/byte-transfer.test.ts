@@ -241,6 +241,9 @@ describe('svc moves bytes over the raw byte path', () => {
     const unnamed = await runSvc(['execute', '--kind', 'byte_object', '--file', '-'], env(), 'x');
     assert.notEqual(unnamed.status, 0);
     assert.match(unnamed.stderr, /--logical-ref/);
+    const bucketOnly = await runSvc(['execute', '--kind', 'byte_object', '--file', '-', '--bucket', 'cli', '--logical-ref', 's3://x/y'], env(), 'x');
+    assert.notEqual(bucketOnly.status, 0, 'an object from standard input needs its --key (its file name would be "-")');
+    assert.match(bucketOnly.stderr, /--key/);
     const batch = await runSvc(['execute', '--kind', 'byte_object', '--file', '-', '--file', path.join(dir, 'x')], env(), 'x');
     assert.notEqual(batch.status, 0);
     assert.match(batch.stderr, /standard input/);

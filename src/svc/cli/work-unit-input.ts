@@ -16,10 +16,25 @@ export interface FileInputOptions {
   metadata?: Record<string, string> | undefined;
 }
 
+/** `--file -`: standard input. */
+export const STDIN = '-';
+
+/**
+ * A pipe has no name to default to: reading standard input, the object must be named — by `--logical-ref`, or by
+ * `--key` when it is stored as an object (`--bucket` / `--key`).
+ */
+export function requireStdinName(o: { file: string; logicalRef?: string | undefined; bucket?: string | undefined; key?: string | undefined }): void {
+  if (o.file !== STDIN) return;
+  const asObject = o.bucket !== undefined || o.key !== undefined;
+  if (asObject ? o.key === undefined : o.logicalRef === undefined) {
+    throw new Error(`--file - reads standard input, which has no name: name it with ${asObject ? '--key' : '--logical-ref scheme://path (or --bucket/--key)'}`);
+  }
+}
+
 export function workUnitBodyFromFile(o: FileInputOptions): Record<string, unknown> {
-  // `-`: standard input (file descriptor 0), read whole: these bodies are JSON requests or inline envelopes.
-  if (o.file === '-' && o.logicalRef === undefined) throw new Error('--file - reads standard input, which has no name: name it with --logical-ref scheme://path');
-  const bytes = readFileSync(o.file === '-' ? 0 : o.file);
+  requireStdinName(o);
+  // Standard input (file descriptor 0) is read whole: these bodies are JSON requests or inline envelopes.
+  const bytes = readFileSync(o.file === STDIN ? 0 : o.file);
   let payload: unknown;
   if (o.kind === 'byte_object') {
     payload = { _svc_encoding: 'base64', data: bytes.toString('base64') };

@@ -142,6 +142,7 @@ export class ExactExecutor {
     }
     const scope: ChunkScope = actions.has('dedupe') ? chunkScopeFor(this.#deps.dedupeScope, wu.tenant) : privateChunkScope(wu.id);
     const declared = options.declared;
+    const sizeHint = declared ? sizeHintOf(declared) : options.sizeHint;
     const attributes = { work_unit_id: wu.id, tenant_hash: tenantHash(wu.tenant), namespace: namespaceOf(wu.logical_ref), contract: plan.contract, mode: plan.mode, policy_bundle_id: plan.policy_bundle_id, action: 'exact_bytes' };
 
     try {
@@ -160,7 +161,7 @@ export class ExactExecutor {
             ...(options.boundaries ? { boundaries: options.boundaries } : {}),
             // A large upload's size is known up front: its hashing and compression go to worker threads (decision 189).
             // A body whose length comes after it (a pipe) is sized by the bound it streams under (decision 198).
-            ...(!plugged && (declared ? sizeHintOf(declared) : options.sizeHint) !== undefined ? { sizeHint: declared ? sizeHintOf(declared) : options.sizeHint } : {}),
+            ...(!plugged && sizeHint !== undefined ? { sizeHint } : {}),
             ...(this.#deps.maxObjectBytes !== undefined ? { maxBytes: this.#deps.maxObjectBytes } : {}),
             ...(this.#deps.zstdLevel !== undefined ? { zstdLevel: this.#deps.zstdLevel } : {}),
           }),

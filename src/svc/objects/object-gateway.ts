@@ -15,7 +15,7 @@ import type { TenantGuard } from '../auth/tenant-guard.ts';
 import type { RequestContext } from '../context.ts';
 import type { LegalHoldService } from '../legal-holds/legal-hold-service.ts';
 import { SvcError } from '../errors.ts';
-import { type Declaration, type DeclaredBody, declarationOf, sizeHintOf } from '../exact-bytes/declared-body.ts';
+import { type Declaration, type DeclaredBody, declarationOf } from '../exact-bytes/declared-body.ts';
 import type { ExactExecutor, ExecuteOptions, ExecuteResult } from '../exact-bytes/exact-executor.ts';
 import type { Rehydration } from '../exact-bytes/rehydrate.ts';
 import type { LedgerAppender } from '../ledger/appender.ts';
@@ -193,7 +193,7 @@ export class ObjectGateway {
     let plan: Plan;
     // The size is known before the bytes arrive (declared, or the sum of a multipart upload's parts): a large
     // object is hashed and compressed on the ingest worker (decision 189).
-    let execute: ExecuteOptions = { sizeHint: input.declared ? sizeHintOf(input.declared) : input.size, ...(input.boundaries ? { boundaries: input.boundaries } : {}) };
+    let execute: ExecuteOptions = { sizeHint: input.size, ...(input.boundaries ? { boundaries: input.boundaries } : {}) };
     if (input.declared) {
       const prepared = this.#deps.workUnits.prepareStreamed(ctx, streamed);
       const deferred = await this.#deps.plans.planDeferred(ctx, prepared, options);

@@ -17,7 +17,7 @@ import { uploadFile, uploadStream } from '../byte-transfer.ts';
 import type { SvcClient } from '../client.ts';
 import { type Progress, progress } from '../progress.ts';
 import { EXIT, clientFor, run } from '../runtime.ts';
-import { collectMeta, workUnitBodyFromFile } from '../work-unit-input.ts';
+import { STDIN, collectMeta, requireStdinName, workUnitBodyFromFile } from '../work-unit-input.ts';
 
 interface ExecuteFileOptions {
   file: string;
@@ -50,15 +50,6 @@ function rawTarget(o: ExecuteFileOptions): { method: string; route: string } {
     transforms: o.transform?.join(','),
   });
   return { method: 'POST', route: `/v1/work-units/execute/raw?${q}` };
-}
-
-/** `--file -`: standard input; a pipe has no name, so the object's is required. */
-export const STDIN = '-';
-
-function requireNameForStdin(o: { file: string; logicalRef?: string | undefined; key?: string | undefined }): void {
-  if (o.file === STDIN && o.logicalRef === undefined && o.key === undefined) {
-    throw new Error('--file - reads standard input, which has no name: name the object with --logical-ref scheme://path (or --bucket/--key)');
-  }
 }
 
 async function executeByteFile(client: SvcClient, o: ExecuteFileOptions): Promise<unknown> {
@@ -148,7 +139,7 @@ export function register(program: Command): void {
             return executeByteFiles(client, o, files, parseJobs(o.jobs));
           }
           const one = { ...o, file: files[0]! };
-          requireNameForStdin(one);
+          requireStdinName(one);
           if (o.kind === 'byte_object') return executeByteFile(client, one);
           const body = workUnitBodyFromFile({ kind: o.kind, file: one.file, tenant: o.tenant, logicalRef: o.logicalRef, contract: o.contract, metadata: o.meta });
           if (o.mode) body.mode = o.mode;
