@@ -6,7 +6,9 @@
  * (goals: 0 not_supported, ≥ 70 % supported, ≤ 25 % partially_supported),
  * retrieval recall@1/@5 of the claim's own page and of a gold supporting
  * sentence, the confusion table, the same rates on two folds of the rows
- * (even / odd positions: tune on one, check on the other), the support
+ * (even / odd positions: tune on one, check on the other), on whose page
+ * each ready claim was grounded (its own row's page, another row's, or
+ * both: test/attr/wice/ready-page.ts), overall and per fold, the support
  * checks that fired, and p50/p95
  * latency of the same calls. The in-run anchor is the handwritten
  * evaluation set over the example corpus (test/attr/eval), which must stay
@@ -18,6 +20,7 @@
 import { readWiceRows } from '../../test/attr/wice/wice-corpus.ts';
 import { wiceDevPath, wiceSlice } from '../../test/attr/wice/wice-data.ts';
 import { runWice, WICE_LABELS } from '../../test/attr/wice/run-wice.ts';
+import { readyPageCounts, type ReadyPageCounts } from '../../test/attr/wice/ready-page.ts';
 import { runEval } from '../../test/attr/eval/run-eval.ts';
 import type { BenchReport } from '../report.ts';
 import { round, summarize } from '../report.ts';
@@ -54,6 +57,17 @@ export default async function run(args: string[]): Promise<BenchReport> {
       ),
     ]),
   ) as Record<'even' | 'odd', Record<string, { ready: number; total: number }>>;
+  const readyPagesByFold = Object.fromEntries(
+    (['even', 'odd'] as const).map((name, k) => [name, readyPageCounts(score.outcomes.filter((o) => o.row % 2 === k))]),
+  ) as Record<'even' | 'odd', ReadyPageCounts>;
+  const pageText = (c: ReadyPageCounts[keyof ReadyPageCounts]) => `${c.own} / ${c.mixed} / ${c.other}`;
+  // Ready claims that cite another row's page: named in the notes (row number, 1-based as the source ids, and what they cite).
+  const elsewhere = score.outcomes.filter((o) => o.readyOn === 'other' || o.readyOn === 'mixed');
+  const elsewhereText = elsewhere.length === 0
+    ? 'No ready claim cites another row\'s page: every ready claim is grounded on its own row\'s page only.'
+    : `Ready claims citing another row's page (row, label, own or not, cited sources): ${elsewhere
+      .map((o) => `row ${o.row + 1} ${o.label} ${o.readyOn} [${o.cited.join(', ')}]`).join('; ')}.`;
+  const supportedElsewhere = score.readyPages.supported.other;
   const foldText = (name: 'even' | 'odd') =>
     WICE_LABELS.map((l) => `${l} ${folds[name][l]!.ready}/${folds[name][l]!.total}`).join(', ');
   const handwritten = await runEval();
@@ -75,6 +89,8 @@ export default async function run(args: string[]): Promise<BenchReport> {
       gold_sentence_in_window: round(score.goldSentenceRate, 4),
       confusion,
       folds,
+      ready_page: score.readyPages,
+      ready_page_by_fold: readyPagesByFold,
       support_checks_failed: checks,
       blocking_rules: rules,
       latency_ms: { p50: round(latency.p50), p95: round(latency.p95), mean: round(latency.mean) },
@@ -85,6 +101,10 @@ export default async function run(args: string[]): Promise<BenchReport> {
       columns: ['WiCE label', 'claims', 'display-ready', 'blocked', 'ready rate', 'goal'],
       rows: [
         ...confusion.map((c) => [c.label, c.ready + c.blocked, c.ready, c.blocked, pct(score.ready[c.label].rate), c.label === 'supported' ? '≥ 70 %' : c.label === 'partially_supported' ? '≤ 25 %' : '0']),
+        ...WICE_LABELS.map((l) => [
+          `${l}: ready on own page / own + another row's / another row's only`, '', pageText(score.readyPages[l]), '',
+          `even ${pageText(readyPagesByFold.even[l])} · odd ${pageText(readyPagesByFold.odd[l])}`, l === 'not_supported' ? '0 / 0 / 0' : '',
+        ]),
         ['retrieval recall@1 / @5 (own page, supported claims)', '', '', '', `${pct(score.recallAt1)} / ${pct(score.recallAt5)}`, ''],
         ['gold supporting sentence in the evidence window', '', '', '', pct(score.goldSentenceRate), ''],
         ['latency per attribute() p50 / p95 (ms)', '', '', '', `${round(latency.p50, 2)} / ${round(latency.p95, 2)}`, ''],
@@ -95,6 +115,11 @@ export default async function run(args: string[]): Promise<BenchReport> {
       `Data: ${rows.length} rows of ${dataPath.split('/').pop()} (dev split figures; the held-out split is what the goals are judged on).`,
       'Corpus: one source per row (title from the WiCE meta line, sentences one per line in chunks of ≤ 2,000 characters), a rights holder on every source, no freshness metadata (the data has none, so temporal wording fails rule 8).',
       `Two folds (rows at even / odd positions; thresholds are tuned on one fold and checked on the other, docs/attr-grounding.md §4): even: ${foldText('even')}; odd: ${foldText('odd')}.`,
+      'Ready on whose page (test/attr/wice/ready-page.ts): a ready claim\'s citations are the source of each of its claim rows in the footer (one per claim unit); "own" = every claim row cites the row\'s own page, "own + another row\'s" = some do and some cite another row\'s page, "another row\'s only" = none cites its own page. The ready counts above include all three.',
+      elsewhereText,
+      supportedElsewhere > 0
+        ? `${supportedElsewhere} of the ${score.ready.supported.ready} ready supported claims are ready only on another row's page (a page never cited for them); counting only own-page readiness, supported is ${score.readyPages.supported.own}/${score.ready.supported.total} (${pct(score.readyPages.supported.own / score.ready.supported.total)}${score.readyPages.supported.own / score.ready.supported.total < GOALS.supported ? ', under the goal' : ''}).`
+        : 'No supported claim is ready only on another row\'s page.',
       `Support checks that capped a claim's own-page window, by label: ${JSON.stringify(checks)}`,
       `Blocking rules by label: ${JSON.stringify(rules)}`,
     ],

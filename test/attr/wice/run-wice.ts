@@ -3,7 +3,9 @@
  * (one corpus, the claim as `output`) and scores what matters: how many
  * claims of each label are display-ready, whether retrieval found the
  * claim's own page (recall@1/@5 over sources ranked by their best evidence
- * window) and a gold supporting sentence, and the latency of each call.
+ * window) and a gold supporting sentence, on whose page each ready claim
+ * was grounded (its own row's, another row's or both: ready-page.ts), and
+ * the latency of each call.
  */
 import { performance } from 'node:perf_hooks';
 import { createAttributionEngine } from '../../../src/attr/engine/index.ts';
@@ -11,9 +13,10 @@ import { CorpusIndex } from '../../../src/attr/engine/retrieval/corpus-index.ts'
 import { EvidenceSearch } from '../../../src/attr/engine/retrieval/evidence-search.ts';
 import { readClaim } from '../../../src/attr/engine/support/claim-reading.ts';
 import { claimUnits } from '../../../src/attr/engine/claims/claim-units.ts';
-import { wiceCorpus, type WiceLabel, type WiceRow } from './wice-corpus.ts';
+import { WICE_LABELS, wiceCorpus, type WiceLabel, type WiceRow } from './wice-corpus.ts';
+import { readyPage, readyPageCounts, type ReadyPage, type ReadyPageCounts } from './ready-page.ts';
 
-export const WICE_LABELS: readonly WiceLabel[] = ['supported', 'partially_supported', 'not_supported'];
+export { WICE_LABELS };
 
 export interface WiceOutcome {
   row: number;
@@ -26,6 +29,10 @@ export interface WiceOutcome {
   goldSentence: boolean;
   /** Support checks the claim's own-page window failed (support-judge.ts). */
   checks: string[];
+  /** The source id each claim row of the footer cites (one per claim unit; null for a row without a source). */
+  cited: (string | null)[];
+  /** When ready: whether the cited sources are the row's own page, another row's, or both (ready-page.ts). */
+  readyOn: ReadyPage | null;
   latencyMs: number;
 }
 
@@ -33,6 +40,8 @@ export interface WiceScore {
   outcomes: WiceOutcome[];
   /** label → [ready, total] */
   ready: Record<WiceLabel, { ready: number; total: number; rate: number }>;
+  /** Ready claims per label by the page they cite: own, mixed, another row's (ready-page.ts). */
+  readyPages: ReadyPageCounts;
   /** Over supported claims (the ones whose page must be found). */
   recallAt1: number;
   recallAt5: number;
@@ -74,7 +83,9 @@ export function runWice(rows: readonly WiceRow[]): WiceScore {
         }
       }
     }
-    return { row: i, label: row.label, status: r.status, blockingRules: r.source_footer.blocking_rules, sourceRank, goldSentence, checks, latencyMs };
+    const cited = r.source_footer.claim_rows.map((c) => c.source_id);
+    const readyOn = r.status === 'ready' ? readyPage(own.sourceId, cited) : null;
+    return { row: i, label: row.label, status: r.status, blockingRules: r.source_footer.blocking_rules, sourceRank, goldSentence, checks, cited, readyOn, latencyMs };
   });
   const ready = Object.fromEntries(
     WICE_LABELS.map((label) => {
@@ -87,6 +98,7 @@ export function runWice(rows: readonly WiceRow[]): WiceScore {
   const share = (f: (o: WiceOutcome) => boolean) => (supported.length === 0 ? 0 : supported.filter(f).length / supported.length);
   return {
     outcomes, ready, buildMs,
+    readyPages: readyPageCounts(outcomes),
     recallAt1: share((o) => o.sourceRank === 1),
     recallAt5: share((o) => o.sourceRank >= 1 && o.sourceRank <= 5),
     goldSentenceRate: share((o) => o.goldSentence),

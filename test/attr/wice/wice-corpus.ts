@@ -11,6 +11,8 @@ import { sourceContentSha256 } from '../../../src/attr/corpus/content-hash.ts';
 
 export type WiceLabel = 'supported' | 'partially_supported' | 'not_supported';
 
+export const WICE_LABELS: readonly WiceLabel[] = ['supported', 'partially_supported', 'not_supported'];
+
 export interface WiceRow {
   label: WiceLabel;
   claim: string;

@@ -20,4 +20,10 @@ test('WiCE slice: no not_supported claim is display-ready, supported claims are,
   assert.ok(score.ready.supported.rate >= 0.5, `supported ready rate ${score.ready.supported.rate}`);
   assert.ok(score.ready.partially_supported.rate <= 0.25, `partially supported ready rate ${score.ready.partially_supported.rate}`);
   assert.ok(score.recallAt1 >= 0.9 && score.recallAt5 === 1, `recall@1 ${score.recallAt1}, recall@5 ${score.recallAt5}`);
+  // Every ready claim is classified by the page it cites (ready-page.ts), and only ready claims are.
+  for (const label of ['supported', 'partially_supported', 'not_supported'] as const) {
+    const pages = score.readyPages[label];
+    assert.equal(pages.own + pages.mixed + pages.other, score.ready[label].ready, label);
+  }
+  assert.ok(score.outcomes.every((o) => (o.status === 'ready') === (o.readyOn !== null)));
 });

@@ -202,3 +202,11 @@ test('a magnitude word belongs to its figure: "$9 million" is not the 9 of anoth
   // Another magnitude is another figure.
   assert.ok(judge(claim, ['In 2015 the studio earned 9 billion dollars from the film.']).flags.includes('quantity_mismatch'));
 });
+
+test('a missing last word is substituted by the word after its neighbour, however much of the sentence follows', () => {
+  const claim = 'The honeybee colony was the largest in the county.';
+  // "world" stands where the claim has "county", with three more words after it: no gap limit at a clause's end.
+  assert.ok(judge(claim, ['The honeybee colony was the largest in the world, and it grew every summer.']).flags.includes('word_substituted'));
+  // The neighbour as the sentence's last word: nothing stands in the missing word's place.
+  assert.equal(judge(claim, ['Of all the colonies, the honeybee colony was the largest.']).flags.includes('word_substituted'), false);
+});

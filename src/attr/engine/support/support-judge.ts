@@ -63,7 +63,11 @@ export const ROLE_MIN_BROKEN = 2;
 export const ROLE_MIN_REVERSED = 3;
 /** Content tokens within which two claim neighbours must follow each other in the sentence. */
 export const NEIGHBOUR_REACH = 3;
-/** At most this many other words may stand between the neighbours of a substituted word. */
+/**
+ * Inside a clause, at most this many other words may stand between the
+ * neighbours of a substituted word; at the clause's start, before its next
+ * word in the sentence. The clause's end has no such limit (see `substituted`).
+ */
 export const SUBSTITUTION_GAP = 2;
 /** Letters a name and its variant must share (see hasVariant). */
 export const ENTITY_PREFIX = 5;
@@ -344,9 +348,22 @@ function brokenNeighbours(claim: readonly TokenSpan[], sentence: readonly TokenS
 }
 
 /**
- * A claim word missing from the window whose neighbours in the claim stand
- * in the sentence with one or two other words (none of them claim words)
- * between them: the sentence says something else in that place.
+ * A claim word missing from the window where the sentence says something
+ * else in its place (words are content tokens: stop words do not count):
+ *
+ * - inside the clause, its two neighbours stand in the sentence in order
+ *   with one to SUBSTITUTION_GAP other words between them, none of them a
+ *   claim word ("brewed green tea" against "brewed black tea");
+ * - as the clause's first word, the next claim word is the sentence's
+ *   second or third word (at most SUBSTITUTION_GAP words before it) and the
+ *   word just before it is not a claim word ("The rye starter" against
+ *   "The sourdough starter");
+ * - as the clause's last word, the word right after the previous claim word
+ *   is not a claim word, however much of the sentence follows it: a
+ *   clause's end is seldom its sentence's ("the largest collection in his
+ *   time" against "the largest collection in the world, and it …"). Holding
+ *   the end to the start's limit (the neighbour among the sentence's last
+ *   three words) was measured and not adopted: docs/attr-grounding.md §4.
  */
 function substituted(claimText: string, claim: readonly TokenSpan[], sentence: readonly TokenSpan[], window: ReadonlySet<string>, claimTerms: ReadonlySet<string>): boolean {
   const at = positions(sentence);
@@ -360,7 +377,8 @@ function substituted(claimText: string, claim: readonly TokenSpan[], sentence: r
     // no subject word to swap: whatever the sentence puts before the next claim word ("The three grew close …")
     // stands for the pronoun, not for the clause's first content word.
     if (i === 0 && SUBJECT_PRONOUN.test(claimText.slice(previousEnd(claimText, m.start), m.start))) continue;
-    // At either end of the clause the sentence's own first or last word stands in for the missing neighbour.
+    // At the clause's start the sentence's start stands in for the missing neighbour (position -1); at its end,
+    // the sentence's end (so only "some word follows the neighbour" is asked of it).
     const a = i === 0 ? [-1] : at.get(claim[i - 1]!.term);
     const b = i + 1 === claim.length ? [sentence.length] : at.get(claim[i + 1]!.term);
     if (!a || !b || (i === 0 && i + 1 === claim.length)) continue;
@@ -368,7 +386,7 @@ function substituted(claimText: string, claim: readonly TokenSpan[], sentence: r
       for (const q of b) {
         const gap = q - p - 1;
         if (gap < 1) continue;
-        // Inside the clause the replacement is one or two words; at an end, the word next to the neighbour.
+        // Inside the clause the replacement is every word between the neighbours; at an end, the word next to the neighbour.
         const from = p + 1;
         const to = i === 0 ? q : i + 1 === claim.length ? p + 2 : q;
         if (i !== 0 && i + 1 !== claim.length && gap > SUBSTITUTION_GAP) continue;
