@@ -379,6 +379,30 @@ for (const backend of [filesystem, s3rver, ...packedBackends]) {
         assert.equal((await second.openWriter().putFramed!(acme, chunkIdOf(raws[0]!), raws[0]!)).created, false);
       }));
 
+    test('getMany, where a store has it, answers each request as get does; a damaged chunk fails alone, naming itself (decision 199)', () =>
+      withSubject(async ({ store, overwrite }) => {
+        if (!store.getMany) return; // optional: read-ahead then calls get per chunk
+        const raws = Array.from({ length: 10 }, (_, i) => corpusFile(i % 3 === 0 ? 'log-like' : 'random', 20_000 + i * 1000, `contract-many-${i}`));
+        const requests = [];
+        for (const raw of raws) {
+          const encoded = await encodeChunk(raw);
+          await store.put(acme, chunkIdOf(raw), encoded.codec, encoded.data);
+          requests.push({ id: chunkIdOf(raw), codec: encoded.codec, rawLengthHint: raw.length });
+        }
+        await store.flush();
+        const got = await Promise.all(store.getMany(acme, requests, true));
+        assert.deepEqual(got.map((b) => Buffer.from(b)), raws);
+        const bad = requests[4]!;
+        await overwrite(acme, bad.id, bad.codec, bad.codec === 'raw' ? corpusFile('random', raws[4]!.length, 'contract-many-bad') : (await encodeChunk(corpusFile('log-like', 9000, 'contract-many-bad'))).data);
+        const unknown = chunkIdOf(Buffer.from('never stored'));
+        const settled = await Promise.allSettled(store.getMany(acme, [...requests, { id: unknown, codec: 'raw' as const }], true));
+        for (const [i, s] of settled.entries()) {
+          if (i === 4) assert.ok(s.status === 'rejected' && rehydrationFailure('corrupt', bad.id)(s.reason), `request 4: ${s.status}`);
+          else if (i === requests.length) assert.ok(s.status === 'rejected' && rehydrationFailure('missing', unknown)(s.reason), 'unknown chunk');
+          else assert.deepEqual(s.status === 'fulfilled' ? Buffer.from(s.value) : s.reason, raws[i], `request ${i}`);
+        }
+      }));
+
     test('malformed scopes and chunk ids are refused before they name a file or an object', () =>
       withSubject(async ({ store }) => {
         const id = chunkIdOf(Buffer.from('a'));

@@ -61,6 +61,14 @@ export interface ChunkWriter {
   flush(): Promise<void>;
 }
 
+/** One chunk of a {@link ChunkStore.getMany} batch: the arguments {@link ChunkStore.get} takes for it. */
+export interface ChunkReadRequest {
+  id: string;
+  codec: ChunkCodec;
+  /** The manifest's raw length (not trusted; lets a decoder allocate once). */
+  rawLengthHint?: number;
+}
+
 export interface ChunkStore {
   /**
    * A writer for one ingest. Stores that write each chunk on its own return
@@ -89,6 +97,15 @@ export interface ChunkStore {
    * @throws SvcError `rehydration_failed` with `details.chunk_id` and `details.reason`
    */
   get(scope: ChunkScope, id: string, codec: ChunkCodec, rawLengthHint?: number, sequential?: boolean, buffers?: ReadBuffers): Promise<Uint8Array>;
+  /**
+   * Optional: several chunks at once, as {@link get} would read each of them
+   * (same verification, same failures), one promise per request in order;
+   * each settles on its own, so a damaged chunk fails alone and names itself.
+   * What a store gains from the batch is I/O: the pack store looks the
+   * chunks up in one query and reads neighbours in a pack with one read
+   * (decision 199). A restore's read-ahead calls it for runs of chunks.
+   */
+  getMany?(scope: ChunkScope, requests: readonly ChunkReadRequest[], sequential?: boolean, buffers?: ReadBuffers): Array<Promise<Uint8Array>>;
   /** The stored (encoded) bytes as they are, unverified: for exports, which carry chunks in stored form. */
   readStored(scope: ChunkScope, id: string, codec: ChunkCodec): Promise<Uint8Array>;
   /** Removes one stored form; true when it existed. Used by garbage collection only. */

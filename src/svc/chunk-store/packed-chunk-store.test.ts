@@ -272,3 +272,103 @@ test('a writer is done with the caller\'s bytes when put resolves: overwriting t
     assert.ok(Buffer.from(await store.get(acme, chunkIdOf(raw), codec)).equals(raw), 'durable copy intact');
   }
 });
+
+/** PackFiles that count reads (per chunk and per run) and can be told what a run read returns. */
+function countingPacks(files: FsPackFiles) {
+  const counts = { reads: 0, runs: 0, runBytes: 0 };
+  const packs: PackFiles & { counts: typeof counts } = {
+    counts,
+    write: (...a) => files.write(...a),
+    writeParts: (...a) => files.writeParts(...a),
+    read: (...a) => {
+      counts.reads++;
+      return files.read(...a);
+    },
+    readInto: (scope, packId, offset, targets) => {
+      counts.runs++;
+      counts.runBytes += targets.reduce((n, b) => n + b.byteLength, 0);
+      return files.readInto(scope, packId, offset, targets);
+    },
+    delete: (...a) => files.delete(...a),
+    list: (s) => files.list(s),
+    scopes: () => files.scopes(),
+  };
+  return packs;
+}
+
+async function storedObject(store: PackedChunkStore, raws: readonly Buffer[], codecOf: (i: number) => 'raw' | 'zstd' = () => 'raw') {
+  const writer = store.openWriter();
+  const requests = [];
+  for (const [i, raw] of raws.entries()) {
+    const encoded = codecOf(i) === 'zstd' ? await encodeChunk(raw) : { codec: 'raw' as const, data: raw };
+    const { codec, data } = encoded;
+    assert.equal(codec, codecOf(i));
+    await writer.put(acme, chunkIdOf(raw), codec, data);
+    requests.push({ id: chunkIdOf(raw), codec, rawLengthHint: raw.length });
+  }
+  await writer.flush();
+  return requests;
+}
+
+test('getMany (decision 199): one index query and one pack read per run of neighbours, the same verified bytes as get', async (t) => {
+  const { files, make } = await setUp(t);
+  const packs = countingPacks(files);
+  const raws = [...chunks(30, 20 * 1024, 'many'), corpusFile('log-like', 30_000, 'many-text')];
+  const requests = await storedObject(make(packs, 4 * 1024 * 1024), raws, (i) => (i === raws.length - 1 ? 'zstd' : 'raw'));
+  const reader = make(packs, 4 * 1024 * 1024);
+  const got = await Promise.all(reader.getMany(acme, requests));
+  assert.deepEqual(got.map((b) => Buffer.from(b)), raws);
+  assert.equal(packs.counts.reads, 0, 'no chunk was read alone');
+  assert.equal(packs.counts.runs, 1, 'the 31 entries of one pack, headers between them, came in one read');
+  // Requests in another order, repeated and skipping some: each answer is still its own chunk.
+  const picked = [5, 3, 3, 20, 21, 22, 0];
+  const again = await Promise.all(reader.getMany(acme, picked.map((i) => requests[i]!)));
+  assert.deepEqual(again.map((b) => Buffer.from(b)), picked.map((i) => raws[i]));
+});
+
+test('getMany: a damaged chunk in a run fails alone, naming itself; a chunk past the end of a torn pack is corrupt; an unknown one is missing', async (t) => {
+  const { files, make } = await setUp(t);
+  const raws = chunks(12, 16 * 1024, 'many-damage');
+  const store = make();
+  const requests = await storedObject(store, raws);
+  const [pack] = await files.list(acme);
+  const file = files.pathOf(acme, pack!.packId);
+  const bytes = readFileSync(file);
+  const entries = parsePack(bytes);
+  // Flip a byte inside chunk 4, and cut the pack in the middle of chunk 10.
+  bytes[entries[4]!.offset + 100]! ^= 0xff;
+  writeFileSync(file, bytes.subarray(0, entries[10]!.offset + 1000));
+  const unknown = corpusFile('random', 1000, 'many-unknown');
+  const all = [...requests, { id: chunkIdOf(unknown), codec: 'raw' as const, rawLengthHint: unknown.length }];
+  const settled = await Promise.allSettled(make().getMany(acme, all));
+  const failure = (i: number) => {
+    const s = settled[i]!;
+    assert.equal(s.status, 'rejected', `request ${i}`);
+    const err = (s as PromiseRejectedResult).reason as { code?: string; details?: Record<string, unknown> };
+    return [err.code, err.details?.['reason'], err.details?.['chunk_id']];
+  };
+  for (const i of [0, 1, 2, 3, 5, 6, 7, 8, 9]) assert.deepEqual(Buffer.from((settled[i] as PromiseFulfilledResult<Uint8Array>).value), raws[i], `chunk ${i}`);
+  assert.deepEqual(failure(4), ['rehydration_failed', 'corrupt', requests[4]!.id]);
+  assert.deepEqual(failure(10), ['rehydration_failed', 'corrupt', requests[10]!.id]);
+  assert.deepEqual(failure(11), ['rehydration_failed', 'corrupt', requests[11]!.id]);
+  assert.deepEqual(failure(12), ['rehydration_failed', 'missing', chunkIdOf(unknown)]);
+});
+
+test('getMany: entries a repack moved between the lookup and the read are read again alone from where they are now', async (t) => {
+  const { files, make, index } = await setUp(t);
+  const raws = chunks(8, 16 * 1024, 'many-moved');
+  const requests = await storedObject(make(), raws);
+  // The lookup answers where the entries were; the pack is gone by the time the run is read.
+  const stale = await index.locateMany(acme, requests.map((r) => ({ chunkId: r.id, codec: r.codec })));
+  const [old] = await files.list(acme);
+  const moved = buildPack(raws.map((raw) => ({ id: chunkIdOf(raw), codec: 'raw' as const, data: raw })));
+  await files.write(acme, 'pk_' + 'b'.repeat(32), moved.bytes);
+  for (const [i, r] of requests.entries()) {
+    assert.ok(await index.relocate(acme, r.id, 'raw', old!.packId, { pack_id: 'pk_' + 'b'.repeat(32), pack_offset: moved.entries[i]!.offset, stored_length: raws[i]!.length }));
+  }
+  await files.delete(acme, old!.packId);
+  const store = make();
+  store.index.locateMany = async () => stale;
+  const got = await Promise.all(store.getMany(acme, requests));
+  assert.deepEqual(got.map((b) => Buffer.from(b)), raws);
+});

@@ -39,7 +39,7 @@ import { FramePool } from '../chunking/frame-pool.ts';
 import type { ChunkLocation, ChunkPackRepository, FrameColumns, PackEntryRow } from '../store/repositories/chunk-packs.ts';
 import { chunkKeySegments, type ListedChunk } from './chunk-key.ts';
 import type { ChunkScope } from './chunk-scope.ts';
-import type { ChunkPutResult, ChunkStore, ChunkWriter, FramedPutResult, StoredChunkInfo } from './chunk-store.ts';
+import type { ChunkPutResult, ChunkReadRequest, ChunkStore, ChunkWriter, FramedPutResult, StoredChunkInfo } from './chunk-store.ts';
 import { chunkIdOfAsync } from './chunk-id.ts';
 import { buildPackParts, type PackEntryInput, type PackFrameInput } from './pack-format.ts';
 import { newPackId, type PackFiles } from './pack-files.ts';
@@ -129,6 +129,21 @@ function entryKey(scope: ChunkScope, id: string, codec: ChunkCodec): string {
   return `${scope}/${id}.${codec}`;
 }
 
+/** A run of neighbouring entries in one pack, read with one read (decision 199). */
+interface PackRun {
+  packId: string;
+  start: number;
+  end: number;
+  members: Array<{ index: number; loc: ChunkLocation }>;
+}
+
+/** Bytes one run reads at most. */
+const RUN_MAX_BYTES = 4 * 1024 * 1024;
+/** Bytes between two entries a run reads through (an entry header is 40). */
+const RUN_MAX_GAP = 4096;
+/** Where a run's gaps are read to; never read from, so concurrent runs may share it. */
+const GAP_SCRATCH = Buffer.alloc(RUN_MAX_GAP);
+
 export class PackedChunkStore implements ChunkStore {
   readonly packs: PackFiles;
   readonly index: ChunkPackRepository;
@@ -185,6 +200,103 @@ export class PackedChunkStore implements ChunkStore {
 
   async get(scope: ChunkScope, id: string, codec: ChunkCodec, rawLengthHint?: number, _sequential?: boolean, buffers?: ReadBuffers): Promise<Uint8Array> {
     const found = await this.#read(scope, id, codec, buffers);
+    return this.#verifiedFrom(id, codec, found, rawLengthHint, buffers);
+  }
+
+  /**
+   * Several chunks as {@link get} reads each (decision 199): one index query
+   * for all of them, and one pack read for each run of neighbouring entries
+   * in a pack (their headers, and gaps of up to {@link RUN_MAX_GAP} bytes,
+   * read through); each chunk is then decoded and verified on its own, so a
+   * damaged one fails alone and names itself. Pending entries, framed
+   * chunks, chunks the index does not know and runs whose read failed are
+   * read by `get` one by one — the same answers and failures as before.
+   */
+  getMany(scope: ChunkScope, requests: readonly ChunkReadRequest[], sequential?: boolean, buffers?: ReadBuffers): Array<Promise<Uint8Array>> {
+    const alone = (r: ChunkReadRequest) => this.get(scope, r.id, r.codec, r.rawLengthHint, sequential, buffers);
+    if (!this.packs.readInto || requests.length < 2) return requests.map(alone);
+    const reads = this.#readMany(scope, requests, buffers);
+    return requests.map((r, i) =>
+      reads.then((found) => {
+        const f = found[i];
+        return f ? this.#verifiedFrom(r.id, r.codec, f, r.rawLengthHint, buffers) : alone(r);
+      }),
+    );
+  }
+
+  /** The stored forms of the requests the index places outside frames, read in runs; undefined where `get` must read. */
+  async #readMany(scope: ChunkScope, requests: readonly ChunkReadRequest[], buffers?: ReadBuffers): Promise<Array<{ stored: Uint8Array } | undefined>> {
+    const out: Array<{ stored: Uint8Array } | undefined> = new Array(requests.length).fill(undefined);
+    const asked: number[] = [];
+    for (const [i, r] of requests.entries()) {
+      let key: string;
+      try {
+        key = entryKey(scope, r.id, r.codec);
+      } catch {
+        continue; // get refuses it
+      }
+      if (!this.#pending.has(key)) asked.push(i);
+    }
+    if (asked.length === 0) return out;
+    const locations = await this.index.locateMany(
+      scope,
+      asked.map((i) => ({ chunkId: requests[i]!.id, codec: requests[i]!.codec })),
+    );
+    const runs: PackRun[] = [];
+    let run: PackRun | undefined;
+    for (const [k, i] of asked.entries()) {
+      const loc = locations[k];
+      if (!loc || loc.frame) {
+        run = undefined;
+        continue;
+      }
+      const end = loc.pack_offset + loc.stored_length;
+      if (run && run.packId === loc.pack_id && loc.pack_offset >= run.end && loc.pack_offset - run.end <= RUN_MAX_GAP && end - run.start <= RUN_MAX_BYTES) {
+        run.members.push({ index: i, loc });
+        run.end = end;
+      } else {
+        run = { packId: loc.pack_id, start: loc.pack_offset, end, members: [{ index: i, loc }] };
+        runs.push(run);
+      }
+    }
+    await Promise.all(runs.map((r) => this.#readRun(scope, r, out, buffers)));
+    return out;
+  }
+
+  async #readRun(scope: ChunkScope, run: PackRun, out: Array<{ stored: Uint8Array } | undefined>, buffers?: ReadBuffers): Promise<void> {
+    const targets: Uint8Array[] = [];
+    const stored: Buffer[] = [];
+    let at = run.start;
+    for (const { loc } of run.members) {
+      // Between two entries: the next one's header (or small entries of other objects), read into scratch and dropped.
+      if (loc.pack_offset > at) targets.push(GAP_SCRATCH.subarray(0, loc.pack_offset - at));
+      const b = buffers ? buffers.borrow(loc.stored_length) : Buffer.allocUnsafe(loc.stored_length);
+      stored.push(b);
+      targets.push(b);
+      at = loc.pack_offset + loc.stored_length;
+    }
+    let got: number | undefined;
+    try {
+      got = await this.packs.readInto!(scope, run.packId, run.start, targets);
+    } catch {
+      got = undefined;
+    }
+    if (got === undefined) {
+      // The pack is gone (a repack moved the entries) or the read failed: get reads each chunk again alone,
+      // looking it up afresh, and reports what it finds.
+      for (const b of stored) buffers?.giveBack(b);
+      return;
+    }
+    for (const [j, { index, loc }] of run.members.entries()) {
+      // A pack shorter than the index says: each chunk gets the bytes there were, and its hash check reports it
+      // corrupt, as a read of the chunk alone would.
+      const have = Math.max(0, Math.min(loc.stored_length, got - (loc.pack_offset - run.start)));
+      out[index] = { stored: have === loc.stored_length ? stored[j]! : stored[j]!.subarray(0, have) };
+    }
+  }
+
+  /** A read's bytes decoded and verified against `id` (shared by get and getMany). */
+  async #verifiedFrom(id: string, codec: ChunkCodec, found: { stored?: Uint8Array; raw?: Uint8Array }, rawLengthHint?: number, buffers?: ReadBuffers): Promise<Uint8Array> {
     if (found.raw) return verified(id, found.raw);
     const stored = found.stored!;
     // A borrowed read of a compressed chunk decodes into a borrowed buffer too (decision 177): a whole-object

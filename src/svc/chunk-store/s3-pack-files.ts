@@ -70,6 +70,21 @@ export class S3PackFiles implements PackFiles {
     }
   }
 
+  /** One ranged GET for the whole run, copied into the targets (decision 199): one request where each chunk took one. */
+  async readInto(scope: ChunkScope, packId: string, offset: number, targets: readonly Uint8Array[]): Promise<number | undefined> {
+    const length = targets.reduce((n, t) => n + t.byteLength, 0);
+    const bytes = await this.read(scope, packId, offset, length);
+    if (bytes === undefined) return undefined;
+    let at = 0;
+    for (const t of targets) {
+      if (at >= bytes.byteLength) break;
+      const n = Math.min(t.byteLength, bytes.byteLength - at);
+      t.set(bytes.subarray(at, at + n));
+      at += n;
+    }
+    return at;
+  }
+
   async delete(scope: ChunkScope, packId: string): Promise<boolean> {
     const key = this.keyOf(scope, packId);
     try {

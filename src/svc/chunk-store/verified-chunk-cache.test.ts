@@ -89,3 +89,22 @@ test('a sequential read (a whole object streamed once) is served from the cache 
   await inner.delete(scope, ids[1]!, 'raw');
   await assert.rejects(cache.get(scope, ids[1]!, 'raw'), /missing/, 'so the next read goes to the store');
 });
+
+test('getMany of a whole-object pass: hits from memory, the misses in one batch below, none of them kept (decision 199)', async (t) => {
+  const { inner, cache, chunks, ids } = await setup(t, 1 << 20);
+  await cache.get(scope, ids[1]!, 'raw'); // cached
+  const batches: string[][] = [];
+  (inner as { getMany?: unknown }).getMany = (s: typeof scope, requests: ReadonlyArray<{ id: string; codec: 'raw' }>) => {
+    batches.push(requests.map((r) => r.id));
+    return requests.map((r) => inner.get(s, r.id, r.codec));
+  };
+  const requests = ids.map((id) => ({ id, codec: 'raw' as const }));
+  const got = await Promise.all(cache.getMany(scope, requests, true));
+  assert.deepEqual(got.map((b) => Buffer.from(b)), chunks);
+  assert.deepEqual(batches, [[ids[0], ids[2]]], 'the two misses went below together');
+  assert.equal(cache.counters.entries, 1, 'a sequential pass keeps nothing new');
+  // Not sequential: one by one through get, which keeps what it reads.
+  await Promise.all(cache.getMany(scope, requests));
+  assert.equal(batches.length, 1);
+  assert.equal(cache.counters.entries, 3);
+});

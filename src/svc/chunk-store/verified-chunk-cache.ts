@@ -19,7 +19,7 @@
  */
 import type { ChunkCodec } from '../chunking/chunk-codec.ts';
 import type { ChunkScope } from './chunk-scope.ts';
-import type { ChunkPutResult, ChunkStore, ChunkWriter, StoredChunkInfo } from './chunk-store.ts';
+import type { ChunkPutResult, ChunkReadRequest, ChunkStore, ChunkWriter, StoredChunkInfo } from './chunk-store.ts';
 import type { ReadBuffers } from './read-buffers.ts';
 
 export interface VerifiedChunkCacheOptions {
@@ -81,6 +81,42 @@ export class VerifiedChunkCache implements ChunkStore {
     const bytes = await this.#inner.get(scope, id, codec, rawLengthHint);
     this.#remember(key, bytes);
     return bytes;
+  }
+
+  /**
+   * A whole-object pass (`sequential`) serves its hits from the cache and
+   * reads its misses together from the store below (decision 199), keeping
+   * none of them, as `get` does for such a pass. Other reads go one by one
+   * through `get`, which keeps what it reads.
+   */
+  getMany(scope: ChunkScope, requests: readonly ChunkReadRequest[], sequential = false, buffers?: ReadBuffers): Array<Promise<Uint8Array>> {
+    const alone = (r: ChunkReadRequest) => this.get(scope, r.id, r.codec, r.rawLengthHint, sequential, buffers);
+    if (!sequential || !this.#inner.getMany) return requests.map(alone);
+    const out: Array<Promise<Uint8Array>> = new Array(requests.length);
+    const missed: number[] = [];
+    for (const [i, r] of requests.entries()) {
+      const key = `${scope}/${r.id}`;
+      const cached = this.#entries.get(key);
+      if (cached) {
+        this.#hits++;
+        this.#entries.delete(key);
+        this.#entries.set(key, cached);
+        out[i] = Promise.resolve(cached);
+      } else {
+        this.#misses++;
+        missed.push(i);
+      }
+    }
+    if (missed.length > 0) {
+      const reads = this.#inner.getMany(
+        scope,
+        missed.map((i) => requests[i]!),
+        true,
+        buffers,
+      );
+      for (const [k, i] of missed.entries()) out[i] = reads[k]!;
+    }
+    return out;
   }
 
   readStored(scope: ChunkScope, id: string, codec: ChunkCodec): Promise<Uint8Array> {

@@ -256,3 +256,37 @@ test('a corrupt chunk in the middle of a read-ahead window is reported by id, af
   assert.equal(yielded.length, bad.offset, 'exactly the bytes before the corrupt chunk');
   assert.ok(yielded.equals(data.subarray(0, bad.offset)));
 });
+
+test('read-ahead with a store that reads runs (decision 199): the first chunk alone, then runs of at least half the window, within the same bounds and order', async (t) => {
+  const { store: inner, data, result } = await storedObject(t);
+  const refs = result.chunks;
+  assert.ok(refs.length > 40);
+  const alone: string[] = [];
+  const runs: string[][] = [];
+  const store = {
+    get(s: ChunkScope, id: string, codec: ChunkCodec, hint?: number, sequential?: boolean, buffers?: unknown) {
+      assert.equal(buffers, undefined, 'the first chunk is never borrowed');
+      alone.push(id);
+      return inner.get(s, id, codec, hint);
+    },
+    getMany(s: ChunkScope, requests: ReadonlyArray<{ id: string; codec: ChunkCodec; rawLengthHint?: number }>) {
+      runs.push(requests.map((r) => r.id));
+      return requests.map((r) => inner.get(s, r.id, r.codec, r.rawLengthHint));
+    },
+  } as unknown as ChunkStore;
+  const depth = 8;
+  const maxBytes = 6 * Math.max(...refs.map((r) => r.length));
+  const reader = new ChunkReadAhead(refs, store, scope, depth, maxBytes);
+  const out: Uint8Array[] = [];
+  for (let k = 0; k < refs.length; k++) {
+    const next = reader.next();
+    assert.ok(reader.inFlight.reads <= depth);
+    assert.ok(reader.inFlight.reads <= 1 || reader.inFlight.bytes <= maxBytes, `step ${k}: ${reader.inFlight.bytes} bytes ahead`);
+    out.push(await next);
+  }
+  assert.ok(Buffer.concat(out).equals(data));
+  assert.deepEqual(alone, [refs[0]!.id]);
+  assert.deepEqual(runs.flat(), refs.slice(1).map((r) => r.id), 'every other chunk in one run, once, in order');
+  // Topping up one read at a time would hand the store runs of one; only the last run may be short.
+  for (const run of runs.slice(0, -1)) assert.ok(run.length >= depth / 2, `a run of ${run.length}`);
+});

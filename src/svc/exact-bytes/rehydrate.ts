@@ -206,7 +206,7 @@ export async function openRehydration(chunks: readonly ChunkRef[], options: Rehy
  */
 export class ChunkReadAhead {
   readonly #refs: readonly ChunkRef[];
-  readonly #store: Pick<ChunkStore, 'get'>;
+  readonly #store: Pick<ChunkStore, 'get' | 'getMany'>;
   readonly #scope: ChunkScope;
   readonly #depth: number;
   readonly #maxBytes: number;
@@ -217,7 +217,7 @@ export class ChunkReadAhead {
   #nextToStart = 0;
 
   /** `sequential`: the refs are a whole object read once (passed on to the store: caches do not keep the chunks). */
-  constructor(refs: readonly ChunkRef[], store: Pick<ChunkStore, 'get'>, scope: ChunkScope, depth: number, maxBytes = Number.POSITIVE_INFINITY, sequential = false, borrow?: ReadBuffers) {
+  constructor(refs: readonly ChunkRef[], store: Pick<ChunkStore, 'get' | 'getMany'>, scope: ChunkScope, depth: number, maxBytes = Number.POSITIVE_INFINITY, sequential = false, borrow?: ReadBuffers) {
     this.#refs = refs;
     this.#store = store;
     this.#scope = scope;
@@ -249,18 +249,53 @@ export class ChunkReadAhead {
   }
 
   #fill(): void {
-    while (this.#pending.length < this.#depth && this.#nextToStart < this.#refs.length) {
-      const ref = this.#refs[this.#nextToStart]!;
-      if (this.#pending.length > 0 && this.#pendingBytes + ref.length > this.#maxBytes) break;
-      this.#nextToStart++;
-      // The first chunk is never borrowed: a consumer may hold it while it reads the second, to find a
-      // failure there before it commits to a response (byte-response.ts).
-      const read = this.#store.get(this.#scope, ref.id, ref.codec, ref.length, this.#sequential, this.#nextToStart === 1 ? undefined : this.#borrow);
-      // Reads ahead may fail before anyone awaits them; the failure is
-      // reported when the consumer reaches that chunk, not as an unhandled rejection.
-      read.catch(() => undefined);
-      this.#pending.push({ read, bytes: ref.length });
-      this.#pendingBytes += ref.length;
+    const many = this.#store.getMany;
+    if (many === undefined || this.#nextToStart === 0) {
+      // Chunk by chunk; with a store that reads runs, only the first chunk goes this way.
+      while (this.#nextToStart < this.#refs.length && this.#fits(0)) {
+        const ref = this.#refs[this.#nextToStart++]!;
+        // The first chunk is never borrowed: a consumer may hold it while it reads the second, to find a
+        // failure there before it commits to a response (byte-response.ts).
+        this.#track(this.#store.get(this.#scope, ref.id, ref.codec, ref.length, this.#sequential, this.#nextToStart === 1 ? undefined : this.#borrow), ref);
+        if (many) break;
+      }
+      if (many === undefined) return;
     }
+    // Runs (decision 199): once half the window is free, everything that fits starts in one call, so the store
+    // can look the chunks up together and read neighbours in a pack with one read. Topping up one chunk at a
+    // time would hand it runs of one.
+    if (this.#pending.length > 0 && this.#depth - this.#pending.length < Math.ceil(this.#depth / 2)) return;
+    const run: ChunkRef[] = [];
+    let runBytes = 0;
+    while (this.#nextToStart + run.length < this.#refs.length && this.#fits(run.length, runBytes, this.#refs[this.#nextToStart + run.length]!)) {
+      const ref = this.#refs[this.#nextToStart + run.length]!;
+      run.push(ref);
+      runBytes += ref.length;
+    }
+    if (run.length === 0) return;
+    this.#nextToStart += run.length;
+    const reads = many.call(
+      this.#store,
+      this.#scope,
+      run.map((ref) => ({ id: ref.id, codec: ref.codec, rawLengthHint: ref.length })),
+      this.#sequential,
+      this.#borrow,
+    );
+    for (const [k, ref] of run.entries()) this.#track(reads[k]!, ref);
+  }
+
+  /** Whether one more read (`ref`, or the next one) may start, `extra` reads and `extraBytes` beyond those pending. */
+  #fits(extra: number, extraBytes = 0, ref = this.#refs[this.#nextToStart + extra]): boolean {
+    if (!ref || this.#pending.length + extra >= this.#depth) return false;
+    // The head read always starts, so a chunk larger than the byte bound is still read, alone.
+    return this.#pending.length + extra === 0 || this.#pendingBytes + extraBytes + ref.length <= this.#maxBytes;
+  }
+
+  #track(read: Promise<Uint8Array>, ref: ChunkRef): void {
+    // Reads ahead may fail before anyone awaits them; the failure is
+    // reported when the consumer reaches that chunk, not as an unhandled rejection.
+    read.catch(() => undefined);
+    this.#pending.push({ read, bytes: ref.length });
+    this.#pendingBytes += ref.length;
   }
 }

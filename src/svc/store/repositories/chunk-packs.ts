@@ -39,17 +39,36 @@ function indexInsertSql(rows: number): string {
   return sql;
 }
 
-/** The statement sizes a pack of `entries` entries is inserted with (exported for tests). */
-export function indexInsertBatches(entries: number): number[] {
+/** `count` split into statement sizes from `sizes` (largest first), so that few distinct statements are prepared. */
+function batchSizes(count: number, sizes: readonly number[]): number[] {
   const out: number[] = [];
-  let left = entries;
-  for (const size of INSERT_BATCH_SIZES) {
+  let left = count;
+  for (const size of sizes) {
     while (left >= size) {
       out.push(size);
       left -= size;
     }
   }
   return out;
+}
+
+/** The statement sizes a pack of `entries` entries is inserted with (exported for tests). */
+export function indexInsertBatches(entries: number): number[] {
+  return batchSizes(entries, INSERT_BATCH_SIZES);
+}
+
+/** Chunk ids per lookup statement of {@link ChunkPackRepository.locateMany}, largest first (as for inserts). */
+const LOCATE_BATCH_SIZES = [32, 16, 8, 4, 2, 1] as const;
+
+const locateSql = new Map<number, string>();
+function locateManySql(ids: number): string {
+  let sql = locateSql.get(ids);
+  if (!sql) {
+    const list = Array.from({ length: ids }, (_, i) => `$${i + 2}`).join(', ');
+    sql = `SELECT chunk_id, ${LOCATION_COLUMNS} FROM chunk_index WHERE scope = $1 AND chunk_id IN (${list})`;
+    locateSql.set(ids, sql);
+  }
+  return sql;
 }
 
 /**
@@ -161,6 +180,24 @@ export class ChunkPackRepository {
   async locate(scope: string, chunkId: string, codec: 'raw' | 'zstd'): Promise<ChunkLocation | undefined> {
     const row = await this.#db.get(`SELECT ${LOCATION_COLUMNS} FROM chunk_index WHERE scope = $1 AND chunk_id = $2 AND codec = $3`, [scope, chunkId, codec]);
     return row ? location(row) : undefined;
+  }
+
+  /**
+   * Where each of `keys` lives, in order (undefined where not indexed): one
+   * query per {@link LOCATE_BATCH_SIZES} group instead of one per chunk —
+   * a restore's read-ahead looks its runs up this way (decision 199).
+   */
+  async locateMany(scope: string, keys: ReadonlyArray<{ chunkId: string; codec: 'raw' | 'zstd' }>): Promise<Array<ChunkLocation | undefined>> {
+    const found = new Map<string, ChunkLocation>();
+    const ids = [...new Set(keys.map((k) => k.chunkId))];
+    let start = 0;
+    for (const size of batchSizes(ids.length, LOCATE_BATCH_SIZES)) {
+      const batch = ids.slice(start, start + size);
+      start += size;
+      const rows = await this.#db.all<Record<string, unknown>>(locateManySql(size), [scope, ...batch]);
+      for (const row of rows) found.set(`${String(row['chunk_id'])}.${String(row['codec'])}`, location(row));
+    }
+    return keys.map((k) => found.get(`${k.chunkId}.${k.codec}`));
   }
 
   /** Every indexed form of a chunk that may be deduplicated against (zero, one or two rows; condemned rows are left out). */
