@@ -67,14 +67,8 @@ export class VerifiedChunkCache implements ChunkStore {
   async get(scope: ChunkScope, id: string, codec: ChunkCodec, rawLengthHint?: number, sequential = false, buffers?: ReadBuffers): Promise<Uint8Array> {
     // Keyed by scope and id only: every codec decodes to the same bytes.
     const key = `${scope}/${id}`;
-    const cached = this.#entries.get(key);
-    if (cached) {
-      this.#hits++;
-      this.#entries.delete(key);
-      this.#entries.set(key, cached);
-      return cached;
-    }
-    this.#misses++;
+    const cached = this.#lookup(key);
+    if (cached) return cached;
     // A whole-object read passes once: keeping it would evict what range reads come back to (scan resistance).
     // Only such a read may borrow buffers: a kept chunk must never be memory its reader gives back.
     if (sequential) return this.#inner.get(scope, id, codec, rawLengthHint, true, buffers);
@@ -95,17 +89,9 @@ export class VerifiedChunkCache implements ChunkStore {
     const out: Array<Promise<Uint8Array>> = new Array(requests.length);
     const missed: number[] = [];
     for (const [i, r] of requests.entries()) {
-      const key = `${scope}/${r.id}`;
-      const cached = this.#entries.get(key);
-      if (cached) {
-        this.#hits++;
-        this.#entries.delete(key);
-        this.#entries.set(key, cached);
-        out[i] = Promise.resolve(cached);
-      } else {
-        this.#misses++;
-        missed.push(i);
-      }
+      const cached = this.#lookup(`${scope}/${r.id}`);
+      if (cached) out[i] = Promise.resolve(cached);
+      else missed.push(i);
     }
     if (missed.length > 0) {
       const reads = this.#inner.getMany(
@@ -136,6 +122,19 @@ export class VerifiedChunkCache implements ChunkStore {
   clear(): void {
     this.#entries.clear();
     this.#bytes = 0;
+  }
+
+  /** A cached chunk, made the most recently used (counted as a hit), or undefined (counted as a miss). */
+  #lookup(key: string): Uint8Array | undefined {
+    const cached = this.#entries.get(key);
+    if (!cached) {
+      this.#misses++;
+      return undefined;
+    }
+    this.#hits++;
+    this.#entries.delete(key);
+    this.#entries.set(key, cached);
+    return cached;
   }
 
   #remember(key: string, read: Uint8Array): void {

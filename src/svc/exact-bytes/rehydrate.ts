@@ -249,8 +249,8 @@ export class ChunkReadAhead {
   }
 
   #fill(): void {
-    const many = this.#store.getMany;
-    if (many === undefined || this.#nextToStart === 0) {
+    const many = this.#store.getMany !== undefined;
+    if (!many || this.#nextToStart === 0) {
       // Chunk by chunk; with a store that reads runs, only the first chunk goes this way.
       while (this.#nextToStart < this.#refs.length && this.#fits(0)) {
         const ref = this.#refs[this.#nextToStart++]!;
@@ -259,7 +259,7 @@ export class ChunkReadAhead {
         this.#track(this.#store.get(this.#scope, ref.id, ref.codec, ref.length, this.#sequential, this.#nextToStart === 1 ? undefined : this.#borrow), ref);
         if (many) break;
       }
-      if (many === undefined) return;
+      if (!many) return;
     }
     // Runs (decision 199): once half the window is free, everything that fits starts in one call, so the store
     // can look the chunks up together and read neighbours in a pack with one read. Topping up one chunk at a
@@ -274,8 +274,7 @@ export class ChunkReadAhead {
     }
     if (run.length === 0) return;
     this.#nextToStart += run.length;
-    const reads = many.call(
-      this.#store,
+    const reads = this.#store.getMany!(
       this.#scope,
       run.map((ref) => ({ id: ref.id, codec: ref.codec, rawLengthHint: ref.length })),
       this.#sequential,
