@@ -98,6 +98,19 @@ for (const kind of ['log-like', 'json', 'random', 'repeated'] as const) {
   });
 }
 
+test('batches fill their slots: a long ingest sends about one batch per slot of bytes, not one per chunk', async (t) => {
+  const store = tempStore(t);
+  const pool = newPool(t);
+  const data = corpusFile('log-like', 12 * MiB, 'offload-batches');
+  const result = await ingest(pieces(data), { store, scope, mode: 'enforce', offload: pool });
+  const slotsOfBytes = Math.ceil(data.length / SLOT_BYTES);
+  // Each batch holds whole chunks up to a slot, so a batch may end up to one chunk short of full: allow twice the
+  // bytes' worth. Sending whenever the in-flight window is full (the defect this guards) made ~one batch per chunk.
+  assert.ok(result.chunks.length > 4 * slotsOfBytes, `enough chunks to tell the two apart (${result.chunks.length})`);
+  assert.ok(pool.counts.batches <= 2 * slotsOfBytes, `${pool.counts.batches} batches for ${result.chunks.length} chunks in ${slotsOfBytes} slots of bytes`);
+  await assertRestores(store, result, data);
+});
+
 test('chunks the scope already holds are not compressed again', async (t) => {
   const store = tempStore(t);
   const pool = newPool(t);

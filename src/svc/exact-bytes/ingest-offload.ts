@@ -69,6 +69,8 @@ export function offloadsIngest(sizeHint: number | undefined, cores = availablePa
 export interface OffloadedChunk extends ChunkCompressor {
   /** Hex SHA-256 of the chunk (without the `ch_` prefix). */
   readonly digest: Promise<string>;
+  /** True once the chunk's batch went to the worker: awaiting {@link digest} before that needs {@link OffloadStream.send} first. */
+  readonly sent: boolean;
   /** The caller is done with the chunk and any frame `compress` gave (after its store call settled). Once. */
   release(): void;
 }
@@ -286,6 +288,9 @@ export class OffloadStream {
     let released = false;
     return {
       digest: digest.promise,
+      get sent() {
+        return owner.sent;
+      },
       compress: (raw, level) => this.#compress(owner, index, raw, level),
       skip: () => this.#decide(owner, index, null),
       release: () => {

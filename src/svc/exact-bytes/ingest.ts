@@ -109,7 +109,7 @@ const DEFAULT_CONCURRENCY = 8;
  * main thread cuts and looks up the next batch while the worker hashes and
  * compresses the previous one.
  */
-const OFFLOAD_CONCURRENCY = 32;
+const OFFLOAD_CONCURRENCY = 64;
 
 /** The chunker windows every ingest of this thread borrows unless given its own (decision 181). */
 const SHARED_WINDOWS = new ChunkWindows();
@@ -142,7 +142,7 @@ export async function ingest(source: AsyncIterable<Uint8Array>, options: IngestO
   // The first occurrence of each chunk id in this object: later occurrences
   // wait for it instead of racing it into the store.
   const firstOccurrence = new Map<string, Promise<ChunkOutcome>>();
-  const inFlight: Array<{ chunk: Uint8Array; offset: number; length: number; outcome: Promise<ChunkOutcome> }> = [];
+  const inFlight: Array<{ chunk: Uint8Array; offset: number; length: number; outcome: Promise<ChunkOutcome>; handle?: OffloadedChunk }> = [];
   const chunks: IngestedChunk[] = [];
   const stats = newStats();
   let bytesIn = 0;
@@ -182,18 +182,24 @@ export async function ingest(source: AsyncIterable<Uint8Array>, options: IngestO
         throw new SvcError('payload_too_large', `object exceeds the limit of ${options.maxBytes} bytes`, { details: { limit_bytes: options.maxBytes } });
       }
       let outcome: Promise<ChunkOutcome>;
+      let handle: OffloadedChunk | undefined;
       if (streamHash) {
         streamHash.update(chunk);
         outcome = processChunk(chunk, ctx, firstOccurrence, hashes);
-      } else outcome = processOffloaded(chunk, await offload!.add(chunk), ctx, firstOccurrence);
+      } else {
+        handle = await offload!.add(chunk);
+        outcome = processOffloaded(chunk, handle, ctx, firstOccurrence);
+      }
       // A later chunk may fail while an earlier one is awaited; its error is
       // reported when its turn comes, not as an unhandled rejection.
       outcome.catch(() => undefined);
-      inFlight.push({ chunk, offset, length: chunk.length, outcome });
+      inFlight.push({ chunk, offset, length: chunk.length, outcome, handle });
       options.onProgress?.(bytesIn);
       if (inFlight.length >= concurrency) {
-        // The oldest chunk's digest may be waiting in the open batch.
-        offload?.send();
+        // The oldest chunk's digest may be waiting in the open batch: send it then, and only then, so that a
+        // batch otherwise fills its slot (sending on every chunk once the window was full made every batch
+        // one chunk — one message each way per chunk).
+        if (inFlight[0]!.handle?.sent === false) offload!.send();
         await settleOldest();
       }
     }
