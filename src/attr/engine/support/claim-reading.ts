@@ -98,6 +98,13 @@ export const YEAR_RELATION = /\b(before|after|since|until|till|by|from|through|c
 export const PASSIVE =
   /\b(?:is|are|was|were|be|been|being|get|gets|got|gotten)\s+(?:\p{L}+ly\s+)?\p{L}+(?:ed|en|wn|ung|uck|ilt|ade|ld|nt|id|ot)\b[^.;]*?\bby\b|(?<=[\p{L}\p{N})"”’]\s+)(?:made|written|directed|produced|founded|built|designed|created|composed|painted|published|released|developed|owned|operated|hosted|performed|sung|voiced|won|led)\s+by\s/iu;
 
+/**
+ * An enumeration of at least three single words starting here: "playwrights,
+ * poets, songwriters, and novelists", "bees, wasps or ants" (not "goals, and
+ * the team", not "films and won").
+ */
+const ENUMERATION = /^\p{L}+(?:,\s*(?!(?:and|or)\b)\p{L}+)+,?\s+(?:and|or)\s+\p{L}+\b/u;
+
 export function readClaim(raw: string): ClaimReading {
   const text = stripLinks(stripCitationNoise(raw));
   const spans = tokenSpans(text);
@@ -145,7 +152,9 @@ export function readClaim(raw: string): ClaimReading {
     if (after?.number && text.slice(s.end, after.start) === '/') return;
     const next = spans[i + 1];
     const adjacent = next !== undefined && !next.number && /^[\s-]*$/.test(text.slice(s.end, next.start));
-    quantities.push({ value: s.term, unit: adjacent ? next.term : undefined, alternatives: numbers.find((n) => n.term === s.term)?.alternatives ?? [] });
+    // "66 playwrights, poets, songwriters and novelists": the figure counts the whole enumeration, not its first item.
+    const unit = adjacent && !ENUMERATION.test(text.slice(next.start)) ? next.term : undefined;
+    quantities.push({ value: s.term, unit, alternatives: numbers.find((n) => n.term === s.term)?.alternatives ?? [] });
   });
   const compared: string[] = [];
   for (const m of text.matchAll(COMPARISON)) {

@@ -210,3 +210,31 @@ test('a missing last word is substituted by the word after its neighbour, howeve
   // The neighbour as the sentence's last word: nothing stands in the missing word's place.
   assert.equal(judge(claim, ['Of all the colonies, the honeybee colony was the largest.']).flags.includes('word_substituted'), false);
 });
+
+test('a figure before an enumeration counts the whole list, not its first item', () => {
+  const claim = 'The fair invited 12 painters, sculptors, and potters from the valley.';
+  assert.equal(readClaim(claim).quantities[0]!.unit, undefined);
+  // "twelve artists": the figure stands with the list's head noun, the list is said elsewhere.
+  const texts = ['The fair invited twelve artists from the valley.', 'Among them were painters, sculptors and potters.'];
+  assert.deepEqual(judge(claim, texts).flags, []);
+  // The figure itself is still checked.
+  assert.ok(judge('The fair invited 14 painters, sculptors, and potters from the valley.', texts).flags.includes('number_missing'));
+  // Not an enumeration: a clause after the comma, or two words joined by "and"; the count keeps its word.
+  assert.equal(readClaim('He scored 3 goals, and the team won the cup.').quantities[0]!.unit, 'goal');
+  assert.equal(readClaim('She made 5 films and won an award.').quantities[0]!.unit, 'film');
+  assert.ok(judge('The fair invited 12 painters and 3 potters.', ['The fair invited 12 potters and 3 painters.']).flags.includes('quantity_mismatch'));
+});
+
+test('claim words gathered one per sentence are not support (scattered_words)', () => {
+  const claim = 'The polling was close and no candidate was a definite favourite.';
+  // Every word is in the span, but each sentence shares only one with the claim.
+  const scattered = ['Recent polling', 'Comments are now closed.', 'No party fielded a runner.', 'Every candidate spoke.', 'The definite schedule follows.', 'Our favourite photos.'];
+  const v = judge(claim, scattered);
+  assert.equal(v.recall, 1);
+  assert.ok(v.flags.includes('scattered_words'), v.flags.join(','));
+  assert.ok(v.score < 0.65);
+  // The same words said together pass.
+  assert.deepEqual(judge(claim, ['The polling was close.', 'No candidate was a definite favourite.']).flags, []);
+  // A name or figure alone in its sentence (a dateline, a caption) still counts: it is what a neighbouring sentence adds.
+  assert.deepEqual(judge('The Harbour Archive added the film to its registry in 2019.', ['14 March 2019', 'The Harbour Archive added the film to its registry.']).flags, []);
+});

@@ -27,6 +27,9 @@
  *   is not tied the same way in the window ("after 2019" against "between
  *   2000 and 2019"); "since", "by", "until"… also hold for an event the
  *   window dates in that year;
+ * - `scattered_words`: the window holds the claim's words only one per
+ *   sentence ("Recent Poll", "Comments are now closed", "won the race"):
+ *   vocabulary gathered across a span, not a statement of the claim;
  * - `word_substituted`: a claim word the window lacks stands where the
  *   sentence has another word between the same neighbours ("brewed green
  *   tea" against "brewed black tea", "500 billion neurons" against "500
@@ -73,6 +76,10 @@ export const SUBSTITUTION_GAP = 2;
 export const ENTITY_PREFIX = 5;
 /** Tokens after a number within which its unit must follow in the evidence. */
 export const QUANTITY_REACH = 3;
+/** A window sentence speaks to the claim when it holds at least this many of its distinct words together (see coherentRecall)… */
+export const COHERENT_MIN_WORDS = 2;
+/** …and a supported window holds at least this share of the claim's weight in such sentences, its names and figures, and its title. */
+export const COHERENT_MIN_RECALL = 0.35;
 /** Recall at which a window that passes every check is supported (calibrated on the WiCE dev split). */
 export const SUPPORTED_RECALL = 0.6;
 /** The support score the default acceptance policy requires. */
@@ -170,6 +177,8 @@ export function judgeSupport(claim: ClaimReading, weight: (term: string) => numb
     }
   }
 
+  if (recall >= SUPPORTED_RECALL && coherentRecall(claim, weight, window, total) < COHERENT_MIN_RECALL) flags.push('scattered_words');
+
   let fragmentFailed = false;
   const flag = (name: string) => {
     if (!flags.includes(name)) flags.push(name);
@@ -200,6 +209,33 @@ export function judgeSupport(claim: ClaimReading, weight: (term: string) => numb
   if (flags.some((f) => f !== 'fragment_unsupported')) score = Math.min(score, FAILED_CHECK_CAP);
   else if (flags.includes('fragment_unsupported')) score = Math.min(score, FRAGMENT_CAP);
   return { recall, score, flags };
+}
+
+/**
+ * The share of the claim's weight a window holds in sentences that say two
+ * or more of its words together (or in the title): a word that stands alone
+ * in its sentence counts only when it is one of the claim's names or
+ * figures (a dateline, a caption, a heading: the one name or figure a
+ * neighbouring sentence adds). "The polling was close and no candidate was
+ * a favourite" gathered from "Recent Poll", "Comments are now closed", "…
+ * won the race with 74 %" and "did not field a candidate" says nothing of
+ * the claim, however much of its vocabulary the span holds.
+ */
+function coherentRecall(claim: ClaimReading, weight: (term: string) => number, window: WindowReading, total: number): number {
+  if (total === 0) return 0;
+  const named = new Set<string>(claim.entities);
+  for (const n of claim.numbers) named.add(n.term);
+  const claimTerms = new Set(claim.terms);
+  const held = new Set<string>();
+  for (const t of claim.terms) if (window.titleTerms.has(t)) held.add(t);
+  for (const s of window.sentences) {
+    const hits = new Set<string>();
+    for (const sp of s.spans) if (claimTerms.has(sp.term)) hits.add(sp.term);
+    for (const t of hits) if (hits.size >= COHERENT_MIN_WORDS || named.has(t)) held.add(t);
+  }
+  let hit = 0;
+  for (const t of claim.terms) if (held.has(t)) hit += weight(t);
+  return hit / total;
 }
 
 /**

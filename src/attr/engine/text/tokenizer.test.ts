@@ -64,3 +64,33 @@ test('an ordinal word is matched as its figure but is not a checked number', () 
   // "first" and "second" stay words.
   assert.deepEqual(contentTokens('at first, a second'), ['first', 'second']);
 });
+
+test('with compounds, words a scraped page glued together are also read apart (evidence side)', () => {
+  // "NewsOPINIONApril 11 2019": a navigation bar run into a dateline; the month is there to be found.
+  assert.deepEqual(tokenSpans('HomeNewsOPINIONApril 11 2019', true).map((s) => s.term), ['homenewsopinionapril', 'home', 'new', 'opinion', 'april', '11', '2019']);
+  assert.deepEqual(tokenSpans('Photo CreditMarta Ruiz', true).map((s) => s.term), ['photo', 'creditmarta', 'credit', 'marta', 'ruiz']);
+  // A name with an inner capital after one or two letters is one word.
+  assert.deepEqual(tokenSpans('McDonald, DiCaprio and an iPhone', true).map((s) => s.term), ['mcdonald', 'dicaprio', 'iphon']);
+  // The claim side keeps the word whole.
+  assert.deepEqual(tokenSpans('HomeNewsOPINIONApril').map((s) => s.term), ['homenewsopinionapril']);
+  const text = 'Photo CreditMarta Ruiz';
+  const marta = tokenSpans(text, true).find((s) => s.term === 'marta')!;
+  assert.equal(text.slice(marta.start, marta.end), 'Marta');
+  assert.equal(marta.capitalized, true);
+});
+
+test('a day or month written with a leading zero is its number, a clock time keeps its zeros', () => {
+  assert.deepEqual(contentTokens('05 August 2019'), ['5', 'august', '2019']);
+  assert.deepEqual(contentTokens('August 5, 2019'), ['august', '5', '2019']);
+  assert.deepEqual(contentTokens('0.5 and 0'), ['0.5', '0']);
+  // "08:00" is a time of day, not eight of something.
+  assert.deepEqual(contentTokens('Feb 12, 2009 08:00'), ['februari', '12', '2009', '08', '00']);
+});
+
+test('an ISO date is its year, its month by name and its day', () => {
+  assert.deepEqual(contentTokens('Published 2016-08-25'), ['publish', '2016', 'august', '25']);
+  assert.deepEqual(contentTokens('Published August 25, 2016'), ['publish', 'august', '25', '2016']);
+  assert.deepEqual(contentTokens('2018-06-30T07:00:00Z'), ['2018', 'june', '30', '00', '00z']);
+  // Not a date: a year range, or a month or day out of range.
+  assert.deepEqual(contentTokens('the 2018-19 season, code 2018-13-40'), ['2018', '19', 'season', 'code', '2018', '13', '40']);
+});

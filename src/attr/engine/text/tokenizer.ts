@@ -49,6 +49,10 @@ const MONTH_ABBREVIATIONS: ReadonlyMap<string, string> = new Map(
     .map((p) => p.split(':') as [string, string])
     .map(([a, full]) => [a, stemmer(full)] as [string, string]),
 );
+/** Month names by number, as their stems ("2016-08-25" → "august"). */
+const MONTHS_BY_NUMBER: readonly string[] = 'january february march april may june july august september october november december'.split(' ').map((m) => stemmer(m));
+/** The "-MM-DD" after a four-digit year of an ISO date (not followed by another digit). */
+const ISO_DATE_REST = /^-(\d\d)-(\d\d)(?!\d)/;
 const DIGIT_AFTER = /^\.?\s\d/;
 const DIGIT_BEFORE = /\d\s$/;
 
@@ -61,6 +65,7 @@ const TOKEN = /[\p{L}\p{N}]+(?:[.,'’][\p{L}\p{N}]+)*/gu;
 
 const isAsciiDigit = (code: number): boolean => code >= 48 && code <= 57;
 const APOSTROPHE = 0x27;
+const COLON = 0x3a;
 const RIGHT_QUOTE = 0x2019;
 /** Characters joining the parts of a token ("3.5", "1,000", "don't"), dropped from word tokens. */
 const JOINERS = /['’.,]/g;
@@ -85,15 +90,19 @@ export function stem(word: string): string {
 }
 
 const ORDINAL = /^(\d+)(?:st|nd|rd|th)$/;
+/** Zeros before a whole number's first significant digit ("05" → "5", "007" → "7"; "0" and "0.5" stay). */
+const LEADING_ZEROS = /^0+(?=\d)/;
 
 /**
- * Normalises a numeric token: "1,000" → "1000", "3.50" stays "3.50", and an
- * ordinal is its number ("9th" → "9": "April 9th" is "April 9", "the 400th
+ * Normalises a numeric token: "1,000" → "1000", "3.50" stays "3.50", "05" →
+ * "5" (a day or month written with a zero), and an ordinal is its number ("9th" → "9": "April 9th" is "April 9", "the 400th
  * anniversary" counts 400).
  */
 function normaliseNumber(token: string): string {
   const ordinal = ORDINAL.exec(token);
-  if (ordinal) return ordinal[1]!;
+  if (ordinal) return ordinal[1]!.replace(LEADING_ZEROS, '');
+  // "05 August 2019" is August 5: a whole number's leading zeros write nothing.
+  if (LEADING_ZEROS.test(token) && /^\d+$/.test(token)) return token.replace(LEADING_ZEROS, '');
   return /^\d{1,3}(,\d{3})+(\.\d+)?$/.test(token) ? token.replace(/,/g, '') : token;
 }
 
@@ -121,7 +130,19 @@ function eachToken(raw: string, visit: (term: string, start: number, end: number
     const n = t.length;
     if (n >= 2 && t.charCodeAt(n - 1) === 0x73 && (t.charCodeAt(n - 2) === APOSTROPHE || t.charCodeAt(n - 2) === RIGHT_QUOTE)) t = t.slice(0, -2);
     if (isAsciiDigit(t.charCodeAt(0))) {
-      visit(normaliseNumber(t), m.index, m.index + original.length, original, true);
+      // "2016-08-25" is 25 August 2016: the year, the month as its name, the day.
+      const iso = t.length === 4 ? ISO_DATE_REST.exec(text.slice(m.index + 4, m.index + 11)) : null;
+      if (iso && Number(iso[1]) >= 1 && Number(iso[1]) <= 12 && Number(iso[2]) >= 1 && Number(iso[2]) <= 31) {
+        const at = m.index + 4;
+        visit(t, m.index, at, original, true);
+        visit(MONTHS_BY_NUMBER[Number(iso[1]) - 1]!, at + 1, at + 3, iso[1]!, false);
+        visit(String(Number(iso[2])), at + 4, at + 6, iso[2]!, true);
+        skipUntil = at + 6;
+        continue;
+      }
+      // A clock time ("08:00") is not a count: its parts keep their zeros.
+      const clock = text.charCodeAt(m.index - 1) === COLON || text.charCodeAt(m.index + original.length) === COLON;
+      visit(clock ? t : normaliseNumber(t), m.index, m.index + original.length, original, true);
       continue;
     }
     if (HAS_JOINER.test(t)) t = t.replace(JOINERS, '');
@@ -166,7 +187,35 @@ function eachToken(raw: string, visit: (term: string, start: number, end: number
     }
     if (t.length < 2 || STOP_WORDS.has(t)) continue;
     visit(stem(t), m.index, end, original, false);
+    // "NewsOPINIONApril", "MemorialPembroke": words a scraped page glued together are also read apart.
+    if (compounds && GLUED.test(original)) {
+      for (const part of gluedParts(original)) {
+        const word = part.text.toLowerCase();
+        if (word.length >= 2 && !STOP_WORDS.has(word)) visit(stem(word), m.index + part.at, m.index + part.at + part.text.length, part.text, false);
+      }
+    }
   }
+}
+
+/**
+ * A word of ASCII letters only, with a lower-case letter right before a
+ * capital at least three letters in: two or more words written without a
+ * space ("CreditAaron", "NewsOPINIONApril"), not a name with an inner
+ * capital ("McDonald", "DiCaprio", "iPhone").
+ */
+const GLUED = /^(?=[A-Za-z]+$)[A-Za-z]{3,}(?<=[a-z])[A-Z]/;
+/** Where glued words part: a lower-case letter before a capital, or a capital run before a capital and a lower-case letter. */
+const GLUE_POINT = /(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])/;
+
+/** The words of a glued token with their offsets in it ("NewsOPINIONApril" → News, OPINION, April). */
+function gluedParts(original: string): Array<{ text: string; at: number }> {
+  const out: Array<{ text: string; at: number }> = [];
+  let at = 0;
+  for (const text of original.split(GLUE_POINT)) {
+    out.push({ text, at });
+    at += text.length;
+  }
+  return out;
 }
 
 /** A hyphen and the next word right after a word ("-American" in "Ibero-American"). */
