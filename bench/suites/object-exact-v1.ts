@@ -29,11 +29,10 @@
  * kinds, 4 MiB issue files, one round — a smoke run, not a result).
  */
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createReadStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { CORPUS_KINDS, corpusFile, withInsertedByte } from '../corpus/corpus-files.ts';
 import { dirSize } from '../object-exact/dir-size.ts';
 import { ensureRestic, resticBackup, resticInit, resticRestore } from '../object-exact/restic.ts';
@@ -60,6 +59,7 @@ import { buildServer } from '../../src/svc/http/server.ts';
 import type { IngestResult } from '../../src/svc/exact-bytes/ingest.ts';
 import { ingest } from '../../src/svc/exact-bytes/ingest.ts';
 import { openRehydration } from '../../src/svc/exact-bytes/rehydrate.ts';
+import { chunkListSha256 } from '../../src/svc/exact-bytes/chunk-list-digest.ts';
 import S3rver from 's3rver';
 import { resticGc } from '../object-exact/restic.ts';
 import { ioCounts, svcGc, svcUserRound, type UserFile, type UserRound, userRangeReads } from '../object-exact/user-path.ts';
@@ -158,9 +158,39 @@ async function zstdLevels(corpus: { base: CorpusEntry[] }) {
   return rows;
 }
 
+/** Buffers lent to the whole-object restores, one pool as `svc serve` keeps one (decision 173). */
+const restoreBuffers = new ReadBuffers();
+/** Restored bytes are written in blocks of this size, as the CLI's write buffer gathers them (byte-transfer.ts). */
+const RESTORE_WRITE_BLOCK = 4 * MiB;
+
+/**
+ * A whole object read the way `svc serve` reads it for the rehydrate route: bound to the chunk list digest ingest
+ * records in the manifest (each byte hashed once, decision 178) and read into lent buffers, each piece copied out
+ * before the next is asked for (decisions 173, 195). Until 2026-11-27 this read hashed every byte twice and
+ * allocated a buffer per chunk — a path the service does not take (decision 201).
+ */
 async function rehydrateTo(store: ChunkStore, result: IngestResult, file: string): Promise<void> {
-  const r = await openRehydration(result.chunks, { store, scope, expectedSha256: result.sha256 });
-  await pipeline(Readable.from(r.stream), createWriteStream(file));
+  const r = await openRehydration(result.chunks, { store, scope, expectedSha256: result.sha256, expectedChunkListSha256: chunkListSha256(result.chunks), borrow: restoreBuffers });
+  const out = await open(file, 'w');
+  const block = Buffer.allocUnsafe(RESTORE_WRITE_BLOCK);
+  let used = 0;
+  try {
+    for await (const piece of r.stream) {
+      for (let at = 0; at < piece.length; ) {
+        const n = Math.min(piece.length - at, block.length - used);
+        block.set(piece.subarray(at, at + n), used);
+        used += n;
+        at += n;
+        if (used === block.length) {
+          await out.write(block, 0, used);
+          used = 0;
+        }
+      }
+    }
+    if (used > 0) await out.write(block, 0, used);
+  } finally {
+    await out.close();
+  }
 }
 
 function sha256File(file: string): string {
@@ -724,7 +754,7 @@ export default async function run(args: string[]): Promise<BenchReport> {
       `zstd level (stored ratio, encode MiB/s) on log+JSON chunks: ${levels.map((r) => `${r.level}: ${r.stored_ratio}, ${r.encode_mbps}`).join('; ')}.`,
       `Both sides read the corpus from the page cache and fsync what they write. svc and restic alternate for ${rounds} rounds (fresh store and repository each); throughput and restore are medians. The machine is shared with other workloads, so absolute figures vary between runs.`,
     ];
-    return { suite: 'object-exact-v1', results, table: { columns: ['metric', 'svc', 'restic', 'ratio', 'target'], rows }, notes: [...userTable.notes, 'Rows without USER PATH: the library pipeline in the bench process (ingest with each file\'s size known, so large files hash and compress on the ingest worker as in the server; openRehydration) on the store `svc serve` runs by default: pack files with their index in SQLite, chunks compressed alone. Until decision 190 these rows measured the old one-file-per-chunk layout (FsChunkStore). Stored bytes: packs plus the index database at rest, plus the chunk lists (the manifests\' share). The chunk-size sweep still uses the old layout (it compares chunk sizes, not stores).', ...notes] };
+    return { suite: 'object-exact-v1', results, table: { columns: ['metric', 'svc', 'restic', 'ratio', 'target'], rows }, notes: [...userTable.notes, 'Rows without USER PATH: the library pipeline in the bench process (ingest with each file\'s size known, so large files hash and compress on the ingest worker as in the server; openRehydration bound to the chunk list digest and reading into lent buffers, as the rehydrate route does, written out in 4 MiB blocks) on the store `svc serve` runs by default: pack files with their index in SQLite, chunks compressed alone. Until decision 190 these rows measured the old one-file-per-chunk layout (FsChunkStore). Stored bytes: packs plus the index database at rest, plus the chunk lists (the manifests\' share). The chunk-size sweep still uses the old layout (it compares chunk sizes, not stores).', ...notes] };
   } finally {
     rmSync(workDir, { recursive: true, force: true });
   }
