@@ -105,9 +105,10 @@ export interface IngestResult {
 
 const DEFAULT_CONCURRENCY = 8;
 /**
- * Chunks in flight in an offloaded ingest: two batches' worth, so that the
- * main thread cuts and looks up the next batch while the worker hashes and
- * compresses the previous one.
+ * Chunks in flight in an offloaded ingest: about four batches' worth of
+ * ~64 KiB chunks, so that the main thread cuts and looks up the next batches
+ * while the worker hashes and compresses earlier ones (32, two batches,
+ * measured slower with batches that fill their slots; decision 201).
  */
 const OFFLOAD_CONCURRENCY = 64;
 
