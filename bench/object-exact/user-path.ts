@@ -7,6 +7,7 @@
  * included — what a user waits for.
  */
 import { createHash } from 'node:crypto';
+import http from 'node:http';
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { dirSize } from './dir-size.ts';
@@ -145,7 +146,29 @@ export async function svcUserRound(workDir: string, files: UserFile[], keepState
   }
 }
 
-/** 1 MiB range reads through `POST /v1/manifests/{id}/rehydrate` with a range: p50/p95 in ms. */
+/** One range read over a keep-alive node:http agent: the bytes received. */
+function rangeRead(agent: http.Agent, url: URL, start: number): Promise<number> {
+  const body = JSON.stringify({ range: { start, end: start + MiB - 1 } });
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-api-key': API_KEY } },
+      (res) => {
+        let n = 0;
+        res.on('data', (piece: Buffer) => (n += piece.length));
+        res.on('end', () => (res.statusCode === 206 ? resolve(n) : reject(new Error(`range read: ${res.statusCode}, ${n} bytes`))));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/**
+ * 1 MiB range reads through `POST /v1/manifests/{id}/rehydrate` with a range: p50/p95 in ms. The client is
+ * node:http with keep-alive, as the CLI's transfers are (byte-transfer.ts). Until 2026-11-27 it was fetch, whose
+ * own cost per 1 MiB answer (undici's web streams, arrayBuffer()) was ~3 ms of the p50 (decision 201).
+ */
 export async function httpRangeReads(server: SvcServer, manifestId: string, size: number, samples: number, seed = 7) {
   const latencies: number[] = [];
   const starts: number[] = [];
@@ -154,16 +177,17 @@ export async function httpRangeReads(server: SvcServer, manifestId: string, size
     s = (s * 1103515245 + 12345) % 2 ** 31;
     starts.push(s % (size - MiB));
   }
-  for (const start of starts) {
-    const t = performance.now();
-    const res = await fetch(`${server.url}/v1/manifests/${manifestId}/rehydrate`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': API_KEY },
-      body: JSON.stringify({ range: { start, end: start + MiB - 1 } }),
-    });
-    const n = (await res.arrayBuffer()).byteLength;
-    if (res.status !== 206 || n !== MiB) throw new Error(`range read: ${res.status}, ${n} bytes`);
-    latencies.push(performance.now() - t);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const url = new URL(`${server.url}/v1/manifests/${manifestId}/rehydrate`);
+  try {
+    for (const start of starts) {
+      const t = performance.now();
+      const n = await rangeRead(agent, url, start);
+      if (n !== MiB) throw new Error(`range read: ${n} bytes`);
+      latencies.push(performance.now() - t);
+    }
+  } finally {
+    agent.destroy();
   }
   latencies.sort((a, b) => a - b);
   const q = (p: number) => latencies[Math.min(latencies.length - 1, Math.ceil(p * latencies.length) - 1)]!;
