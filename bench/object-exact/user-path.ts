@@ -7,7 +7,6 @@
  * included — what a user waits for.
  */
 import { createHash } from 'node:crypto';
-import http from 'node:http';
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { dirSize } from './dir-size.ts';
@@ -15,6 +14,7 @@ import { resticBackup, resticEnv, resticInit, resticRestore } from './restic.ts'
 import { API_KEY, runCli, type StartOptions, startSvc, type SvcServer, straceSyncCalls } from './svc-process.ts';
 import { execFileSync } from 'node:child_process';
 import type { ChunkScope } from '../../src/svc/chunk-store/chunk-scope.ts';
+import { makeRequester } from '../../src/svc/benchmarks/http-load.ts';
 
 const MiB = 1024 * 1024;
 
@@ -146,28 +146,11 @@ export async function svcUserRound(workDir: string, files: UserFile[], keepState
   }
 }
 
-/** One range read over a keep-alive node:http agent: the bytes received. */
-function rangeRead(agent: http.Agent, url: URL, start: number): Promise<number> {
-  const body = JSON.stringify({ range: { start, end: start + MiB - 1 } });
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-api-key': API_KEY } },
-      (res) => {
-        let n = 0;
-        res.on('data', (piece: Buffer) => (n += piece.length));
-        res.on('end', () => (res.statusCode === 206 ? resolve(n) : reject(new Error(`range read: ${res.statusCode}, ${n} bytes`))));
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
 /**
  * 1 MiB range reads through `POST /v1/manifests/{id}/rehydrate` with a range: p50/p95 in ms. The client is
- * node:http with keep-alive, as the CLI's transfers are (byte-transfer.ts). Until 2026-11-27 it was fetch, whose
- * own cost per 1 MiB answer (undici's web streams, arrayBuffer()) was ~3 ms of the p50 (decision 201).
+ * node:http with keep-alive (the benchmarks' requester), as the CLI's transfers are (byte-transfer.ts). Until
+ * 2026-11-27 it was fetch, whose own cost per 1 MiB answer (undici's web streams, arrayBuffer()) was ~3 ms of the
+ * p50 (decision 201).
  */
 export async function httpRangeReads(server: SvcServer, manifestId: string, size: number, samples: number, seed = 7) {
   const latencies: number[] = [];
@@ -177,17 +160,15 @@ export async function httpRangeReads(server: SvcServer, manifestId: string, size
     s = (s * 1103515245 + 12345) % 2 ** 31;
     starts.push(s % (size - MiB));
   }
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const url = new URL(`${server.url}/v1/manifests/${manifestId}/rehydrate`);
+  const requester = makeRequester({ name: 'svc', url: server.url, headers: { 'x-api-key': API_KEY } });
   try {
     for (const start of starts) {
-      const t = performance.now();
-      const n = await rangeRead(agent, url, start);
-      if (n !== MiB) throw new Error(`range read: ${n} bytes`);
-      latencies.push(performance.now() - t);
+      const r = await requester.send('POST', `/v1/manifests/${manifestId}/rehydrate`, { range: { start, end: start + MiB - 1 } });
+      if (r.status !== 206 || r.body.length !== MiB) throw new Error(`range read: ${r.status}, ${r.body.length} bytes`);
+      latencies.push(r.ms);
     }
   } finally {
-    agent.destroy();
+    requester.close();
   }
   latencies.sort((a, b) => a - b);
   const q = (p: number) => latencies[Math.min(latencies.length - 1, Math.ceil(p * latencies.length) - 1)]!;
