@@ -90,7 +90,9 @@ test('a day or month written with a leading zero is its number, a clock time kee
 test('an ISO date is its year, its month by name and its day', () => {
   assert.deepEqual(contentTokens('Published 2016-08-25'), ['publish', '2016', 'august', '25']);
   assert.deepEqual(contentTokens('Published August 25, 2016'), ['publish', 'august', '25', '2016']);
-  assert.deepEqual(contentTokens('2018-06-30T07:00:00Z'), ['2018', 'june', '30', '00', '00z']);
+  // A full timestamp keeps its hour (a clock part, with its zero) and drops the "Z" of UTC.
+  assert.deepEqual(contentTokens('2018-06-30T07:00:00Z'), ['2018', 'june', '30', '07', '00', '00']);
+  assert.deepEqual(contentTokens('2018-06-30T07:00:00Z'), contentTokens('2018-06-30 07:00:00'));
   // Not a date: a year range, or a month or day out of range.
   assert.deepEqual(contentTokens('the 2018-19 season, code 2018-13-40'), ['2018', '19', 'season', 'code', '2018', '13', '40']);
 });

@@ -53,6 +53,10 @@ const MONTH_ABBREVIATIONS: ReadonlyMap<string, string> = new Map(
 const MONTHS_BY_NUMBER: readonly string[] = 'january february march april may june july august september october november december'.split(' ').map((m) => stemmer(m));
 /** The "-MM-DD" after a four-digit year of an ISO date (not followed by another digit). */
 const ISO_DATE_REST = /^-(\d\d)-(\d\d)(?!\d)/;
+/** The hour of an ISO timestamp right after its date ("T07:" of "2018-06-30T07:00:00Z"). */
+const ISO_TIME_HOUR = /^T(\d\d):/;
+/** The UTC designator after a clock part ("00Z"). */
+const ZULU = /(?<=^\d\d)z$/;
 const DIGIT_AFTER = /^\.?\s\d/;
 const DIGIT_BEFORE = /\d\s$/;
 
@@ -138,11 +142,18 @@ function eachToken(raw: string, visit: (term: string, start: number, end: number
         visit(MONTHS_BY_NUMBER[Number(iso[1]) - 1]!, at + 1, at + 3, iso[1]!, false);
         visit(String(Number(iso[2])), at + 4, at + 6, iso[2]!, true);
         skipUntil = at + 6;
+        // A full timestamp ("2018-06-30T07:00:00Z"): the hour after the "T" is a clock part, as in "07:00".
+        const hour = ISO_TIME_HOUR.exec(text.slice(at + 6, at + 10));
+        if (hour) {
+          visit(hour[1]!, at + 7, at + 9, hour[1]!, true);
+          skipUntil = at + 9;
+        }
         continue;
       }
       // A clock time ("08:00") is not a count: its parts keep their zeros.
       const clock = text.charCodeAt(m.index - 1) === COLON || text.charCodeAt(m.index + original.length) === COLON;
-      visit(clock ? t : normaliseNumber(t), m.index, m.index + original.length, original, true);
+      // A clock part's "Z" (UTC, "07:00:00Z") is a time zone, not part of the figure.
+      visit(clock ? t.replace(ZULU, '') : normaliseNumber(t), m.index, m.index + original.length, original, true);
       continue;
     }
     if (HAS_JOINER.test(t)) t = t.replace(JOINERS, '');
