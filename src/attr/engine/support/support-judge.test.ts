@@ -183,6 +183,14 @@ test('a country named on the page by its demonym or another of its names is not 
   assert.ok(judgeOnPage('The Harbour Archive in Italy added the film to its registry in 2019.', texts, ['It keeps Burmese newsreels.']).flags.includes('entity_missing'));
 });
 
+test('"U.S." names a country: it is checked as a name and meets the country\'s other names (decision 202)', () => {
+  const judgeOnPage = (claim: string, texts: string[], page: string[] = []) => judgeSupport(readClaim(claim), ones, window(texts, '', page));
+  // Before, "U.S." was the stop word "us" and vanished: a claim about the U.S. rode on a page about Canada.
+  assert.ok(judgeOnPage('The U.S. ferry service carried 9,000 riders in 2019.', ['The Canadian ferry service carried 9,000 riders in 2019.']).flags.includes('entity_missing'));
+  assert.deepEqual(judgeOnPage('The U.S. ferry service carried 9,000 riders in 2019.', ['The ferry service carried 9,000 riders in 2019.'], ['It is run by the United States Coast Guard.']).flags, []);
+  assert.deepEqual(judgeOnPage('The American ferry service carried 9,000 riders in 2019.', ['The US ferry service carried 9,000 riders in 2019.']).flags, []);
+});
+
 test("a figure in the source's title counts as said, as its words do (decision 166)", () => {
   const texts = ['Of the adults asked, 81% said their health was good.'];
   assert.deepEqual(judge('A 2015 survey found that 81% of adults said their health was good.', texts, 'Coastal Health Survey 2015').flags, []);

@@ -142,11 +142,17 @@ export function judgeSupport(claim: ClaimReading, weight: (term: string) => numb
   const recall = total === 0 ? 0 : hit / total;
 
   const onPage = (t: string) => has.has(t) || window.titleTerms.has(t) || window.pageTerms?.has(t) === true;
+  // Names the window writes another way (a demonym, another name of the country): not a word substituted by another.
+  const renamed = new Set<string>();
   for (const e of claim.entities) {
     // A capital by position only: the corpus writes the word in lower case ("Instead of …", "Since its …").
     if (e === claim.lead && window.ordinaryWord?.(e)) continue;
     // Another name of the same country or nation on the page ("United States" / "American"; entity-aliases.ts).
-    if (claim.aliases.some((a) => a.terms.includes(e) && a.others.some((o) => o.every(onPage)))) continue;
+    if (claim.aliases.some((a) => a.terms.includes(e) && a.others.some((o) => o.every(onPage)))) {
+      if (claim.aliases.some((a) => a.terms.includes(e) && a.others.some((o) => o.every((t) => has.has(t))))) renamed.add(e);
+      continue;
+    }
+    if (!has.has(e) && hasVariant(has, e)) renamed.add(e);
     if (!has.has(e) && !window.titleTerms.has(e) && !hasVariant(has, e) && !hasVariant(window.titleTerms, e) && !window.pageTerms?.has(e)) {
       flags.push('entity_missing');
       break;
@@ -201,7 +207,7 @@ export function judgeSupport(claim: ClaimReading, weight: (term: string) => numb
     if (about >= ROLE_MIN_COVERAGE && claim.passive === sentence.passive && (swapped(f.terms, sentence.spans) || (brokenNeighbours(f.spans, sentence.spans) && reversedRun(f.terms, sentence.spans) >= ROLE_MIN_REVERSED))) {
       flag('role_order');
     }
-    if (about >= SUBSTITUTION_MIN_COVERAGE && substituted(claim.text, f.spans, sentence.spans, has, new Set(claim.terms))) flag('word_substituted');
+    if (about >= SUBSTITUTION_MIN_COVERAGE && substituted(claim.text, f.spans, sentence.spans, (t) => has.has(t) || renamed.has(t), new Set(claim.terms))) flag('word_substituted');
   }
   if (fragmentFailed) flags.push('fragment_unsupported');
 
@@ -401,12 +407,12 @@ function brokenNeighbours(claim: readonly TokenSpan[], sentence: readonly TokenS
  *   the end to the start's limit (the neighbour among the sentence's last
  *   three words) was measured and not adopted: docs/attr-grounding.md §4.
  */
-function substituted(claimText: string, claim: readonly TokenSpan[], sentence: readonly TokenSpan[], window: ReadonlySet<string>, claimTerms: ReadonlySet<string>): boolean {
+function substituted(claimText: string, claim: readonly TokenSpan[], sentence: readonly TokenSpan[], said: (term: string) => boolean, claimTerms: ReadonlySet<string>): boolean {
   const at = positions(sentence);
   for (let i = 0; i < claim.length; i++) {
     const m = claim[i]!;
     // Numbers are the number checks' to judge (with their alternative forms).
-    if (window.has(m.term) || m.number) continue;
+    if (said(m.term) || m.number) continue;
     // Words of force ("causes", "always", "may", "about") are rule 4's to judge, against the evidence's own force.
     if (FORCE_WORD.test(claimText.slice(m.start, m.end).toLowerCase())) continue;
     // A clause whose subject is a pronoun ("He reportedly grew close …", "…, she was the only member of …") has

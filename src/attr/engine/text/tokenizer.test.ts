@@ -96,3 +96,8 @@ test('an ISO date is its year, its month by name and its day', () => {
   // Not a date: a year range, or a month or day out of range.
   assert.deepEqual(contentTokens('the 2018-19 season, code 2018-13-40'), ['2018', '19', 'season', 'code', '2018', '13', '40']);
 });
+
+test('"U.S." and "US" are the country, as "USA" is; the pronoun "us" and an all-caps "US" stay stop words', () => {
+  assert.deepEqual(contentTokens('the U.S. Army, US troops, the U.S.A.'), ['usa', 'armi', 'usa', 'troop', 'usa']);
+  assert.deepEqual(contentTokens('Join us. CONTACT US | ABOUT US'), ['join', 'contact']);
+});

@@ -156,6 +156,11 @@ function eachToken(raw: string, visit: (term: string, start: number, end: number
       visit(clock ? t.replace(ZULU, '') : normaliseNumber(t), m.index, m.index + original.length, original, true);
       continue;
     }
+    // "U.S." and "US" name the country, as "USA" does; only the pronoun "us" is a stop word.
+    if (t.length <= 3 && (original === 'U.S' || (original === 'US' && !allCapsNeighbour(text, m.index, m.index + 2)))) {
+      visit('usa', m.index, m.index + original.length, original, false);
+      continue;
+    }
     if (HAS_JOINER.test(t)) t = t.replace(JOINERS, '');
     // Accents do not make another Latin-script word: "Québec" is "Quebec", "Étaples" is "Etaples".
     // (Other scripts keep their marks: a Devanagari vowel sign is part of the word.)
@@ -206,6 +211,11 @@ function eachToken(raw: string, visit: (term: string, start: number, end: number
       }
     }
   }
+}
+
+/** A word of two or more capitals ("CONTACT", "HELP") right before or after `start..end`: an all-caps run, where "US" is the pronoun. */
+function allCapsNeighbour(text: string, start: number, end: number): boolean {
+  return /(?:^|[^\p{L}])\p{Lu}{2,}[^\p{L}\p{N}]+$/u.test(text.slice(Math.max(0, start - 24), start)) || /^[^\p{L}\p{N}]+\p{Lu}{2,}(?:[^\p{L}]|$)/u.test(text.slice(end, end + 24));
 }
 
 /**
