@@ -191,6 +191,17 @@ test('"U.S." names a country: it is checked as a name and meets the country\'s o
   assert.deepEqual(judgeOnPage('The American ferry service carried 9,000 riders in 2019.', ['The US ferry service carried 9,000 riders in 2019.']).flags, []);
 });
 
+test('a share or an amount written another way is the same figure with the same unit (decision 202)', () => {
+  for (const [claim, evidence] of [['About 40% of the harbour\'s boats are wooden.', 'About 40 per cent of the harbour\'s boats are wooden.'], ['About 40 percent of the harbour\'s boats are wooden.', 'About 40% of the harbour\'s boats are wooden.']]) {
+    const v = judge(claim!, [evidence!]);
+    assert.deepEqual(v.flags, []);
+    assert.equal(v.recall, 1, claim);
+  }
+  assert.deepEqual(judge('The harbour wall cost $4.5 million to rebuild.', ['Rebuilding the harbour wall cost $4.5m.']).flags, []);
+  // The magnitude still belongs to its figure: "$4.5bn" is not "$4.5 million".
+  assert.ok(judge('The harbour wall cost $4.5 million to rebuild.', ['Rebuilding the harbour wall cost $4.5bn.']).flags.includes('quantity_mismatch'));
+});
+
 test("a figure in the source's title counts as said, as its words do (decision 166)", () => {
   const texts = ['Of the adults asked, 81% said their health was good.'];
   assert.deepEqual(judge('A 2015 survey found that 81% of adults said their health was good.', texts, 'Coastal Health Survey 2015').flags, []);

@@ -101,3 +101,14 @@ test('"U.S." and "US" are the country, as "USA" is; the pronoun "us" and an all-
   assert.deepEqual(contentTokens('the U.S. Army, US troops, the U.S.A.'), ['usa', 'armi', 'usa', 'troop', 'usa']);
   assert.deepEqual(contentTokens('Join us. CONTACT US | ABOUT US'), ['join', 'contact']);
 });
+
+test('"%" and "per cent" are "percent"; a unit or magnitude written on a figure is the figure and that word', () => {
+  assert.deepEqual(contentTokens('rose 12%, 12 % or 12 per cent'), ['rose', '12', 'percent', '12', 'percent', '12', 'percent']);
+  assert.deepEqual(contentTokens('rose 12 percent'), ['rose', '12', 'percent']);
+  // A magnitude: "bn", "mn", "k", and "m" after a currency sign.
+  assert.deepEqual(contentTokens('€1.5m, $2bn, £3.2 bn and 40K seats'), contentTokens('€1.5 million, $2 billion, £3.2 billion and 40 thousand seats'));
+  // A unit: as if written apart ("100m" drops its one letter, as "100 m" does).
+  assert.deepEqual(contentTokens('a 5km walk, a 3.5mm jack, the 100m final'), contentTokens('a 5 km walk, a 3.5 mm jack, the 100 m final'));
+  // Other letters keep the figure whole: "3b" is not "3a", a decade is not a unit.
+  assert.deepEqual(contentTokens('Figure 3b, the 1990s, a 3D film'), ['figur', '3b', '1990s', '3d', 'film']);
+});

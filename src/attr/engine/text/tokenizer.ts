@@ -152,8 +152,23 @@ function eachToken(raw: string, visit: (term: string, start: number, end: number
       }
       // A clock time ("08:00") is not a count: its parts keep their zeros.
       const clock = text.charCodeAt(m.index - 1) === COLON || text.charCodeAt(m.index + original.length) === COLON;
+      const end = m.index + original.length;
+      // A figure with its unit or magnitude written on ("5km", "€1.5m", "$2bn", "180K") is the figure and that word.
+      const suffix = clock ? null : UNIT_SUFFIX.exec(t);
+      if (suffix) {
+        const at = m.index + suffix[1]!.length;
+        const unit = suffix[2]!;
+        const magnitude = MAGNITUDE_SUFFIX.get(unit) ?? (unit === 'm' && CURRENCY_BEFORE.test(text.slice(Math.max(0, m.index - 2), m.index)) ? 'million' : undefined);
+        visit(normaliseNumber(suffix[1]!), m.index, at, original.slice(0, suffix[1]!.length), true);
+        if (magnitude !== undefined) visit(magnitude, at, end, original.slice(suffix[1]!.length), false);
+        // A unit word as if written apart ("5km" = "5 km"; a one-letter one is dropped, as "100 m" drops it).
+        else if (unit.length >= 2 && !STOP_WORDS.has(unit)) visit(stem(unit), at, end, original.slice(suffix[1]!.length), false);
+        visitPercent(text, end, visit);
+        continue;
+      }
       // A clock part's "Z" (UTC, "07:00:00Z") is a time zone, not part of the figure.
-      visit(clock ? t.replace(ZULU, '') : normaliseNumber(t), m.index, m.index + original.length, original, true);
+      visit(clock ? t.replace(ZULU, '') : normaliseNumber(t), m.index, end, original, true);
+      if (!clock) visitPercent(text, end, visit);
       continue;
     }
     // "U.S." and "US" name the country, as "USA" does; only the pronoun "us" is a stop word.
@@ -201,7 +216,21 @@ function eachToken(raw: string, visit: (term: string, start: number, end: number
         if (!STOP_WORDS.has(whole)) visit(stem(whole), m.index, end + joined[0].length, text.slice(m.index, end + joined[0].length), false);
       }
     }
+    // "per cent" is "percent" (and "%", see visitPercent).
+    const perCent = t === 'per' ? PER_CENT.exec(text.slice(end, end + 8)) : null;
+    if (perCent) {
+      const to = end + perCent[0].length;
+      visit('percent', m.index, to, text.slice(m.index, to), false);
+      skipUntil = to;
+      continue;
+    }
     if (t.length < 2 || STOP_WORDS.has(t)) continue;
+    // "£3.2 bn" is "£3.2 billion", as "£3.2bn" is.
+    const magnitude = MAGNITUDE_SUFFIX.get(t);
+    if (magnitude !== undefined && DIGIT_BEFORE.test(text.slice(Math.max(0, m.index - 2), m.index))) {
+      visit(magnitude, m.index, end, original, false);
+      continue;
+    }
     visit(stem(t), m.index, end, original, false);
     // "NewsOPINIONApril", "MemorialPembroke": words a scraped page glued together are also read apart.
     if (compounds && GLUED.test(original)) {
@@ -211,6 +240,24 @@ function eachToken(raw: string, visit: (term: string, start: number, end: number
       }
     }
   }
+}
+
+/**
+ * A figure with a unit or magnitude written on: "5km", "3.5mm", "€1.5m",
+ * "$2bn", "180K", "7pm". Other letters keep the token whole: "3b" is not
+ * "3a", "3D", "1990s"; an ordinal ("9th") is read before.
+ */
+const UNIT_SUFFIX = /^(\d+(?:[.,]\d+)*)(km|cm|mm|m|kg|mg|g|lbs?|oz|ft|in|mi|mph|kph|kmh|ml|l|gb|mb|tb|kb|hz|khz|mhz|ghz|kw|mw|gw|kwh|am|pm|bn|mn|k)$/;
+/** Written-on magnitudes ("$2bn" is two billion); "m" is a million only after a currency sign ("€1.5m", not "100m"). */
+const MAGNITUDE_SUFFIX: ReadonlyMap<string, string> = new Map([['bn', 'billion'], ['mn', 'million'], ['k', 'thousand']]);
+const CURRENCY_BEFORE = /[$€£¥]\s?$/;
+const PER_CENT = /^\s+cent(?![\p{L}\p{N}])/iu;
+const PERCENT_SIGN = /^\s?%/;
+
+/** "88%" and "88 %" are "88 percent": the sign after a figure is the word. */
+function visitPercent(text: string, end: number, visit: (term: string, start: number, end: number, original: string, number: boolean) => void): void {
+  const sign = PERCENT_SIGN.exec(text.slice(end, end + 2));
+  if (sign) visit('percent', end + sign[0].length - 1, end + sign[0].length, '%', false);
 }
 
 /** A word of two or more capitals ("CONTACT", "HELP") right before or after `start..end`: an all-caps run, where "US" is the pronoun. */
