@@ -71,12 +71,12 @@ describe('semantic cache calibration', () => {
 
     const hit = await ask('How can I reset my password?');
     assert.equal(hit.hit, true);
-    assert.deepEqual(hit.operating_point, { source: 'calibration', embedder: 'lexical-align@4', threshold: cal.threshold, calibration_id: cal.id, max_false_accept: 0.001 });
+    assert.deepEqual(hit.operating_point, { source: 'calibration', embedder: 'lexical-align@5', threshold: cal.threshold, calibration_id: cal.id, max_false_accept: 0.001 });
     assert.equal((await ask('How do I reset my account?')).hit, false, 'a near-topic negative is still refused');
     const other = await ask('How can I reset my password?', 'other');
     assert.equal(other.hit, false, 'another domain keeps the default');
     const exact = await ask('how do I reset my password', 'other');
-    assert.deepEqual(exact.operating_point, { source: 'default', embedder: 'lexical-align@4', threshold: 0.94 });
+    assert.deepEqual(exact.operating_point, { source: 'default', embedder: 'lexical-align@5', threshold: 0.94 });
 
     const events = ((await (await s.call('POST', '/v1/ledger/query', { body: { event_types: ['ai.semantic_cache.calibrated'], limit: 10 } })).json()) as Json).events as Json[];
     assert.equal(events.length, 1);

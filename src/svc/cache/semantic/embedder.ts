@@ -9,10 +9,10 @@
  * the same id.
  */
 /** Stable id of the built-in judgement (the alignment and its word lists); entries of another version are never compared. */
-export const LEXICAL_EMBEDDER_ID = 'lexical-align@4';
+export const LEXICAL_EMBEDDER_ID = 'lexical-align@5';
 
 export interface Embedder {
-  /** Stable id including model and version, e.g. `lexical-align@4` or `provider:openai/text-embedding-3-small`. */
+  /** Stable id including model and version, e.g. `lexical-align@5` or `provider:openai/text-embedding-3-small`. */
   readonly id: string;
   /** Similarity at or above which a candidate is accepted when the domain has no calibration. */
   readonly similarityThreshold: number;

@@ -57,7 +57,8 @@ export interface AlignmentCosts {
 }
 
 export const DEFAULT_ALIGNMENT_COSTS: AlignmentCosts = {
-  drop: { article: 0, light: 0.3, preposition: 0.4, do: 0.3, be: 0.4, have: 0.4, modal: 0.5, future: 0.6, past: 0.6, first: 0.5, second: 0.5, generic: 0.5, quantifier: 0.3, conjunction: 0.5 },
+  // An intensifier or hedge ("really", "actually", "ever", "so") asks nothing of its own: 0.1, like an inflection (decision 204).
+  drop: { article: 0, light: 0.1, preposition: 0.4, do: 0.3, be: 0.4, have: 0.4, modal: 0.5, future: 0.6, past: 0.6, first: 0.5, second: 0.5, generic: 0.5, quantifier: 0.3, conjunction: 0.5 },
   swap: {
     'article>article': 0, 'preposition>preposition': 0.3, 'do>do': 0.1, 'be>be': 0.2, 'be>do': 0.3, 'do>modal': 0.2, 'modal>modal': 0.3, 'be>modal': 0.4,
     'have>have': 0.1, 'be>past': 0.5, 'do>past': 0.5, 'modal>past': 0.5, 'be>future': 0.5, 'do>future': 0.5, 'future>modal': 0.5,

@@ -21,7 +21,7 @@ export const WORD_CLASSES = [
 
 export type WordClass =
   | 'article' // a, an, the: dropped or swapped freely
-  | 'light' // intensifiers and hedges ("really", "exactly"): dropped at a small cost
+  | 'light' // intensifiers and hedges ("really", "exactly", degree "so"): dropped at a small cost
   | 'preposition'
   | 'do' // the dummy auxiliary do / does
   | 'be' // is / are / am / be / been
@@ -46,7 +46,8 @@ export const CLASS_INDEX: ReadonlyMap<WordClass, number> = new Map(WORD_CLASSES.
 
 const CLASS_WORDS: ReadonlyArray<[WordClass, string]> = [
   ['article', 'a an the'],
-  ['light', 'really actually exactly ever just very please basically truly simply generally currently likely'],
+  // "so" in a question is the degree word ("why is it so hard"), an intensifier like "very" (decision 204).
+  ['light', 'really actually exactly ever just very please basically truly simply generally currently likely so'],
   // Not over / under, before / after: swapping those changes the question (they are content words here).
   ['preposition', 'of for in on at to about from with by into onto as through during within upon towards toward via per across'],
   ['do', 'do does'],
@@ -60,7 +61,7 @@ const CLASS_WORDS: ReadonlyArray<[WordClass, string]> = [
   ['generic', 'one someone somebody anyone anybody everyone everybody people person'],
   ['third', 'he him his she her hers they them their theirs it its himself herself themselves itself'],
   ['quantifier', 'some any all every each many most much more few several'],
-  ['conjunction', 'and or but if so than then because while also'],
+  ['conjunction', 'and or but if than then because while also'],
   ['question', 'what which who whom whose how when where why'],
   ['deixis', 'this these those following above below attached here'],
   ['negation', 'not no never none nobody nothing neither nor without nowhere cannot'],
