@@ -32,3 +32,17 @@ test('an intensifier or hedge ("really", "actually", "ever", degree "so") is a s
   assert.equal(judge('Do magnets really cure headaches?', 'Do magnets really cause headaches?').same, false);
   assert.equal(judge('Why is rye bread so sour?', 'Why is rye bread not sour?').same, false);
 });
+
+test('the partitive "of" after a quantifier is optional ("some of the" / "some", "all of the" / "all the")', () => {
+  for (const [a, b] of [
+    ['What are some of the best podcasts about history?', 'What are some best podcasts about history?'],
+    ['Did all of the passengers survive the crash?', 'Did all the passengers survive the crash?'],
+    ['Why do most of the startups in Lagos fail?', 'Why do most startups in Lagos fail?'],
+  ]) {
+    assert.ok(served(a!, b!), `"${a}" / "${b}": ${similarity(a!, b!)}`);
+    assert.ok(served(b!, a!), `"${b}" / "${a}"`);
+  }
+  // Only after a quantifier: "of" elsewhere is a preposition, and the quantifier itself still counts.
+  assert.ok(!served('What is the history of jazz?', 'What is the history jazz?'));
+  assert.ok(!served('Did all of the passengers survive?', 'Did some of the passengers survive?'));
+});

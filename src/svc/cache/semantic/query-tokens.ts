@@ -275,10 +275,16 @@ function strandedOf(t: QueryToken): QueryToken {
   return { ...t, cls: 'content', index: CLASS_INDEX.get('content')! };
 }
 
+function partitiveOf(t: QueryToken): QueryToken {
+  return { ...t, cls: 'article', index: CLASS_INDEX.get('article')! };
+}
+
 /** Tokens of a normalised query (query-normaliser.ts); hyphenated words count as their parts, a final preposition as a content word. */
 export function queryTokens(normalised: string): QueryToken[] {
   const out: QueryToken[] = [];
   for (const part of normalised.split(/[\s-]+/)) if (part.length > 0) out.push(tokenOf(part));
+  // The partitive "of" after a quantifier ("some of the", "all of the") is optional in English ("all the"): an article.
+  for (let i = 1; i < out.length; i++) if (out[i]!.word === 'of' && out[i - 1]!.cls === 'quantifier') out[i] = partitiveOf(out[i]!);
   const last = out.at(-1);
   if (last !== undefined && last.cls === 'preposition') out[out.length - 1] = strandedOf(last);
   return out;
