@@ -46,3 +46,19 @@ test('the partitive "of" after a quantifier is optional ("some of the" / "some",
   assert.ok(!served('What is the history of jazz?', 'What is the history jazz?'));
   assert.ok(!served('Did all of the passengers survive?', 'Did some of the passengers survive?'));
 });
+
+test('"How can I …?" asks what "How do I …?" asks, even in a short question; "can" elsewhere stays a modal', () => {
+  for (const [a, b] of [
+    ['How can I descale a kettle?', 'How do I descale a kettle?'],
+    ['How can I stop snoring?', 'How do I stop snoring?'],
+    ['How can a beginner start composting?', 'How does a beginner start composting?'],
+  ]) {
+    assert.ok(served(a!, b!), `"${a}" / "${b}": ${similarity(a!, b!)}`);
+    assert.ok(served(b!, a!), `"${b}" / "${a}"`);
+  }
+  // A yes / no question about ability or permission is not a question about method.
+  assert.ok(!served('Can I descale a kettle?', 'Do I descale a kettle?'));
+  // Nor does it bridge a change of person or tense.
+  assert.ok(!served('How can I stop snoring?', 'How do you stop snoring?'));
+  assert.ok(!served('How can I stop snoring?', 'How did I stop snoring?'));
+});

@@ -279,12 +279,18 @@ function partitiveOf(t: QueryToken): QueryToken {
   return { ...t, cls: 'article', index: CLASS_INDEX.get('article')! };
 }
 
+function methodCanOf(t: QueryToken): QueryToken {
+  return { ...t, cls: 'do', index: CLASS_INDEX.get('do')! };
+}
+
 /** Tokens of a normalised query (query-normaliser.ts); hyphenated words count as their parts, a final preposition as a content word. */
 export function queryTokens(normalised: string): QueryToken[] {
   const out: QueryToken[] = [];
   for (const part of normalised.split(/[\s-]+/)) if (part.length > 0) out.push(tokenOf(part));
   // The partitive "of" after a quantifier ("some of the", "all of the") is optional in English ("all the"): an article.
   for (let i = 1; i < out.length; i++) if (out[i]!.word === 'of' && out[i - 1]!.cls === 'quantifier') out[i] = partitiveOf(out[i]!);
+  // "How can I …?" asks for a method, as "How do I …?" does: "can" right after "how" is the auxiliary "do" (decision 204).
+  for (let i = 1; i < out.length; i++) if (out[i]!.word === 'can' && out[i - 1]!.word === 'how') out[i] = methodCanOf(out[i]!);
   const last = out.at(-1);
   if (last !== undefined && last.cls === 'preposition') out[out.length - 1] = strandedOf(last);
   return out;
