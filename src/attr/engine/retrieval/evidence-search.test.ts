@@ -103,3 +103,15 @@ test('ordinaryWord: a word the corpus writes in lower case away from a sentence 
   assert.equal(idx.ordinaryWord('pari'), false);
   assert.equal(idx.ordinaryWord('unseen'), false);
 });
+
+test('a claim writing two words that the page writes as one ("radio carbon" / "radiocarbon") finds them in the window (decision 202)', () => {
+  const idx = index({ dates: ['The lab used radiocarbon dating on 40 hearth stones. The hearths are older than the walls.'], ...FILLER });
+  const claim = 'The lab used radio carbon dating on 40 hearth stones.';
+  const found = new EvidenceSearch(idx, 8).search(readClaim(claim));
+  assert.equal(found.primary?.text, 'The lab used radiocarbon dating on 40 hearth stones.');
+  assert.equal(found.primary?.recall, 1);
+  assert.deepEqual(found.primary?.checks, []);
+  // Hyphenated in the claim, one word on the page.
+  const coop = index({ ports: ['The two ports signed a cooperation pact in 1998.'], ...FILLER });
+  assert.equal(new EvidenceSearch(coop, 8).search(readClaim('The two ports signed a co-operation pact in 1998.')).primary?.recall, 1);
+});

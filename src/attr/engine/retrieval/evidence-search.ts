@@ -62,6 +62,11 @@ export class EvidenceSearch {
   readonly #depth: number;
   /** Term id → position of the term in the claim being searched, -1 elsewhere (reset after each search). */
   readonly #slotOfTerm: Int32Array;
+  /**
+   * Term id → 1 + index into the current search's `joined` slot pairs, 0 elsewhere: a word the claim writes as
+   * two ("radio carbon") that a sentence writes as one ("radiocarbon") sets both claim terms' bits.
+   */
+  readonly #joinedOfTerm: Int32Array;
   /** Per term id, the stamp of the last union count that saw it. */
   readonly #seen: Int32Array;
   #stamp = 0;
@@ -71,6 +76,7 @@ export class EvidenceSearch {
     this.#index = index;
     this.#depth = depth;
     this.#slotOfTerm = new Int32Array(index.termCount).fill(-1);
+    this.#joinedOfTerm = new Int32Array(index.termCount);
     this.#seen = new Int32Array(index.termCount);
     this.#ordinaryWord = (term) => index.ordinaryWord(term);
   }
@@ -78,13 +84,23 @@ export class EvidenceSearch {
   search(claim: ClaimReading): ClaimEvidence {
     const unique = claim.terms;
     const terms = unique.map((t) => this.#index.lookup(t));
+    // One-word forms of the claim's two-word ones that the corpus writes, with the slots of the two claim terms.
+    const joined: Array<{ term: IndexedTerm; slots: [number, number] }> = [];
+    for (const j of claim.joined) {
+      const term = this.#index.lookup(j.whole);
+      if (term.id >= 0) joined.push({ term, slots: [unique.indexOf(j.parts[0]), unique.indexOf(j.parts[1])] });
+    }
     try {
       terms.forEach((t, slot) => {
         if (t.id >= 0) this.#slotOfTerm[t.id] = slot;
       });
-      return this.#search(claim, unique, terms);
+      joined.forEach((j, k) => {
+        this.#joinedOfTerm[j.term.id] = k + 1;
+      });
+      return this.#search(claim, unique, terms, joined);
     } finally {
       for (const t of terms) if (t.id >= 0) this.#slotOfTerm[t.id] = -1;
+      for (const j of joined) this.#joinedOfTerm[j.term.id] = 0;
     }
   }
 
@@ -96,7 +112,7 @@ export class EvidenceSearch {
    * claim order, so every score is the same floating-point sum as a plain
    * loop over the claim's terms.
    */
-  #search(claim: ClaimReading, unique: readonly string[], indexed: readonly IndexedTerm[]): ClaimEvidence {
+  #search(claim: ClaimReading, unique: readonly string[], indexed: readonly IndexedTerm[], joined: ReadonlyArray<{ term: IndexedTerm; slots: [number, number] }>): ClaimEvidence {
     const claimText = claim.text;
     const n = unique.length;
     // Weights and their sums, added up in claim order.
@@ -115,6 +131,7 @@ export class EvidenceSearch {
     if (n === 0) return { primary, bestBySource, conflicts, conflictSources };
 
     const slotOfTerm = this.#slotOfTerm;
+    const joinedOfTerm = this.#joinedOfTerm;
     const terms = this.#index.sentenceTerms;
     const words = (n + 31) >>> 5;
     const wordMask = new Uint32Array(words);
@@ -168,7 +185,8 @@ export class EvidenceSearch {
     const weight = (term: string) => this.#index.lookup(term).idf;
 
     const { sentenceTermStart: termStart, sentenceStart: starts, sentenceEnd: ends } = this.#index;
-    for (const chunk of this.#index.candidatesFor(indexed, this.#depth)) {
+    const query = joined.length === 0 ? indexed : [...indexed, ...joined.map((j) => j.term)];
+    for (const chunk of this.#index.candidatesFor(query, this.#depth)) {
       const count = chunk.sentences.length;
       const first = chunk.firstSentence;
       if (masks.length < count * words) masks = new Uint32Array(count * words);
@@ -177,6 +195,8 @@ export class EvidenceSearch {
         for (let k = termStart[first + j]!, end = termStart[first + j + 1]!; k < end; k++) {
           const slot = slotOfTerm[terms[k]!]!;
           if (slot >= 0) masks[j * words + (slot >>> 5)]! |= 1 << (slot & 31);
+          const one = joinedOfTerm[terms[k]!]!;
+          if (one > 0) for (const p of joined[one - 1]!.slots) masks[j * words + (p >>> 5)]! |= 1 << (p & 31);
         }
       }
       // A sentence contradicts the claim when it is about the same thing (shares most of its words)

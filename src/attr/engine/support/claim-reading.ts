@@ -8,7 +8,7 @@
  */
 import { stripCitationNoise } from '../text/citation-markers.ts';
 import { stripLinks } from '../text/links.ts';
-import { tokenSpans, type TokenSpan } from '../text/tokenizer.ts';
+import { contentTokens, tokenSpans, type TokenSpan } from '../text/tokenizer.ts';
 import { NEGATION } from '../warrant/lexicon.ts';
 import { entityAliases, type EntityAlias } from './entity-aliases.ts';
 
@@ -72,6 +72,12 @@ export interface ClaimReading {
   yearRelations: Array<{ relation: string; year: string }>;
   /** Numbers, each with the other ways evidence may write it ("2018–19" ends in 2019 as well as 19). */
   numbers: Array<{ term: string; alternatives: string[] }>;
+  /**
+   * Two neighbouring words written with a hyphen or a space that evidence may
+   * write as one ("co-operation" / "cooperation", "radio carbon" /
+   * "radiocarbon"): the one word, and the claim terms it says.
+   */
+  joined: Array<{ whole: string; parts: [string, string] }>;
   passive: boolean;
 }
 
@@ -103,6 +109,9 @@ export const PASSIVE =
  * poets, songwriters, and novelists", "bees, wasps or ants" (not "goals, and
  * the team", not "films and won").
  */
+/** What stands between two words a page may write as one: a hyphen or a single space ("co-operation", "radio carbon"). */
+const JOIN_GAP = /^(?:[-‐‑]| )$/;
+
 const ENUMERATION = /^\p{L}+(?:,\s*(?!(?:and|or)\b)\p{L}+)+,?\s+(?:and|or)\s+\p{L}+\b/u;
 
 export function readClaim(raw: string): ClaimReading {
@@ -161,8 +170,18 @@ export function readClaim(raw: string): ClaimReading {
     const next = spans.find((s) => s.start >= m.index + m[0].length);
     if (next) compared.push(next.term);
   }
+  const joined: ClaimReading['joined'] = [];
+  for (let i = 0; i + 1 < spans.length; i++) {
+    const a = spans[i]!;
+    const b = spans[i + 1]!;
+    if (a.number || b.number || a.term === b.term || !JOIN_GAP.test(text.slice(a.end, b.start))) continue;
+    const whole = contentTokens(text.slice(a.start, a.end) + text.slice(b.start, b.end))[0];
+    // The stem must keep three letters of the second word: "Arabia national" stems to "arabian", another word.
+    if (whole === undefined || whole.length < a.end - a.start + 3 || joined.some((j) => j.whole === whole)) continue;
+    joined.push({ whole, parts: [a.term, b.term] });
+  }
   const yearRelations = [...text.toLowerCase().matchAll(YEAR_RELATION)].map((m) => ({ relation: m[1]!, year: m[2]! }));
   const head = spans[0];
   const lead = head && head.capitalized && !/[\p{L}\p{N}]/u.test(text.slice(0, head.start)) ? head.term : undefined;
-  return { text, spans, terms, fragments, entities, aliases: entityAliases(spans), lead, quantities, compared, yearRelations, numbers, passive: PASSIVE.test(text) };
+  return { text, spans, terms, fragments, entities, aliases: entityAliases(spans), lead, quantities, compared, yearRelations, numbers, joined, passive: PASSIVE.test(text) };
 }

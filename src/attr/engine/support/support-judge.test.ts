@@ -202,6 +202,14 @@ test('a share or an amount written another way is the same figure with the same 
   assert.ok(judge('The harbour wall cost $4.5 million to rebuild.', ['Rebuilding the harbour wall cost $4.5bn.']).flags.includes('quantity_mismatch'));
 });
 
+test('two claim words a window writes as one word count as said; a stem that drops the second word does not (decision 202)', () => {
+  const v = judge('Volunteers cleared the front lines of the old camp grounds in 2016.', ['In 2016 volunteers cleared the frontlines of the old campgrounds.']);
+  assert.deepEqual(v.flags, []);
+  assert.equal(v.recall, 1);
+  // "Arabia national" written as one word stems to "arabian": another word, not read as the pair.
+  assert.deepEqual(readClaim('the Saudi Arabia national team').joined.map((j) => j.whole), ['saudiarabia', 'nationalteam']);
+});
+
 test("a figure in the source's title counts as said, as its words do (decision 166)", () => {
   const texts = ['Of the adults asked, 81% said their health was good.'];
   assert.deepEqual(judge('A 2015 survey found that 81% of adults said their health was good.', texts, 'Coastal Health Survey 2015').flags, []);

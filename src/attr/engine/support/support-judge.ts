@@ -129,9 +129,11 @@ export interface SupportVerdict {
 
 export function judgeSupport(claim: ClaimReading, weight: (term: string) => number, window: WindowReading): SupportVerdict {
   const flags: string[] = [];
-  const has = window.terms;
+  // A word the claim writes as two ("radio carbon") and the window as one ("radiocarbon") says both claim terms.
+  const has = withJoined(claim, window.terms);
+  const titleTerms = withJoined(claim, window.titleTerms);
   // The source's title is shown with every window of it (the footer's source row): its words count as said (decision 151).
-  const said = (t: string) => has.has(t) || window.titleTerms.has(t);
+  const said = (t: string) => has.has(t) || titleTerms.has(t);
   let total = 0;
   let hit = 0;
   for (const t of claim.terms) {
@@ -141,7 +143,10 @@ export function judgeSupport(claim: ClaimReading, weight: (term: string) => numb
   }
   const recall = total === 0 ? 0 : hit / total;
 
-  const onPage = (t: string) => has.has(t) || window.titleTerms.has(t) || window.pageTerms?.has(t) === true;
+  const page = window.pageTerms;
+  // (The page's terms are many: asked, not copied.)
+  const pageHas = (t: string) => page !== undefined && (page.has(t) || claim.joined.some((j) => j.parts.includes(t) && page.has(j.whole)));
+  const onPage = (t: string) => has.has(t) || titleTerms.has(t) || pageHas(t);
   // Names the window writes another way (a demonym, another name of the country): not a word substituted by another.
   const renamed = new Set<string>();
   for (const e of claim.entities) {
@@ -153,7 +158,7 @@ export function judgeSupport(claim: ClaimReading, weight: (term: string) => numb
       continue;
     }
     if (!has.has(e) && hasVariant(has, e)) renamed.add(e);
-    if (!has.has(e) && !window.titleTerms.has(e) && !hasVariant(has, e) && !hasVariant(window.titleTerms, e) && !window.pageTerms?.has(e)) {
+    if (!has.has(e) && !titleTerms.has(e) && !hasVariant(has, e) && !hasVariant(titleTerms, e) && !pageHas(e)) {
       flags.push('entity_missing');
       break;
     }
@@ -183,7 +188,7 @@ export function judgeSupport(claim: ClaimReading, weight: (term: string) => numb
     }
   }
 
-  if (recall >= SUPPORTED_RECALL && coherentRecall(claim, weight, window, total) < COHERENT_MIN_RECALL) flags.push('scattered_words');
+  if (recall >= SUPPORTED_RECALL && coherentRecall(claim, weight, window, titleTerms, total) < COHERENT_MIN_RECALL) flags.push('scattered_words');
 
   let fragmentFailed = false;
   const flag = (name: string) => {
@@ -198,7 +203,7 @@ export function judgeSupport(claim: ClaimReading, weight: (term: string) => numb
       if (said(t)) fHit += w;
     }
     if (fTotal > 0 && fHit / fTotal < FRAGMENT_MIN_RECALL) fragmentFailed = true;
-    const best = bestSentence(window.sentences, f.terms);
+    const best = bestSentence(claim, window.sentences, f.terms);
     if (best === undefined) continue;
     // Polarity, order and substitutions are only judged against a sentence plainly about the clause.
     const about = best.matched / f.terms.length;
@@ -227,16 +232,19 @@ export function judgeSupport(claim: ClaimReading, weight: (term: string) => numb
  * won the race with 74 %" and "did not field a candidate" says nothing of
  * the claim, however much of its vocabulary the span holds.
  */
-function coherentRecall(claim: ClaimReading, weight: (term: string) => number, window: WindowReading, total: number): number {
+function coherentRecall(claim: ClaimReading, weight: (term: string) => number, window: WindowReading, titleTerms: ReadonlySet<string>, total: number): number {
   if (total === 0) return 0;
   const named = new Set<string>(claim.entities);
   for (const n of claim.numbers) named.add(n.term);
   const claimTerms = new Set(claim.terms);
   const held = new Set<string>();
-  for (const t of claim.terms) if (window.titleTerms.has(t)) held.add(t);
+  for (const t of claim.terms) if (titleTerms.has(t)) held.add(t);
   for (const s of window.sentences) {
     const hits = new Set<string>();
-    for (const sp of s.spans) if (claimTerms.has(sp.term)) hits.add(sp.term);
+    for (const sp of s.spans) {
+      if (claimTerms.has(sp.term)) hits.add(sp.term);
+      for (const j of claim.joined) if (j.whole === sp.term) for (const p of j.parts) hits.add(p);
+    }
     for (const t of hits) if (hits.size >= COHERENT_MIN_WORDS || named.has(t)) held.add(t);
   }
   let hit = 0;
@@ -267,13 +275,27 @@ function countsWith(sentence: WindowSentence, value: string, unit: string): bool
   return false;
 }
 
+/**
+ * The terms with the claim's two-word forms a one-word term of `terms` says
+ * ("radiocarbon" says "radio" and "carbon"); the same set when it says none.
+ */
+function withJoined(claim: ClaimReading, terms: ReadonlySet<string>): ReadonlySet<string> {
+  let out: Set<string> | undefined;
+  for (const j of claim.joined) {
+    if (!terms.has(j.whole) || (terms.has(j.parts[0]) && terms.has(j.parts[1]))) continue;
+    out ??= new Set(terms);
+    for (const p of j.parts) out.add(p);
+  }
+  return out ?? terms;
+}
+
 /** The window sentence holding the most of the clause's distinct words (first on ties), with that count. */
-function bestSentence(sentences: readonly WindowSentence[], terms: readonly string[]): { sentence: WindowSentence; matched: number } | undefined {
+function bestSentence(claim: ClaimReading, sentences: readonly WindowSentence[], terms: readonly string[]): { sentence: WindowSentence; matched: number } | undefined {
   let best: WindowSentence | undefined;
   let bestCount = 0;
   for (const s of sentences) {
     let n = 0;
-    for (const t of terms) if (s.spans.some((x) => x.term === t)) n++;
+    for (const t of terms) if (s.spans.some((x) => x.term === t || claim.joined.some((j) => j.whole === x.term && j.parts.includes(t)))) n++;
     if (n > bestCount) {
       best = s;
       bestCount = n;
