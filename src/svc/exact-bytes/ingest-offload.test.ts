@@ -12,7 +12,8 @@ import { FsChunkStore } from '../chunk-store/fs-chunk-store.ts';
 import { ChunkWindows } from '../chunking/chunk-windows.ts';
 import { tempPackStore } from '../../../test/helpers/temp-pack-store.ts';
 import { ingest } from './ingest.ts';
-import { IngestOffloadPool, OFFLOAD_MIN_BYTES, offloadsIngest, SLOT_BYTES } from './ingest-offload.ts';
+import { IngestOffloadPool, OFFLOAD_MIN_BYTES, offloadsIngest, SCAN_HEAD_BYTES, scansOnWorker, SLOT_BYTES } from './ingest-offload.ts';
+import { validateChunkingParams } from '../chunking/chunking-params.ts';
 import type { ChunkRef } from './chunk-ref.ts';
 import { openRehydration } from './rehydrate.ts';
 
@@ -210,4 +211,62 @@ test('an ingest whose final flush fails still ends its stream on the worker', { 
   await settled(pool, 8);
   assert.equal(pool.openStreams, 0, 'no stream left open (it would keep the workers, and the process, alive)');
   assert.equal(pool.freeSlots, 8);
+});
+
+test('the worker cuts an object where this thread would, whatever the pieces and wherever slots end (decision 203)', async (t) => {
+  const pool = newPool(t, { slots: 3 });
+  const sizes = [4 * SLOT_BYTES, 4 * SLOT_BYTES + 1, 5 * SLOT_BYTES - 1, 4 * MiB + SCAN_HEAD_BYTES + 7];
+  const pieceSizes = [65_536, 1_000_003, 4_099, Number.MAX_SAFE_INTEGER];
+  for (const [i, size] of sizes.entries()) {
+    for (const kind of ['random', 'log-like'] as const) {
+      const data = corpusFile(kind, size, `offload-cuts-${i}`);
+      const pieceSize = pieceSizes[i]!;
+      const inline = await ingest(pieces(data, pieceSize), { store: tempStore(t), scope, mode: 'enforce', offload: false });
+      const scannedBefore = pool.counts.scanned;
+      const store = tempStore(t);
+      const offloaded = await ingest(pieces(data, pieceSize), { store, scope, mode: 'enforce', offload: pool });
+      assert.ok(pool.counts.scanned > scannedBefore, 'the worker cut the object');
+      assert.deepEqual(
+        offloaded.chunks.map((c) => [c.offset, c.length, c.id]),
+        inline.chunks.map((c) => [c.offset, c.length, c.id]),
+        `${kind}, ${size} bytes in pieces of ${pieceSize}`,
+      );
+      assert.equal(offloaded.sha256, sha256(data));
+      await assertRestores(store, offloaded, data);
+    }
+  }
+  await settled(pool, 3);
+  assert.equal(pool.freeSlots, 3, 'every slot came back');
+});
+
+test('a slot of many more chunks than the in-flight window is started whole: small chunks do not stall the encode step', { timeout: 60_000 }, async (t) => {
+  const pool = newPool(t, { slots: 2 });
+  const store = (await tempPackStore(t, 'svc-offload-small-')).make({ frameCodec: 'none' });
+  const data = corpusFile('log-like', 2 * MiB + 99_999, 'offload-small-chunks');
+  const chunking = { minSize: 256, avgSize: 1024, maxSize: 4096 };
+  const result = await ingest(pieces(data), { store, scope, mode: 'enforce', offload: pool, chunking, concurrency: 8 });
+  assert.ok(result.chunks.length > 8 * 2 * Math.ceil(data.length / SLOT_BYTES), `many chunks per slot (${result.chunks.length})`);
+  assert.equal(result.sha256, sha256(data));
+  await assertRestores(store, result, data);
+  await settled(pool, 2);
+  assert.equal(pool.freeSlots, 2);
+});
+
+test('forced boundaries and chunks larger than a slot head are cut on this thread, hashed on the worker', async (t) => {
+  const params = validateChunkingParams();
+  assert.equal(scansOnWorker(params, undefined), true);
+  assert.equal(scansOnWorker(params, []), true);
+  assert.equal(scansOnWorker(params, [1000]), false);
+  assert.equal(scansOnWorker(validateChunkingParams({ minSize: 64 * 1024, avgSize: 256 * 1024, maxSize: 2 * SCAN_HEAD_BYTES }), undefined), false);
+  const pool = newPool(t);
+  const data = corpusFile('json', 5 * MiB, 'offload-boundaries');
+  const boundaries = [123_457, 2 * MiB + 3, 4 * MiB - 1];
+  const inline = await ingest(pieces(data), { store: tempStore(t), scope, mode: 'enforce', offload: false, boundaries });
+  const store = tempStore(t);
+  const offloaded = await ingest(pieces(data), { store, scope, mode: 'enforce', offload: pool, boundaries });
+  assert.equal(pool.counts.scanned, 0, 'not cut on the worker');
+  assert.ok(pool.counts.batches > 0, 'hashed on the worker');
+  assert.deepEqual(offloaded.chunks, inline.chunks);
+  for (const b of boundaries) assert.ok(offloaded.chunks.some((c) => c.offset === b), `a chunk starts at ${b}`);
+  await assertRestores(store, offloaded, data);
 });

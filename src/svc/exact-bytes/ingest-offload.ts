@@ -6,9 +6,11 @@
  * Measured before (CLI → `svc serve`, 444 MiB of random, log-like, JSON and
  * repeated data, 2 cores): the server's main thread was busy ~80–90 % of an
  * ingest and was what bounded it, and SHA-256 (whole object and each chunk,
- * ~1.2 ms/MiB) and zstd (~2.7 ms per MiB of text) were half of its work. The
- * chunker (FastCDC), the dedupe lookups and the pack writes stay on the main
- * thread; those two go to a worker.
+ * ~1.2 ms/MiB) and zstd (~2.7 ms per MiB of text) were half of its work.
+ * Those two go to a worker, and so does the chunker (FastCDC) where it can
+ * ({@link OffloadStream.chunked}, decision 203: the object's bytes are copied
+ * once, into slots, and the worker cuts them); the dedupe lookups and the
+ * pack writes stay on the main thread.
  *
  * **Batches.** A round trip per chunk costs more than hashing it on a CPU with
  * SHA instructions (decision 154). The chunks of up to 1 MiB of the object
@@ -21,6 +23,16 @@
  * ({@link OffloadedChunk.compress} or {@link OffloadedChunk.skip}); then the
  * worker codes the chosen ones. Re-ingesting data the scope holds costs no
  * compression, as on the main thread.
+ *
+ * **Cutting on the worker.** With the default chunk sizes (no forced
+ * boundaries, largest chunk ≤ {@link SCAN_HEAD_BYTES}), each slot takes the
+ * next 1 MiB of raw bytes after a free head; the worker moves the previous
+ * slot's unfinished chunk into that head, so every chunk lies whole in one
+ * slot, cuts and hashes, and the main thread gets the slot's chunks in one
+ * answer. The cut points are the main thread's (a cut depends on at most
+ * `maxSize` bytes from the chunk's start), so deduplication across the two
+ * paths holds. Other chunkings are cut on the main thread and sent with
+ * {@link OffloadStream.add}.
  *
  * **Slots, not messages, carry the bytes.** A buffer transferred or allocated
  * per message is a new external allocation to V8 on each side, and that
@@ -45,20 +57,36 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { type ChunkCompressor, compressZstdInline } from '../chunking/chunk-codec.ts';
+import type { ChunkingParams } from '../chunking/chunking-params.ts';
 import type { OffloadReply, OffloadRequest, SlotBuffers } from './ingest-worker.ts';
 
 /** Objects declared at least this large are hashed and compressed on a worker. */
 export const OFFLOAD_MIN_BYTES = 4 * 1024 * 1024;
 
-/** Raw bytes one slot (one batch) holds. */
+/** Raw bytes of the object one slot (one batch) takes. */
 export const SLOT_BYTES = 1024 * 1024;
+/**
+ * Room before a scanned slot's bytes for the chunk carried over from the slot
+ * before it (at most one maximum chunk): 256 KiB, the default `maxSize`.
+ */
+export const SCAN_HEAD_BYTES = 256 * 1024;
+/** A shared slot's raw half: a scanned slot's head and its bytes (a chunked batch fills it all). */
+const SLOT_INPUT_BYTES = SLOT_BYTES + SCAN_HEAD_BYTES;
 /** Frame space per slot: the frames of a batch's compressible chunks; one that does not fit is coded on the main thread. */
-const SLOT_OUTPUT_BYTES = SLOT_BYTES + SLOT_BYTES / 8;
+const SLOT_OUTPUT_BYTES = SLOT_INPUT_BYTES + SLOT_INPUT_BYTES / 8;
 /** Slots in a pool: ~18 MiB of shared memory, two or three batches in flight for each of a few concurrent ingests. */
 export const SLOTS = 8;
 
 /** Workers in the pool at most (one per core beyond the main thread's, up to this). */
 export const MAX_WORKERS = 4;
+
+/**
+ * True when the worker can cut the object too ({@link OffloadStream.chunked}):
+ * no forced boundaries, and a largest chunk that fits a slot's head.
+ */
+export function scansOnWorker(params: Readonly<ChunkingParams>, boundaries: readonly number[] | undefined): boolean {
+  return (boundaries?.length ?? 0) === 0 && params.maxSize <= SCAN_HEAD_BYTES;
+}
 
 /** True when an ingest of `sizeHint` bytes should use the offload on this machine. */
 export function offloadsIngest(sizeHint: number | undefined, cores = availableParallelism()): boolean {
@@ -73,6 +101,29 @@ export interface OffloadedChunk extends ChunkCompressor {
   readonly sent: boolean;
   /** The caller is done with the chunk and any frame `compress` gave (after its store call settled). Once. */
   release(): void;
+}
+
+/** A chunk the worker cut ({@link OffloadStream.chunked}): its bytes (a view into its slot, valid until released) and its handle. */
+export interface ScannedChunk {
+  chunk: Uint8Array;
+  handle: OffloadedChunk;
+}
+
+/** A stream's bytes on their way to being cut on the worker. */
+interface ScanState {
+  params: Readonly<ChunkingParams>;
+  /** Each answered slot's chunks, in object order, not yet handed to the caller. */
+  ready: ScannedChunk[][];
+  /** The caller waiting for the next slot's chunks. */
+  waiter: Deferred<void> | undefined;
+  /** Slots sent and not answered yet. */
+  pending: number;
+  /** The last slot has been sent. */
+  ended: boolean;
+  /** Reading the source failed (a short or mismatched body, a broken connection): the caller gets this error. */
+  error: unknown;
+  /** The caller stopped: the source is read no further. */
+  stopped: boolean;
 }
 
 type Deferred<T> = PromiseWithResolvers<T>;
@@ -101,6 +152,8 @@ interface Batch {
   id: number;
   slot: Slot;
   used: number;
+  /** Where each chunk starts in the slot's raw half (the chunked path lays them end to end from 0). */
+  offsets: number[];
   lengths: number[];
   digests: Deferred<string>[];
   /** Per chunk: undefined until decided; a waiter when it is to be compressed, null when not. */
@@ -135,8 +188,11 @@ export class IngestOffloadPool {
   #nextWorker = 0;
   #broken: Error | undefined;
 
-  /** Frames the workers coded, and batches they hashed (tests, and a check that duplicates cost no compression). */
-  readonly counts = { batches: 0, frames: 0 };
+  /**
+   * Frames the workers coded, batches they hashed, and of those the slots they also cut (tests, and a check that
+   * duplicates cost no compression).
+   */
+  readonly counts = { batches: 0, frames: 0, scanned: 0 };
 
   constructor(options: { workers?: number; slots?: number } = {}) {
     this.#size = Math.max(1, Math.min(MAX_WORKERS, options.workers ?? availableParallelism() - 1));
@@ -167,7 +223,7 @@ export class IngestOffloadPool {
   /** @internal a slot for a batch whose first chunk has `bytes` bytes; waits while every shared slot is in use. */
   acquireSlot(bytes: number): Slot | Promise<Slot> {
     if (this.#broken) throw this.#broken;
-    if (bytes > SLOT_BYTES) return newSlot(-1, bytes, bytes + (bytes >>> 3) + 1024);
+    if (bytes > SLOT_INPUT_BYTES) return newSlot(-1, bytes, bytes + (bytes >>> 3) + 1024);
     const free = this.#freeSlots.pop();
     if (free) return free;
     const waiter = deferred<Slot>();
@@ -206,7 +262,7 @@ export class IngestOffloadPool {
   #started(): Worker[] {
     if (this.#workers) return this.#workers;
     const url = new URL('./ingest-worker.ts', import.meta.url);
-    this.#slots = Array.from({ length: this.#slotCount }, (_, i) => newSlot(i, SLOT_BYTES, SLOT_OUTPUT_BYTES));
+    this.#slots = Array.from({ length: this.#slotCount }, (_, i) => newSlot(i, SLOT_INPUT_BYTES, SLOT_OUTPUT_BYTES));
     this.#freeSlots.push(...this.#slots);
     const slots = this.#slots.map((s) => s.buffers);
     this.#workers = Array.from({ length: this.#size }, () => {
@@ -250,6 +306,8 @@ export class OffloadStream {
   #failed: Error | undefined;
   /** Sent batches the worker may still touch when the stream failed: their slots return on `dropped`. */
   #awaitingDrop: Batch[] = [];
+  /** Set while the stream's bytes are cut on the worker ({@link chunked}). */
+  #scan: ScanState | undefined;
 
   constructor(pool: IngestOffloadPool, id: number, worker: Worker) {
     this.#pool = pool;
@@ -271,12 +329,12 @@ export class OffloadStream {
         this.#pool.releaseSlot(slot);
         throw this.#failed;
       }
-      batch = { id: ++this.#nextBatch, slot, used: 0, lengths: [], digests: [], decisions: [], undecided: 0, holders: 0, level: undefined, sent: false, settled: false, slotReturned: false };
+      batch = this.#newBatch(slot);
       this.#open = batch;
-      this.#batches.set(batch.id, batch);
     }
     const index = batch.lengths.length;
     batch.slot.input.set(chunk, batch.used);
+    batch.offsets.push(batch.used);
     batch.used += chunk.byteLength;
     batch.lengths.push(chunk.byteLength);
     const digest = deferred<string>();
@@ -284,22 +342,157 @@ export class OffloadStream {
     batch.decisions.push(undefined);
     batch.undecided++;
     batch.holders++;
-    const owner = batch;
+    return this.#handle(batch, index, digest.promise);
+  }
+
+  /**
+   * The object's chunks, cut on the worker (decision 203): the bytes of
+   * `source` are copied once, into slots, and the worker finds the cut points,
+   * hashes each chunk and the whole object, and answers each slot with its
+   * chunks — yielded here a slot's worth at a time, in object order. The
+   * caller must start every chunk of a group before it waits on any of them
+   * (a slot's encode step waits for every chunk of the slot to be decided),
+   * and release each. `params` must be validated and satisfy
+   * {@link scansOnWorker}. An error reading `source` is thrown as it is.
+   */
+  async *chunked(source: AsyncIterable<Uint8Array>, params: Readonly<ChunkingParams>): AsyncGenerator<ScannedChunk[]> {
+    if (this.#failed) throw this.#failed;
+    if (this.#scan || this.#batches.size > 0) throw new Error('an offload stream is chunked once, and not also fed by add()');
+    const scan: ScanState = { params, ready: [], waiter: undefined, pending: 0, ended: false, error: undefined, stopped: false };
+    this.#scan = scan;
+    const pumped = this.#pump(source, scan).catch((err: unknown) => {
+      scan.error ??= err;
+      scan.waiter?.resolve();
+    });
+    try {
+      for (;;) {
+        const group = scan.ready.shift();
+        if (group) {
+          yield group;
+          continue;
+        }
+        if (scan.error !== undefined) throw scan.error;
+        if (this.#failed) throw this.#failed;
+        if (scan.ended && scan.pending === 0) return;
+        scan.waiter = deferred<void>();
+        await scan.waiter.promise;
+        scan.waiter = undefined;
+      }
+    } finally {
+      scan.stopped = true;
+      // Chunks never handed out hold their slots: give them up.
+      for (const group of scan.ready.splice(0)) for (const c of group) c.handle.release();
+      void pumped;
+    }
+  }
+
+  /** Copies the source into slots and sends each full one to be cut; the last one says so. */
+  async #pump(source: AsyncIterable<Uint8Array>, scan: ScanState): Promise<void> {
+    let batch: Batch | undefined;
+    try {
+      for await (const piece of source) {
+        for (let at = 0; at < piece.byteLength; ) {
+          // Checked before every copy: a failed stream gives its unsent slot back, and another stream may have it.
+          if (scan.stopped || this.#failed) return;
+          batch ??= await this.#scanBatch(scan);
+          if (!batch) return;
+          const take = Math.min(piece.byteLength - at, batch.slot.input.byteLength - batch.used);
+          batch.slot.input.set(piece.subarray(at, at + take), batch.used);
+          batch.used += take;
+          at += take;
+          if (batch.used === batch.slot.input.byteLength) {
+            this.#sendScan(scan, batch, false);
+            batch = undefined;
+          }
+        }
+      }
+      if (scan.stopped || this.#failed) return;
+      batch ??= await this.#scanBatch(scan);
+      if (!batch) return;
+      this.#sendScan(scan, batch, true);
+      batch = undefined;
+      scan.ended = true;
+    } finally {
+      // Stopped, failed or the source broke with a slot half filled: it never went to the worker.
+      if (batch && !batch.slotReturned) {
+        batch.slotReturned = true;
+        this.#batches.delete(batch.id);
+        this.#pool.releaseSlot(batch.slot);
+      }
+    }
+  }
+
+  /** A fresh batch on a shared slot for the next bytes, or undefined when the stream stopped meanwhile. */
+  async #scanBatch(scan: ScanState): Promise<Batch | undefined> {
+    if (scan.stopped || this.#failed) return undefined;
+    const slot = await this.#pool.acquireSlot(SLOT_BYTES);
+    if (scan.stopped || this.#failed) {
+      this.#pool.releaseSlot(slot);
+      return undefined;
+    }
+    const batch = this.#newBatch(slot);
+    batch.used = SCAN_HEAD_BYTES;
+    return batch;
+  }
+
+  #sendScan(scan: ScanState, batch: Batch, last: boolean): void {
+    batch.sent = true;
+    scan.pending++;
+    this.#pool.post(this.#worker, { op: 'scan', stream: this.id, batch: batch.id, slot: batch.slot.index, begin: SCAN_HEAD_BYTES, end: batch.used, last, params: scan.params });
+  }
+
+  #newBatch(slot: Slot): Batch {
+    const batch: Batch = { id: ++this.#nextBatch, slot, used: 0, offsets: [], lengths: [], digests: [], decisions: [], undecided: 0, holders: 0, level: undefined, sent: false, settled: false, slotReturned: false };
+    this.#batches.set(batch.id, batch);
+    return batch;
+  }
+
+  /** The handle of chunk `index` of `batch` (one holder of its slot until released). */
+  #handle(batch: Batch, index: number, digest: Promise<string>): OffloadedChunk {
     let released = false;
     return {
-      digest: digest.promise,
+      digest,
       get sent() {
-        return owner.sent;
+        return batch.sent;
       },
-      compress: (raw, level) => this.#compress(owner, index, raw, level),
-      skip: () => this.#decide(owner, index, null),
+      compress: (raw, level) => this.#compress(batch, index, raw, level),
+      skip: () => this.#decide(batch, index, null),
       release: () => {
         if (released) return;
         released = true;
-        owner.holders--;
-        this.#maybeReturnSlot(owner);
+        batch.holders--;
+        this.#maybeReturnSlot(batch);
       },
     };
+  }
+
+  /** A slot's chunks, as the worker cut them: each becomes a handle, and the slot's group is handed to the caller. */
+  #scanned(batch: Batch, reply: Extract<OffloadReply, { op: 'chunks' }>): void {
+    const scan = this.#scan!;
+    scan.pending--;
+    this.#pool.counts.batches++;
+    this.#pool.counts.scanned++;
+    const n = reply.lengths.length;
+    batch.offsets = reply.offsets;
+    batch.lengths = reply.lengths;
+    batch.decisions = new Array<undefined>(n).fill(undefined);
+    batch.undecided = n;
+    batch.holders = n;
+    if (n === 0) {
+      // Nothing of its own (its bytes went on as the next slot's carry): the worker keeps nothing of it.
+      batch.settled = true;
+      this.#maybeReturnSlot(batch);
+    } else {
+      const group: ScannedChunk[] = [];
+      for (let i = 0; i < n; i++) {
+        const from = reply.offsets[i]!;
+        group.push({ chunk: batch.slot.input.subarray(from, from + reply.lengths[i]!), handle: this.#handle(batch, i, Promise.resolve(reply.digests[i]!)) });
+      }
+      // A caller that stopped takes no more chunks: their slot goes back once the worker is done with it.
+      if (scan.stopped) for (const c of group) c.handle.release();
+      else scan.ready.push(group);
+    }
+    scan.waiter?.resolve();
   }
 
   /** Sends the open batch, if any (before the caller waits on one of its chunks). */
@@ -344,6 +537,7 @@ export class OffloadStream {
       else this.#maybeReturnSlot(batch);
     }
     this.#object?.reject(err);
+    this.#scan?.waiter?.resolve();
     let dropped = false;
     if (drop) {
       try {
@@ -377,6 +571,10 @@ export class OffloadStream {
     }
     const batch = this.#batches.get(reply.batch);
     if (!batch || this.#failed) return;
+    if (reply.op === 'chunks') {
+      this.#scanned(batch, reply);
+      return;
+    }
     if (reply.op === 'digests') {
       this.#pool.counts.batches++;
       reply.digests.forEach((d, i) => batch.digests[i]!.resolve(d));
@@ -400,8 +598,7 @@ export class OffloadStream {
   }
 
   #rawOf(batch: Batch, index: number): Uint8Array {
-    let from = 0;
-    for (let i = 0; i < index; i++) from += batch.lengths[i]!;
+    const from = batch.offsets[index]!;
     return batch.slot.input.subarray(from, from + batch.lengths[index]!);
   }
 

@@ -39,7 +39,7 @@ import type { IngestedChunk } from './chunk-ref.ts';
 import { CHUNK_ID_PREFIX } from '../chunk-store/chunk-id.ts';
 import { HashPool } from '../chunk-store/hash-pool.ts';
 import type { OffloadedChunk, OffloadStream } from './ingest-offload.ts';
-import { IngestOffloadPool, offloadsIngest } from './ingest-offload.ts';
+import { IngestOffloadPool, offloadsIngest, scansOnWorker } from './ingest-offload.ts';
 import type { ChunkOutcome, IngestMode, StoreChunkContext } from './store-chunk.ts';
 import { storeChunk } from './store-chunk.ts';
 
@@ -170,33 +170,42 @@ export async function ingest(source: AsyncIterable<Uint8Array>, options: IngestO
   };
 
   try {
-    for await (const chunk of chunkStream(source, params, options.boundaries, windows)) {
-      if (bytesIn === 0) {
-        // Magic bytes only exist at the start of the object; the verdict applies to all its chunks.
-        const format = detectCompressedFormat(chunk.subarray(0, MAGIC_SNIFF_BYTES));
-        stats.detected_format = format ?? null;
-        encode.objectIsCompressed = format !== undefined;
+    // Where the chunks are cut: on the offload's worker when it can (decision 203), else here.
+    const groups = offload && scansOnWorker(params, options.boundaries) ? offload.chunked(source, params) : oneByOne(chunkStream(source, params, options.boundaries, windows));
+    for await (const group of groups) {
+      for (let i = 0; i < group.length; i++) {
+        const { chunk, handle: scanned } = group[i]!;
+        if (bytesIn === 0) {
+          // Magic bytes only exist at the start of the object; the verdict applies to all its chunks.
+          const format = detectCompressedFormat(chunk.subarray(0, MAGIC_SNIFF_BYTES));
+          stats.detected_format = format ?? null;
+          encode.objectIsCompressed = format !== undefined;
+        }
+        const offset = bytesIn;
+        bytesIn += chunk.length;
+        if (options.maxBytes !== undefined && bytesIn > options.maxBytes) {
+          for (const rest of group.slice(i)) rest.handle?.release();
+          throw new SvcError('payload_too_large', `object exceeds the limit of ${options.maxBytes} bytes`, { details: { limit_bytes: options.maxBytes } });
+        }
+        let outcome: Promise<ChunkOutcome>;
+        let handle: OffloadedChunk | undefined = scanned;
+        if (handle) outcome = processOffloaded(chunk, handle, ctx, firstOccurrence);
+        else if (streamHash) {
+          streamHash.update(chunk);
+          outcome = processChunk(chunk, ctx, firstOccurrence, hashes);
+        } else {
+          handle = await offload!.add(chunk);
+          outcome = processOffloaded(chunk, handle, ctx, firstOccurrence);
+        }
+        // A later chunk may fail while an earlier one is awaited; its error is
+        // reported when its turn comes, not as an unhandled rejection.
+        outcome.catch(() => undefined);
+        inFlight.push({ chunk, offset, length: chunk.length, outcome, handle });
+        options.onProgress?.(bytesIn);
       }
-      const offset = bytesIn;
-      bytesIn += chunk.length;
-      if (options.maxBytes !== undefined && bytesIn > options.maxBytes) {
-        throw new SvcError('payload_too_large', `object exceeds the limit of ${options.maxBytes} bytes`, { details: { limit_bytes: options.maxBytes } });
-      }
-      let outcome: Promise<ChunkOutcome>;
-      let handle: OffloadedChunk | undefined;
-      if (streamHash) {
-        streamHash.update(chunk);
-        outcome = processChunk(chunk, ctx, firstOccurrence, hashes);
-      } else {
-        handle = await offload!.add(chunk);
-        outcome = processOffloaded(chunk, handle, ctx, firstOccurrence);
-      }
-      // A later chunk may fail while an earlier one is awaited; its error is
-      // reported when its turn comes, not as an unhandled rejection.
-      outcome.catch(() => undefined);
-      inFlight.push({ chunk, offset, length: chunk.length, outcome, handle });
-      options.onProgress?.(bytesIn);
-      if (inFlight.length >= concurrency) {
+      // A group (a slot the worker cut) is started whole before anything is awaited: its encode step waits for
+      // every chunk of it to be decided.
+      while (inFlight.length >= concurrency) {
         // The oldest chunk's digest may be waiting in the open batch: send it then, and only then, so that a
         // batch otherwise fills its slot (sending on every chunk once the window was full made every batch
         // one chunk — one message each way per chunk).
@@ -240,6 +249,11 @@ export async function ingest(source: AsyncIterable<Uint8Array>, options: IngestO
     mode: options.mode,
     stats,
   };
+}
+
+/** Chunks cut on this thread, as groups of one (the shape of {@link OffloadStream.chunked}'s groups). */
+async function* oneByOne(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<Array<{ chunk: Uint8Array; handle?: OffloadedChunk }>> {
+  for await (const chunk of chunks) yield [{ chunk }];
 }
 
 /** The offload stream for this ingest, or undefined when it runs on this thread. */
