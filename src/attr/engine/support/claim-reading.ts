@@ -174,7 +174,9 @@ export function readClaim(raw: string): ClaimReading {
   for (let i = 0; i + 1 < spans.length; i++) {
     const a = spans[i]!;
     const b = spans[i + 1]!;
-    if (a.number || b.number || a.term === b.term || !JOIN_GAP.test(text.slice(a.end, b.start))) continue;
+    const gap = text.slice(a.end, b.start);
+    // An initialism's last period counts as part of it: "The A.V. Club" is "avclub" written as one word.
+    if (a.number || b.number || a.term === b.term || !(JOIN_GAP.test(gap) || (gap === '. ' && text.slice(a.start, a.end).includes('.')))) continue;
     const whole = contentTokens(text.slice(a.start, a.end) + text.slice(b.start, b.end))[0];
     // The stem must keep three letters of the second word: "Arabia national" stems to "arabian", another word.
     if (whole === undefined || whole.length < a.end - a.start + 3 || joined.some((j) => j.whole === whole)) continue;

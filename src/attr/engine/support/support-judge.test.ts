@@ -210,6 +210,14 @@ test('two claim words a window writes as one word count as said; a stem that dro
   assert.deepEqual(readClaim('the Saudi Arabia national team').joined.map((j) => j.whole), ['saudiarabia', 'nationalteam']);
 });
 
+test('a title with an initialism written as one word on the page is the same name ("The Q.R. Review" / "qrreview") (decision 202)', () => {
+  assert.deepEqual(readClaim('The critic of "The Q.R. Review" praised it.').joined.map((j) => j.whole), ['qrreview']);
+  const judgeOnPage = (claim: string, texts: string[], page: string[]) => judgeSupport(readClaim(claim), ones, window(texts, '', page));
+  const texts = ['Ada Brook praised the harbour album in 2015.'];
+  assert.deepEqual(judgeOnPage('Ada Brook of "The Q.R. Review" praised the harbour album in 2015.', texts, ['More reviews on QRReview online.']).flags, []);
+  assert.ok(judgeOnPage('Ada Brook of "The Q.R. Review" praised the harbour album in 2015.', texts, ['More reviews on QRDaily online.']).flags.includes('entity_missing'));
+});
+
 test("a figure in the source's title counts as said, as its words do (decision 166)", () => {
   const texts = ['Of the adults asked, 81% said their health was good.'];
   assert.deepEqual(judge('A 2015 survey found that 81% of adults said their health was good.', texts, 'Coastal Health Survey 2015').flags, []);

@@ -48,3 +48,11 @@ test('an exclamation or question mark followed by a lower-case word does not end
     'Yes.',
   ]);
 });
+
+test('an initialism inside a short quoted title does not end the sentence; a quoted sentence going on after one still does (decision 202)', () => {
+  assert.deepEqual(texts('The critic of "The Q.R. Review" praised it. Then she left.'), ['The critic of "The Q.R. Review" praised it.', 'Then she left.']);
+  assert.deepEqual(texts('He read “U.S. News & World Report” daily.'), ['He read “U.S. News & World Report” daily.']);
+  // Outside quotes, or where lower-case words follow inside them, the initialism ends the sentence as before.
+  assert.deepEqual(texts('He moved to the U.S. Then he left.'), ['He moved to the U.S.', 'Then he left.']);
+  assert.deepEqual(texts('She said "we went to the U.S. It was great" and left.'), ['She said "we went to the U.S.', 'It was great" and left.']);
+});

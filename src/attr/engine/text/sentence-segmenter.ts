@@ -102,6 +102,30 @@ function nextIsLowerCase(text: string, after: number, to: number): boolean {
   return /\p{Ll}/u.test(text[next] ?? '');
 }
 
+/** Characters within which a double-quoted title must close for an initialism in it not to end a sentence. */
+const QUOTE_REACH = 60;
+
+/** The rest of a quoted title after an initialism: capitalised words and their small joining words ("Club", "News & World Report"). */
+const TITLE_TAIL = /^\s*(?:(?:\p{Lu}[\p{L}\p{N}'’-]*|&|of|and|the|for|in|on|at)\s*)+[,;:]?$/u;
+
+/**
+ * The period at `dot` stands inside a double-quoted stretch that opened in
+ * this sentence and closes within QUOTE_REACH characters, and what stands
+ * between it and the close is the rest of a title (TITLE_TAIL): an
+ * initialism in a title ("The A.V. Club", "U.S. News & World Report"), not
+ * the end of the sentence. A quoted sentence that goes on after the
+ * initialism ("… the U.S. It was …") still ends there.
+ */
+function insideShortQuote(text: string, sentenceStart: number, dot: number, to: number): boolean {
+  const before = text.slice(sentenceStart, dot);
+  const straight = (before.match(/"/g) ?? []).length % 2 === 1;
+  const curly = before.lastIndexOf('“') > before.lastIndexOf('”');
+  if (!straight && !curly) return false;
+  const rest = text.slice(dot + 1, Math.min(to, dot + 1 + QUOTE_REACH));
+  const close = rest.search(curly ? /”/ : /"/);
+  return close >= 0 && TITLE_TAIL.test(rest.slice(0, close));
+}
+
 /** Decides whether the period at `dot` (followed by white space at `after`) ends a sentence. */
 function endsSentenceAfterPeriod(text: string, sentenceStart: number, dot: number, after: number, to: number): boolean {
   let wordStart = dot;
@@ -116,6 +140,6 @@ function endsSentenceAfterPeriod(text: string, sentenceStart: number, dot: numbe
   if (ALWAYS_CONTINUING.has(word)) return false;
   if (CONTINUING_BEFORE_DIGIT.has(word)) return !nextIsDigit && !nextIsLower;
   if (/^\p{L}$/u.test(word)) return false; // an initial: "J. R. R. Tolkien"
-  if (AMBIGUOUS.has(word) || /^(\p{L}\.)+\p{L}$/u.test(word)) return !nextIsLower && !nextIsDigit;
+  if (AMBIGUOUS.has(word) || /^(\p{L}\.)+\p{L}$/u.test(word)) return !nextIsLower && !nextIsDigit && !insideShortQuote(text, sentenceStart, dot, to);
   return !nextIsLower;
 }

@@ -112,3 +112,10 @@ test('"%" and "per cent" are "percent"; a unit or magnitude written on a figure 
   // Other letters keep the figure whole: "3b" is not "3a", a decade is not a unit.
   assert.deepEqual(contentTokens('Figure 3b, the 1990s, a 3D film'), ['figur', '3b', '1990s', '3d', 'film']);
 });
+
+test('with compounds, a host name is also read as its words (evidence side); initials and abbreviations stay whole (decision 202)', () => {
+  assert.deepEqual(tokenSpans('https://news.qrreview.com/story', true).map((s) => s.term), ['http', 'newsqrreviewcom', 'new', 'qrreview', 'com', 'stori']);
+  assert.deepEqual(tokenSpans('a Ph.D. in e.g. physics', true).map((s) => s.term), ['phd', 'eg', 'physic']);
+  // The claim side keeps the host whole.
+  assert.deepEqual(tokenSpans('news.qrreview.com').map((s) => s.term), ['newsqrreviewcom']);
+});

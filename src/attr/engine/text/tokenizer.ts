@@ -232,6 +232,15 @@ function eachToken(raw: string, visit: (term: string, start: number, end: number
       continue;
     }
     visit(stem(t), m.index, end, original, false);
+    // "music.avclub.com": a host name is also read as its words ("avclub" is "A.V. Club" written as one word).
+    if (compounds && DOTTED_NAME.test(original)) {
+      let at = m.index;
+      for (const part of original.split('.')) {
+        const word = part.toLowerCase();
+        if (word.length >= 2 && !STOP_WORDS.has(word) && /^\p{L}+$/u.test(word)) visit(stem(word), at, at + part.length, part, false);
+        at += part.length + 1;
+      }
+    }
     // "NewsOPINIONApril", "MemorialPembroke": words a scraped page glued together are also read apart.
     if (compounds && GLUED.test(original)) {
       for (const part of gluedParts(original)) {
@@ -285,6 +294,12 @@ function gluedParts(original: string): Array<{ text: string; at: number }> {
   }
   return out;
 }
+
+/**
+ * Words joined by dots, one of them of three letters or more ("music.avclub.com",
+ * "nytimes.com"); not initials and abbreviations ("U.S", "Ph.D", "e.g").
+ */
+const DOTTED_NAME = /^(?=.*(?:^|\.)\p{L}{3,}(?:\.|$))[\p{L}\p{N}]+(?:\.[\p{L}\p{N}]+)+$/u;
 
 /** A hyphen and the next word right after a word ("-American" in "Ibero-American"). */
 const HYPHENATED_NEXT = /^[-‐]([\p{L}]+)(?![\p{L}\p{N}]*[-‐][\p{L}\p{N}])/u;
