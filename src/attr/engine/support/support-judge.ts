@@ -130,8 +130,9 @@ export interface SupportVerdict {
 export function judgeSupport(claim: ClaimReading, weight: (term: string) => number, window: WindowReading): SupportVerdict {
   const flags: string[] = [];
   // A word the claim writes as two ("radio carbon") and the window as one ("radiocarbon") says both claim terms.
-  const has = withJoined(claim, window.terms);
-  const titleTerms = withJoined(claim, window.titleTerms);
+  const joined = claim.joined.filter((j) => window.terms.has(j.whole) || window.titleTerms.has(j.whole));
+  const has = withJoined(joined, window.terms);
+  const titleTerms = withJoined(joined, window.titleTerms);
   // The source's title is shown with every window of it (the footer's source row): its words count as said (decision 151).
   const said = (t: string) => has.has(t) || titleTerms.has(t);
   let total = 0;
@@ -188,7 +189,7 @@ export function judgeSupport(claim: ClaimReading, weight: (term: string) => numb
     }
   }
 
-  if (recall >= SUPPORTED_RECALL && coherentRecall(claim, weight, window, titleTerms, total) < COHERENT_MIN_RECALL) flags.push('scattered_words');
+  if (recall >= SUPPORTED_RECALL && coherentRecall(claim, joined, weight, window, titleTerms, total) < COHERENT_MIN_RECALL) flags.push('scattered_words');
 
   let fragmentFailed = false;
   const flag = (name: string) => {
@@ -203,7 +204,7 @@ export function judgeSupport(claim: ClaimReading, weight: (term: string) => numb
       if (said(t)) fHit += w;
     }
     if (fTotal > 0 && fHit / fTotal < FRAGMENT_MIN_RECALL) fragmentFailed = true;
-    const best = bestSentence(claim, window.sentences, f.terms);
+    const best = bestSentence(joined, window.sentences, f.terms);
     if (best === undefined) continue;
     // Polarity, order and substitutions are only judged against a sentence plainly about the clause.
     const about = best.matched / f.terms.length;
@@ -232,7 +233,7 @@ export function judgeSupport(claim: ClaimReading, weight: (term: string) => numb
  * won the race with 74 %" and "did not field a candidate" says nothing of
  * the claim, however much of its vocabulary the span holds.
  */
-function coherentRecall(claim: ClaimReading, weight: (term: string) => number, window: WindowReading, titleTerms: ReadonlySet<string>, total: number): number {
+function coherentRecall(claim: ClaimReading, joined: ClaimReading['joined'], weight: (term: string) => number, window: WindowReading, titleTerms: ReadonlySet<string>, total: number): number {
   if (total === 0) return 0;
   const named = new Set<string>(claim.entities);
   for (const n of claim.numbers) named.add(n.term);
@@ -243,7 +244,7 @@ function coherentRecall(claim: ClaimReading, weight: (term: string) => number, w
     const hits = new Set<string>();
     for (const sp of s.spans) {
       if (claimTerms.has(sp.term)) hits.add(sp.term);
-      for (const j of claim.joined) if (j.whole === sp.term) for (const p of j.parts) hits.add(p);
+      for (const j of joined) if (j.whole === sp.term) for (const p of j.parts) hits.add(p);
     }
     for (const t of hits) if (hits.size >= COHERENT_MIN_WORDS || named.has(t)) held.add(t);
   }
@@ -277,11 +278,11 @@ function countsWith(sentence: WindowSentence, value: string, unit: string): bool
 
 /**
  * The terms with the claim's two-word forms a one-word term of `terms` says
- * ("radiocarbon" says "radio" and "carbon"); the same set when it says none.
+ * ("radiocarbon" says "radio" and "carbon"; `joined`: those the window writes); the same set when it says none.
  */
-function withJoined(claim: ClaimReading, terms: ReadonlySet<string>): ReadonlySet<string> {
+function withJoined(joined: ClaimReading['joined'], terms: ReadonlySet<string>): ReadonlySet<string> {
   let out: Set<string> | undefined;
-  for (const j of claim.joined) {
+  for (const j of joined) {
     if (!terms.has(j.whole) || (terms.has(j.parts[0]) && terms.has(j.parts[1]))) continue;
     out ??= new Set(terms);
     for (const p of j.parts) out.add(p);
@@ -290,12 +291,17 @@ function withJoined(claim: ClaimReading, terms: ReadonlySet<string>): ReadonlySe
 }
 
 /** The window sentence holding the most of the clause's distinct words (first on ties), with that count. */
-function bestSentence(claim: ClaimReading, sentences: readonly WindowSentence[], terms: readonly string[]): { sentence: WindowSentence; matched: number } | undefined {
+function bestSentence(joined: ClaimReading['joined'], sentences: readonly WindowSentence[], terms: readonly string[]): { sentence: WindowSentence; matched: number } | undefined {
   let best: WindowSentence | undefined;
   let bestCount = 0;
   for (const s of sentences) {
     let n = 0;
-    for (const t of terms) if (s.spans.some((x) => x.term === t || claim.joined.some((j) => j.whole === x.term && j.parts.includes(t)))) n++;
+    if (joined.length === 0) {
+      for (const t of terms) if (s.spans.some((x) => x.term === t)) n++;
+    } else {
+      const said = withJoined(joined, new Set(s.spans.map((x) => x.term)));
+      for (const t of terms) if (said.has(t)) n++;
+    }
     if (n > bestCount) {
       best = s;
       bestCount = n;

@@ -154,7 +154,7 @@ function eachToken(raw: string, visit: (term: string, start: number, end: number
       const clock = text.charCodeAt(m.index - 1) === COLON || text.charCodeAt(m.index + original.length) === COLON;
       const end = m.index + original.length;
       // A figure with its unit or magnitude written on ("5km", "€1.5m", "$2bn", "180K") is the figure and that word.
-      const suffix = clock ? null : UNIT_SUFFIX.exec(t);
+      const suffix = clock || !isLowerAsciiLetter(t.charCodeAt(t.length - 1)) ? null : UNIT_SUFFIX.exec(t);
       if (suffix) {
         const at = m.index + suffix[1]!.length;
         const unit = suffix[2]!;
@@ -226,14 +226,14 @@ function eachToken(raw: string, visit: (term: string, start: number, end: number
     }
     if (t.length < 2 || STOP_WORDS.has(t)) continue;
     // "£3.2 bn" is "£3.2 billion", as "£3.2bn" is.
-    const magnitude = MAGNITUDE_SUFFIX.get(t);
+    const magnitude = t.length === 2 && t.charCodeAt(1) === 0x6e ? MAGNITUDE_SUFFIX.get(t) : undefined;
     if (magnitude !== undefined && DIGIT_BEFORE.test(text.slice(Math.max(0, m.index - 2), m.index))) {
       visit(magnitude, m.index, end, original, false);
       continue;
     }
     visit(stem(t), m.index, end, original, false);
     // "music.avclub.com": a host name is also read as its words ("avclub" is "A.V. Club" written as one word).
-    if (compounds && DOTTED_NAME.test(original)) {
+    if (compounds && original.includes('.') && DOTTED_NAME.test(original)) {
       let at = m.index;
       for (const part of original.split('.')) {
         const word = part.toLowerCase();
@@ -261,13 +261,17 @@ const UNIT_SUFFIX = /^(\d+(?:[.,]\d+)*)(km|cm|mm|m|kg|mg|g|lbs?|oz|ft|in|mi|mph|
 const MAGNITUDE_SUFFIX: ReadonlyMap<string, string> = new Map([['bn', 'billion'], ['mn', 'million'], ['k', 'thousand']]);
 const CURRENCY_BEFORE = /[$€£¥]\s?$/;
 const PER_CENT = /^\s+cent(?![\p{L}\p{N}])/iu;
-const PERCENT_SIGN = /^\s?%/;
 
 /** "88%" and "88 %" are "88 percent": the sign after a figure is the word. */
 function visitPercent(text: string, end: number, visit: (term: string, start: number, end: number, original: string, number: boolean) => void): void {
-  const sign = PERCENT_SIGN.exec(text.slice(end, end + 2));
-  if (sign) visit('percent', end + sign[0].length - 1, end + sign[0].length, '%', false);
+  const next = text.charCodeAt(end);
+  if (next !== PERCENT && !(next === SPACE && text.charCodeAt(end + 1) === PERCENT)) return;
+  const at = next === PERCENT ? end : end + 1;
+  visit('percent', at, at + 1, '%', false);
 }
+const PERCENT = 0x25;
+const SPACE = 0x20;
+const isLowerAsciiLetter = (code: number): boolean => code >= 97 && code <= 122;
 
 /** A word of two or more capitals ("CONTACT", "HELP") right before or after `start..end`: an all-caps run, where "US" is the pronoun. */
 function allCapsNeighbour(text: string, start: number, end: number): boolean {
