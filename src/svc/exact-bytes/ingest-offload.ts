@@ -74,7 +74,7 @@ export const SCAN_HEAD_BYTES = 256 * 1024;
 const SLOT_INPUT_BYTES = SLOT_BYTES + SCAN_HEAD_BYTES;
 /** Frame space per slot: the frames of a batch's compressible chunks; one that does not fit is coded on the main thread. */
 const SLOT_OUTPUT_BYTES = SLOT_INPUT_BYTES + SLOT_INPUT_BYTES / 8;
-/** Slots in a pool: ~18 MiB of shared memory, two or three batches in flight for each of a few concurrent ingests. */
+/** Slots in a pool: ~21 MiB of shared memory, two or three batches in flight for each of a few concurrent ingests. */
 export const SLOTS = 8;
 
 /** Workers in the pool at most (one per core beyond the main thread's, up to this). */

@@ -16,7 +16,8 @@
  * keeps chunking; results are assembled in object order. Where the work runs:
  * for an object whose size is known and large (a raw upload, a multipart
  * completion), both hashes and the zstd frames run on an ingest worker
- * (ingest-offload.ts, decision 189); otherwise hashing goes through the hash
+ * (ingest-offload.ts, decision 189), and with the default chunk sizes the
+ * cutting too (decision 203); otherwise hashing goes through the hash
  * pool (this thread on a CPU with SHA instructions, decision 154) and zstd
  * runs on this thread (decision 180). File writes run on the libuv thread
  * pool. Memory stays bounded by the chunker's window plus `concurrency`
