@@ -104,14 +104,14 @@ export const YEAR_RELATION = /\b(before|after|since|until|till|by|from|through|c
 export const PASSIVE =
   /\b(?:is|are|was|were|be|been|being|get|gets|got|gotten)\s+(?:\p{L}+ly\s+)?\p{L}+(?:ed|en|wn|ung|uck|ilt|ade|ld|nt|id|ot)\b[^.;]*?\bby\b|(?<=[\p{L}\p{N})"”’]\s+)(?:made|written|directed|produced|founded|built|designed|created|composed|painted|published|released|developed|owned|operated|hosted|performed|sung|voiced|won|led)\s+by\s/iu;
 
+/** What stands between two words a page may write as one: a hyphen or a single space ("co-operation", "radio carbon"). */
+const JOIN_GAP = /^(?:[-‐‑]| )$/;
+
 /**
  * An enumeration of at least three single words starting here: "playwrights,
  * poets, songwriters, and novelists", "bees, wasps or ants" (not "goals, and
  * the team", not "films and won").
  */
-/** What stands between two words a page may write as one: a hyphen or a single space ("co-operation", "radio carbon"). */
-const JOIN_GAP = /^(?:[-‐‑]| )$/;
-
 const ENUMERATION = /^\p{L}+(?:,\s*(?!(?:and|or)\b)\p{L}+)+,?\s+(?:and|or)\s+\p{L}+\b/u;
 
 export function readClaim(raw: string): ClaimReading {
