@@ -107,9 +107,11 @@ export interface IngestResult {
 const DEFAULT_CONCURRENCY = 8;
 /**
  * Chunks in flight in an offloaded ingest: about four batches' worth of
- * ~64 KiB chunks, so that the main thread cuts and looks up the next batches
- * while the worker hashes and compresses earlier ones (32, two batches,
- * measured slower with batches that fill their slots; decision 201).
+ * ~64 KiB chunks, so that the main thread looks up and stores the next
+ * batches while the worker cuts, hashes and compresses others (32, two
+ * batches, measured slower with batches that fill their slots; decision 201).
+ * A slot the worker cut is started whole, so the window may run over by up
+ * to one slot's chunks (decision 203).
  */
 const OFFLOAD_CONCURRENCY = 64;
 
