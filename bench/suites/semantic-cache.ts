@@ -32,7 +32,7 @@ import { type BenchReport, round, summarize } from '../report.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const QQP_FILE = process.env.SVC_QQP_FILE ?? path.resolve(here, '../../../shared/data/qqp-dev.jsonl');
-const THRESHOLDS = [0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.88, 0.9, 0.91, 0.92, 0.93, 0.94, 0.95, 0.96, 0.98, 1];
+const THRESHOLDS = [0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.88, 0.9, 0.91, 0.92, 0.925, 0.93, 0.94, 0.95, 0.96, 0.98, 1];
 
 interface Pair { id?: number; text_a: string; text_b: string; label: number }
 

@@ -219,7 +219,7 @@ describe('AI gateway (domain, mock upstream)', () => {
     const hit = await h.gateway.chat(h.ctx('acme'), chat('how do I reset my password', { svc }), { wantsMetadata: true });
     assert.equal(hit.meta.cache, 'semantic_hit');
     // The hit names the operating point it was accepted under, in the metadata and the svc object.
-    const point = { source: 'default', embedder: 'lexical-align@5', threshold: 0.94 };
+    const point = { source: 'default', embedder: 'lexical-align@6', threshold: 0.925 };
     assert.deepEqual(hit.meta.semantic_operating_point, point);
     assert.deepEqual(hit.kind === 'json' && (hit.body as { svc?: Record<string, unknown> }).svc?.semantic_operating_point, point);
     assert.equal(exactOnly.meta.semantic_operating_point, null);

@@ -179,7 +179,7 @@ for (const engine of engines()) {
       await ask('How do I rotate the signing key of the console?');
       const hit = await ask('how do i rotate the signing key of the console');
       assert.equal(hit.cache, 'semantic_hit');
-      assert.equal(hit.operatingPoint, 'default:0.94:lexical-align@5', 'a semantic hit names its operating point');
+      assert.equal(hit.operatingPoint, 'default:0.925:lexical-align@6', 'a semantic hit names its operating point');
 
       await flip({ switch: 'disable_reducer', name: 'semantic_cache_lookup', disabled: true });
       const off = await ask('HOW DO I ROTATE THE SIGNING KEY OF THE CONSOLE?');

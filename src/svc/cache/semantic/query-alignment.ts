@@ -59,10 +59,12 @@ export interface AlignmentCosts {
 export const DEFAULT_ALIGNMENT_COSTS: AlignmentCosts = {
   // An intensifier or hedge ("really", "actually", "ever", "so") asks nothing of its own: 0.1, like an inflection (decision 204).
   drop: { article: 0, light: 0.1, preposition: 0.4, do: 0.3, be: 0.4, have: 0.4, modal: 0.5, future: 0.6, past: 0.6, first: 0.5, second: 0.5, generic: 0.5, quantifier: 0.3, conjunction: 0.5 },
+  // The asker ↔ the one asked ("do I" / "do you") and a present ↔ a future ("does it" / "will it") change whom or when
+  // the question is about: 0.6 and 0.7 (decision 206; were 0.4 and 0.5), so only a long question absorbs one.
   swap: {
     'article>article': 0, 'preposition>preposition': 0.3, 'do>do': 0.1, 'be>be': 0.2, 'be>do': 0.3, 'do>modal': 0.2, 'modal>modal': 0.3, 'be>modal': 0.4,
-    'have>have': 0.1, 'be>past': 0.5, 'do>past': 0.5, 'modal>past': 0.5, 'be>future': 0.5, 'do>future': 0.5, 'future>modal': 0.5,
-    'future>future': 0.1, 'past>past': 0.3, 'first>first': 0.1, 'second>second': 0.1, 'first>second': 0.4, 'first>generic': 0.4,
+    'have>have': 0.1, 'be>past': 0.5, 'do>past': 0.5, 'modal>past': 0.5, 'be>future': 0.7, 'do>future': 0.7, 'future>modal': 0.7,
+    'future>future': 0.1, 'past>past': 0.3, 'first>first': 0.1, 'second>second': 0.1, 'first>second': 0.6, 'first>generic': 0.4,
     'generic>second': 0.3, 'generic>generic': 0.1, 'article>first': 0.4, 'article>second': 0.4,
     'article>quantifier': 0.2, 'quantifier>quantifier': 0.3, 'conjunction>conjunction': 0.5, 'light>light': 0.2,
   },

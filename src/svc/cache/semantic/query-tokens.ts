@@ -283,6 +283,35 @@ function methodCanOf(t: QueryToken): QueryToken {
   return { ...t, cls: 'do', index: CLASS_INDEX.get('do')! };
 }
 
+/** The same word read in another class, by its place in the question. */
+function reclassed(t: QueryToken, cls: WordClass): QueryToken {
+  return { ...t, cls, index: CLASS_INDEX.get(cls)! };
+}
+
+/** Classes of a word that opens a yes / no question ("Is …", "Do …", "Can …"), and of question words. */
+const ASKING = new Set<WordClass>(['question', 'do', 'be', 'have', 'modal', 'future', 'past']);
+
+/**
+ * A request for the reason appended to a question that asks something else first ("Which is your favourite film,
+ * and why?", "Is chess a sport? Why or why not?"): the question asked is the first, and the tag asks for what any
+ * answer to it gives anyway. Returns where the tag ("why", "and why", "why not", "why or why not") begins, or
+ * out.length when there is none or nothing else is asked before it ("Why?" alone, "cats hate water why"). Its
+ * first word is read as a hedge (0.1) and the rest as articles (free), so the "not" of "why not" is no negation.
+ */
+function reasonTagStart(out: readonly QueryToken[]): number {
+  const w = out.map((t) => t.word);
+  let i = w.length;
+  if (w[i - 1] === 'not' && w[i - 2] === 'why') {
+    i -= 2;
+    if (w[i - 1] === 'or' && w[i - 2] === 'why') i -= 2;
+  } else if (w[i - 1] === 'why') i -= 1;
+  else return w.length;
+  if (w[i - 1] === 'and') i -= 1;
+  // Something else must be asked before it: a question word, or an auxiliary that opens a yes / no question.
+  if (i < 2 || !out.slice(0, i).some((t, k) => t.cls === 'question' || (k === 0 && ASKING.has(t.cls)))) return w.length;
+  return i;
+}
+
 /** Tokens of a normalised query (query-normaliser.ts); hyphenated words count as their parts, a final preposition as a content word. */
 export function queryTokens(normalised: string): QueryToken[] {
   const out: QueryToken[] = [];
@@ -291,6 +320,16 @@ export function queryTokens(normalised: string): QueryToken[] {
   for (let i = 1; i < out.length; i++) if (out[i]!.word === 'of' && out[i - 1]!.cls === 'quantifier') out[i] = partitiveOf(out[i]!);
   // "How can I …?" asks for a method, as "How do I …?" does: "can" right after "how" is the auxiliary "do" (decision 204).
   for (let i = 1; i < out.length; i++) if (out[i]!.word === 'can' && out[i - 1]!.word === 'how') out[i] = methodCanOf(out[i]!);
+  // A reason asked for after the question ("…, and why?", "… Why or why not?") is a hedge on it (decision 206).
+  const tag = reasonTagStart(out);
+  for (let i = tag; i < out.length; i++) out[i] = reclassed(out[i]!, i === tag ? 'light' : 'article');
+  for (let i = 1; i < out.length - 1; i++) {
+    // "and" that joins two questions ("What is a lens, and how is it made?") adds nothing to either: a hedge.
+    if (out[i]!.word === 'and' && out[i + 1]!.cls === 'question') out[i] = reclassed(out[i]!, 'light');
+    // "that" after a content word introduces a clause ("the lesson that life taught", "do you think that …") and
+    // may be left out in English ("the lesson life taught"); elsewhere ("what does that mean") it stays a word.
+    else if (out[i]!.word === 'that' && out[i - 1]!.cls === 'content') out[i] = reclassed(out[i]!, 'light');
+  }
   const last = out.at(-1);
   if (last !== undefined && last.cls === 'preposition') out[out.length - 1] = strandedOf(last);
   return out;
