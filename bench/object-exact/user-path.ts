@@ -195,6 +195,43 @@ export async function userRangeReads(stateDir: string, targets: Array<{ label: s
   }
 }
 
+/**
+ * Recompression (decision 207) the way an operator runs it: `svc gc` through
+ * the CLI against a running server over the kept state, packs old enough at
+ * once (`SVC_GC_RECOMPRESS_AFTER_MINUTES=0`; nothing is condemned: every
+ * chunk is referenced and young). Then the state directory at rest, a full
+ * restore through the CLI (checked), and range reads on the densified file.
+ */
+export async function svcRecompress(
+  workDir: string,
+  stateDir: string,
+  files: UserFile[],
+  manifests: UserRound['manifests'],
+  rangeTarget: { manifestId: string; size: number },
+  samples: number,
+) {
+  const server = await startSvc(stateDir, { env: { SVC_GC_RECOMPRESS_AFTER_MINUTES: '0' } });
+  let gc: { ms: number; densifiedChunks: number; recompressedPacks: number; bytesFreed: number };
+  try {
+    const run = await runCli(['--json', 'gc'], server);
+    const report = (JSON.parse(run.stdout) as { result: { packs: { recompressed: number; densified_chunks: number }; bytes_freed: number } }).result;
+    gc = { ms: run.ms, densifiedChunks: report.packs.densified_chunks, recompressedPacks: report.packs.recompressed, bytesFreed: report.bytes_freed };
+  } finally {
+    await server.stop();
+  }
+  const stateBytes = dirSize(stateDir);
+  const again = await startSvc(stateDir);
+  let restore: { ms: number; exact: number };
+  try {
+    restore = await restoreFiles(again, files, manifests, path.join(workDir, 'svc-recompressed-restore'));
+  } finally {
+    await again.stop();
+  }
+  // On a fresh process, as userRangeReads always measures: the first pass finds no decoded frame in memory.
+  const range = (await userRangeReads(stateDir, [{ label: 'dense_frames', ...rangeTarget }], samples))['dense_frames']!;
+  return { gc, stateBytes, restoreMs: restore.ms, exact: restore.exact, range };
+}
+
 function countFiles(dir: string): number {
   let n = 0;
   for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) if (e.isFile() && statSync(path.join(e.parentPath, e.name)).size > 0) n++;

@@ -62,7 +62,7 @@ import { openRehydration } from '../../src/svc/exact-bytes/rehydrate.ts';
 import { chunkListSha256 } from '../../src/svc/exact-bytes/chunk-list-digest.ts';
 import S3rver from 's3rver';
 import { resticGc } from '../object-exact/restic.ts';
-import { ioCounts, svcGc, svcUserRound, type UserFile, type UserRound, userRangeReads } from '../object-exact/user-path.ts';
+import { ioCounts, svcGc, svcRecompress, svcUserRound, type UserFile, type UserRound, userRangeReads } from '../object-exact/user-path.ts';
 import { execFileSync } from 'node:child_process';
 
 const MiB = 1024 * 1024;
@@ -461,6 +461,10 @@ async function userPath(workDir: string, corpusDir: string, files: UserFile[], i
     { label: 'raw_chunks', manifestId: byName.get(randomName)!, size: sizeOf(randomName) },
   ], 100);
 
+  // Recompression (decision 207): `svc gc` through the CLI densifies the text packs; stored bytes at rest after it,
+  // and a restore and range reads from the dense frames.
+  const recompressed = await svcRecompress(workDir, keptState, files, last.manifests, { manifestId: byName.get(logName)!, size: sizeOf(logName) }, 100);
+
   // GC: the two random files of the issue corpus are deleted, on both sides.
   const deleted = new Set([issueFiles[0]!.name, issueFiles[1]!.name]);
   const gc = await svcGc(keptState, last.manifests, deleted, files);
@@ -531,10 +535,25 @@ async function userPath(workDir: string, corpusDir: string, files: UserFile[], i
       insert_bytes: resticLast.insertBytes,
       exact: `${Math.min(...resticRounds.map((r) => r.exact))}/${files.length}`,
     },
+    // After `svc gc` recompressed the text packs (decision 207): the state at rest, and the CLI restore from it.
+    after_recompression: {
+      state_dir_bytes: recompressed.stateBytes,
+      stored_ratio: round(recompressed.stateBytes / resticLast.storedBytes, 3),
+      gc_ms: round(recompressed.gc.ms, 1),
+      recompressed_packs: recompressed.gc.recompressedPacks,
+      densified_chunks: recompressed.gc.densifiedChunks,
+      bytes_freed: recompressed.gc.bytesFreed,
+      restore_ms: round(recompressed.restoreMs, 1),
+      restore_mbps: mbps(bytes, recompressed.restoreMs),
+      restore_ratio: round(resticRestoreMs / recompressed.restoreMs, 2),
+      exact: `${recompressed.exact}/${files.length}`,
+      range_read_1mib_http: recompressed.range,
+    },
     ratios: {
       ingest: round(resticIngestMs / svcIngestMs, 2),
       restore: round(resticRestoreMs / svcRestoreMs, 2),
       stored_bytes: round(last.stateBytes / resticLast.storedBytes, 3),
+      stored_bytes_after_recompression: round(recompressed.stateBytes / resticLast.storedBytes, 3),
     },
     range_read_1mib_http: range,
     io,
@@ -567,16 +586,33 @@ function userRows(u: UserPath): { rows: Array<Array<string | number>>; notes: st
     user_ingest_ge_1_5x: u.ratios.ingest >= 1.5,
     user_restore_ge_1_5x: u.ratios.restore >= 1.5,
     user_stored_bytes_le_0_95x: u.ratios.stored_bytes <= 0.95,
+    user_stored_bytes_after_recompression_le_0_95x: u.ratios.stored_bytes_after_recompression <= 0.95,
+    user_restore_after_recompression_exact_100pct: u.after_recompression.exact === `${u.corpus.files}/${u.corpus.files}`,
     user_insert_le_256_kib: u.svc.insert_chunk_dir_bytes <= 256 * 1024,
     user_exact_100pct: u.svc.exact === `${u.corpus.files}/${u.corpus.files}`,
   };
   const r = u.range_read_1mib_http;
+  const a = u.after_recompression;
   const io = u.io!;
   const rows: Array<Array<string | number>> = [
     [`USER PATH (CLI → svc serve) ingest, ${u.corpus.mib} MiB (MiB/s)`, u.svc.ingest_mbps, u.restic.ingest_mbps, `${u.ratios.ingest}×`, `≥ 1.5× (${yes(targets.user_ingest_ge_1_5x)})`],
     ['USER PATH full restore (MiB/s)', u.svc.restore_mbps, u.restic.restore_mbps, `${u.ratios.restore}×`, `≥ 1.5× (${yes(targets.user_restore_ge_1_5x)})`],
     ['USER PATH, one CLI process per file and per object: ingest / restore (MiB/s)', `${u.svc.per_file_cli.ingest_mbps} / ${u.svc.per_file_cli.restore_mbps}`, `${u.restic.ingest_mbps} / ${u.restic.restore_mbps}`, `${round(u.svc.per_file_cli.ingest_mbps / u.restic.ingest_mbps, 2)}× / ${round(u.svc.per_file_cli.restore_mbps / u.restic.restore_mbps, 2)}×`, ''],
     ['USER PATH stored bytes (MiB; svc: whole state dir at rest)', round(u.svc.state_dir_bytes / MiB, 2), round(u.restic.repo_bytes / MiB, 2), `${u.ratios.stored_bytes}×`, `≤ 0.95× (${yes(targets.user_stored_bytes_le_0_95x)})`],
+    [
+      'USER PATH stored bytes after `svc gc` recompressed (MiB; decision 207)',
+      round(a.state_dir_bytes / MiB, 2),
+      round(u.restic.repo_bytes / MiB, 2),
+      `${u.ratios.stored_bytes_after_recompression}×`,
+      `≤ 0.95× (${yes(targets.user_stored_bytes_after_recompression_le_0_95x)})`,
+    ],
+    [
+      'USER PATH after recompression: `svc gc` (s) / full restore (MiB/s) / 1 MiB range p95 cold, warm (ms)',
+      `${round(a.gc_ms / 1000, 1)} / ${a.restore_mbps} / ${a.range_read_1mib_http.cold.p95_ms}, ${a.range_read_1mib_http.warm.p95_ms}`,
+      `— / ${u.restic.restore_mbps} / n/a`,
+      `restore ${a.restore_ratio}×`,
+      `exact ${a.exact} (${yes(targets.user_restore_after_recompression_exact_100pct)})`,
+    ],
     [
       'USER PATH with storage.zstd_level 9: stored (MiB) / ingest / restore (MiB/s)',
       `${round(u.svc.zstd_level_9.state_dir_bytes / MiB, 2)} / ${u.svc.zstd_level_9.ingest_mbps} / ${u.svc.zstd_level_9.restore_mbps}`,
@@ -596,6 +632,7 @@ function userRows(u: UserPath): { rows: Array<Array<string | number>>; notes: st
   const notes = [
     `User path: \`svc serve\` in its own process with npm start's node flags (SQLite, filesystem pack store, defaults); one \`svc --json execute --kind byte_object --bucket bench --file f1 --file f2 …\` process for the files (the CLI's default --jobs 2; the shifted copy in a second run, as restic's second snapshot) and one \`svc manifest rehydrate <id…> --out-dir d\` process for all objects (bin/svc.mjs, wall time start to exit; CLI start-up alone — \`svc manifest --help\` — ${u.svc.cli_start_ms} ms median). The per-file row: one more svc round with one \`svc execute … --file f --key f\` process per file and one \`svc manifest rehydrate <id> --out f\` per object (the previous user path). restic: \`restic backup\` of all files but the shifted copy, then of all files, and \`restic restore latest\`. Corpus: the issue-12 files (random, random, log-like, JSON) plus the suite's kinds, the 50 MiB file and its 1-byte-shifted copy (ingested last): ${u.corpus.files} files, ${u.corpus.mib} MiB. ${u.rounds} rounds, svc and restic alternating (and alternating which goes first); medians. Per round (MiB/s): ${JSON.stringify(u.per_round)}.`,
     `Stored bytes: svc's whole state dir at rest (packs, SQLite database with manifests and the pack index, ledger; measured after the server stopped, as restic's repository is measured after restic exits; while the server still ran, its WAL included: ${round(u.svc.state_dir_bytes_while_running / MiB, 2)} MiB) vs the restic repository's growth (the median round's: restic chooses a random chunker polynomial for every repository, so its stored bytes and insert cost change from round to round; svc's do not). The storage.zstd_level 9 row is one more svc round with only that setting changed (decision 190). Insert: growth of svc's chunk directory from the shifted file (the server reported ${u.svc.insert_reported_bytes} bytes stored) vs restic's second snapshot. Range reads: 100 random 1 MiB ranges per object through POST /v1/manifests/{id}/rehydrate (node:http keep-alive client, as the CLI's) on a freshly started server (cold: empty verified-chunk cache; page cache warm) and the same ranges again (warm).`,
+    `Recompression (decision 207): after the range reads, \`svc --json gc\` through the CLI against a server over the kept round's state with SVC_GC_RECOMPRESS_AFTER_MINUTES=0 (defaults otherwise: zstd 17, 4 MiB frames; nothing is condemned, every chunk is referenced and young): ${a.recompressed_packs} packs rewritten, ${a.densified_chunks} chunks moved into dense frames, ${round(a.bytes_freed / MiB, 2)} MiB freed in ${round(a.gc_ms / 1000, 1)} s (CLI wall time). Then the state dir at rest, one full restore through the CLI (as above) and 100 range reads of the log-like file on a fresh server (cold, then warm).`,
     `Files and fsyncs: the issue-12 files (${io.corpus_mib} MiB) ingested through the CLI into a server under \`strace -f -c\` (fsync, fdatasync, sync_file_range, syncfs of every thread, SQLite's included), against \`restic backup\` of the same files under the same strace. S3 PUTs: the same ingest into a server with storage.chunk_backend s3 on s3rver (ObjectCreated:Put events, the readiness probe's included).`,
     `GC: the two issue-12 random files deleted. svc: the collector (GcService) over the last round's real packs and index, those two manifests presented as tombstoned past retention (the delete route is policy-gated), clock moved past grace and pack age: condemn ${u.gc.svc.condemn_ms} ms + delete ${u.gc.svc.delete_ms} ms, ${u.gc.svc.packs_deleted} packs deleted, ${u.gc.svc.packs_repacked} repacked, kept objects bit-exact ${u.gc.svc.kept_exact}. restic: a snapshot of all files, one without the two, \`restic forget\` of the first and \`restic prune\` (wall time of both).`,
   ];

@@ -5,7 +5,8 @@
  * jumps and GC runs, GC never deletes a stored form that a live,
  * tombstoned-within-retention, quarantined or held manifest needs — every
  * such manifest reads back verified from a fresh store after every run. It
- * must also actually free space (deleted chunks and packs across the run).
+ * must also actually free space (deleted chunks and packs across the run)
+ * and recompress packs of chunks compressed alone into dense frames.
  * On SQLite and PostgreSQL.
  */
 import assert from 'node:assert/strict';
@@ -45,22 +46,27 @@ for (const engine of engines()) {
   describe(`GC property over random histories (${engine.name})`, { skip: engine.skip }, () => {
     const fixture = useStore(engine.name);
 
+    let recompressed = 0;
     for (const seed of SEEDS) {
       test(`seed ${seed}: no needed chunk is ever deleted, and space is freed`, { timeout: 240_000 }, async () => {
         const { store: db } = fixture;
         await db.db.exec('DELETE FROM chunk_index; DELETE FROM chunk_packs; DELETE FROM gc_leases');
         const root = mkdtempSync(path.join(os.tmpdir(), 'svc-gc-prop-'));
         try {
-          await runHistory(seed, root, db);
+          recompressed += await runHistory(seed, root, db);
         } finally {
           rmSync(root, { recursive: true, force: true });
         }
       });
     }
+    test('the histories covered recompression: packs of chunks compressed alone were rewritten into dense frames and read back', () => {
+      assert.ok(recompressed > 0, `GC recompressed ${recompressed} packs over ${SEEDS.length} histories`);
+    });
   });
 }
 
-async function runHistory(seed: number, root: string, db: ReturnType<typeof useStore>['store']): Promise<void> {
+/** Runs one history; returns how many packs GC recompressed along the way. */
+async function runHistory(seed: number, root: string, db: ReturnType<typeof useStore>['store']): Promise<number> {
   const rand = mulberry32(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
   let now = Date.parse('2030-01-01T00:00:00Z');
@@ -101,7 +107,7 @@ async function runHistory(seed: number, root: string, db: ReturnType<typeof useS
   for (const t of tenants) pool.set(t, Array.from({ length: 24 }, (_, i) => Buffer.from(`${t}:${seed}:${i}:`.repeat(20 + Math.floor(rand() * 120)))));
   let serial = 0;
   const inFlight: Array<{ writer: ChunkWriter; model: Model; startedAt: number }> = [];
-  const totals = { deleted: 0, packsDeleted: 0, repacked: 0, runs: 0 };
+  const totals = { deleted: 0, packsDeleted: 0, repacked: 0, recompressed: 0, runs: 0 };
 
   /** Chunks of abandoned ingests: what GC condemns, and what an in-flight ingest likes to deduplicate against. */
   const orphans = new Map<string, Buffer[]>(tenants.map((t) => [t, []]));
@@ -252,6 +258,7 @@ async function runHistory(seed: number, root: string, db: ReturnType<typeof useS
       totals.deleted += report.chunks.deleted;
       totals.packsDeleted += report.packs.deleted;
       totals.repacked += report.packs.repacked;
+      totals.recompressed += report.packs.recompressed;
       await check(`after GC run ${totals.runs} (step ${step})`);
     }
   }
@@ -267,8 +274,10 @@ async function runHistory(seed: number, root: string, db: ReturnType<typeof useS
     totals.deleted += report.chunks.deleted;
     totals.packsDeleted += report.packs.deleted;
     totals.repacked += report.packs.repacked;
+    totals.recompressed += report.packs.recompressed;
     await check(`final GC run ${k + 1}`);
   }
   assert.ok(totals.deleted > 0, `GC deleted chunks (${JSON.stringify(totals)})`);
   assert.ok(totals.packsDeleted + totals.repacked > 0, `GC freed packs (${JSON.stringify(totals)})`);
+  return totals.recompressed;
 }

@@ -65,6 +65,7 @@ gc:
   grace_minutes: 0.05
   tombstone_retention_days: 0
   repack_dead_ratio: 0.05
+  recompress_after_minutes: 0.05
 `;
 
 type Json = any;
@@ -103,15 +104,18 @@ for (const engine of engines()) {
       const databaseUrl = target.databaseUrl && target.pgSchema ? `${target.databaseUrl}${target.databaseUrl.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${target.pgSchema}`)}` : undefined;
       const s3 = engine.name === 'postgres' ? await startS3TestServer('svc-gc-crash') : undefined;
       writeFileSync(path.join(target.stateDir, 'config.yaml'), CONFIG);
-      // BWT frames (opt-in, decision 158) so kills also land inside framed repacks; crash.test.ts covers the default.
-      const env = { SVC_STATE_DIR: target.stateDir, SVC_LOCAL_API_KEY: ADMIN_KEY, SVC_FRAME_CODEC: 'bwt', ...(databaseUrl ? { SVC_DATABASE_URL: databaseUrl } : {}), ...(s3 ? s3.svcEnv('chunks') : {}) };
+      // SQLite: BWT frames (opt-in, decision 158), so kills land inside framed repacks. PostgreSQL + S3: the default
+      // (chunks compressed alone), so kills also land inside recompressions into dense frames (decision 207), and in
+      // repacks that frame the live chunks of those again.
+      const recompresses = engine.name === 'postgres';
+      const env = { SVC_STATE_DIR: target.stateDir, SVC_LOCAL_API_KEY: ADMIN_KEY, ...(recompresses ? {} : { SVC_FRAME_CODEC: 'bwt' }), ...(databaseUrl ? { SVC_DATABASE_URL: databaseUrl } : {}), ...(s3 ? s3.svcEnv('chunks') : {}) };
       const svc = await svcProcess(env);
       const rand = mulberry32(SEED + (engine.name === 'postgres' ? 1 : 0));
       /** Acknowledged puts not deleted since, by key. */
       const alive = new Map<string, { sha256: string; size: number }>();
       /** Objects whose delete was sent but not acknowledged: either still there bit-exact, or gone. */
       const maybeDeleted = new Map<string, { sha256: string; size: number }>();
-      const stats = { puts: 0, deletes: 0, gcRuns: 0, gcConflicts: 0, gcFailures: [] as string[], killsInGc: 0, repacked: 0, packsDeleted: 0, chunksDeleted: 0, bytesFreed: 0, leftovers: { emptyRows: 0, unrecorded: 0 }, lastLeftovers: 0, killsLeavingLeftovers: 0, killsInRepack: 0 };
+      const stats = { puts: 0, deletes: 0, gcRuns: 0, gcConflicts: 0, gcFailures: [] as string[], killsInGc: 0, repacked: 0, recompressed: 0, packsDeleted: 0, chunksDeleted: 0, bytesFreed: 0, leftovers: { emptyRows: 0, unrecorded: 0 }, lastLeftovers: 0, killsLeavingLeftovers: 0, killsInRepack: 0 };
       const gcDurations: number[] = [];
       let gcInFlight = false;
       let paused = true;
@@ -202,6 +206,7 @@ for (const engine of engines()) {
       const count = (r: Json) => {
         stats.gcRuns++;
         stats.repacked += r.packs.repacked;
+        stats.recompressed += r.packs.recompressed;
         stats.packsDeleted += r.packs.deleted;
         stats.chunksDeleted += r.chunks.deleted;
         stats.bytesFreed += r.bytes_freed;
@@ -373,13 +378,14 @@ for (const engine of engines()) {
         stop = true;
         await Promise.all(running);
         t.diagnostic(
-          `${KILLS} kills (${stats.killsInGc} inside a GC run, ${stats.killsInRepack} right after a repack wrote its new pack, ${Math.floor(KILLS / 2)} of the rounds with ingest running), ${stats.gcRuns} GC runs completed: ${stats.chunksDeleted} index rows deleted, ${stats.repacked} packs repacked, ${stats.packsDeleted} packs deleted, ${stats.bytesFreed} bytes freed; ${stats.puts} puts, ${stats.deletes} deletes; ${stats.killsLeavingLeftovers} kills left a repack or pack deletion half done (now ${stats.leftovers.emptyRows} pack rows no index row names, ${stats.leftovers.unrecorded} pack files with no row: later runs remove them)`,
+          `${KILLS} kills (${stats.killsInGc} inside a GC run, ${stats.killsInRepack} right after a repack wrote its new pack, ${Math.floor(KILLS / 2)} of the rounds with ingest running), ${stats.gcRuns} GC runs completed: ${stats.chunksDeleted} index rows deleted, ${stats.repacked} packs repacked, ${stats.recompressed} recompressed, ${stats.packsDeleted} packs deleted, ${stats.bytesFreed} bytes freed; ${stats.puts} puts, ${stats.deletes} deletes; ${stats.killsLeavingLeftovers} kills left a repack or pack deletion half done (now ${stats.leftovers.emptyRows} pack rows no index row names, ${stats.leftovers.unrecorded} pack files with no row: later runs remove them)`,
         );
         assert.deepEqual(stats.gcFailures, [], 'no GC run failed');
         assert.equal(stats.gcConflicts, 0, 'no GC run was refused for a lease a dead process held');
         assert.ok(stats.killsInGc >= KILLS / 2, `most kills land inside a GC run (${stats.killsInGc} of ${KILLS})`);
         assert.ok(stats.repacked > 0 && stats.packsDeleted > 0 && stats.chunksDeleted > 0, 'GC deleted chunks, repacked and deleted packs during the run');
         assert.ok(stats.killsInRepack >= 1, 'at least one kill landed inside a repack');
+        if (recompresses) assert.ok(stats.recompressed > 0, 'GC recompressed packs during the run');
 
         const restoreRes = await call('POST', '/v1/admin/restore-tests', { kind: 'critical_full', tenant: 'crash', prefixes: ['s3://'] });
         assert.equal(restoreRes.status, 200, await restoreRes.clone().text());

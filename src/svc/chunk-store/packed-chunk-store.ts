@@ -129,6 +129,9 @@ function entryKey(scope: ChunkScope, id: string, codec: ChunkCodec): string {
   return `${scope}/${id}.${codec}`;
 }
 
+/** A chunk as read: its stored form, or (framed) its raw bytes, not yet verified. */
+type Found = { stored?: Uint8Array; raw?: Uint8Array };
+
 /** A run of neighbouring entries in one pack, read with one read (decision 199). */
 interface PackRun {
   packId: string;
@@ -207,26 +210,31 @@ export class PackedChunkStore implements ChunkStore {
    * Several chunks as {@link get} reads each (decision 199): one index query
    * for all of them, and one pack read for each run of neighbouring entries
    * in a pack (their headers, and gaps of up to {@link RUN_MAX_GAP} bytes,
-   * read through); each chunk is then decoded and verified on its own, so a
-   * damaged one fails alone and names itself. Pending entries, framed
-   * chunks, chunks the index does not know and runs whose read failed are
-   * read by `get` one by one — the same answers and failures as before.
+   * read through); a framed chunk is sliced from its frame, found at the
+   * place the same query gave (decision 207: a rewritten pack's text is all
+   * frames). Each chunk is then decoded and verified on its own, so a
+   * damaged one fails alone and names itself, and each is answered as soon
+   * as its own run or frame is read. Pending entries, chunks the index does
+   * not know and reads that found no pack are read by `get` one by one —
+   * the same answers and failures as before.
    */
   getMany(scope: ChunkScope, requests: readonly ChunkReadRequest[], sequential?: boolean, buffers?: ReadBuffers): Array<Promise<Uint8Array>> {
     const alone = (r: ChunkReadRequest) => this.get(scope, r.id, r.codec, r.rawLengthHint, sequential, buffers);
     if (!this.packs.readInto || requests.length < 2) return requests.map(alone);
     const reads = this.#readMany(scope, requests, buffers);
     return requests.map((r, i) =>
-      reads.then((found) => {
-        const f = found[i];
-        return f ? this.#verifiedFrom(r.id, r.codec, f, r.rawLengthHint, buffers) : alone(r);
-      }),
+      reads
+        .then((found) => found[i])
+        .then((f) => (f ? this.#verifiedFrom(r.id, r.codec, f, r.rawLengthHint, buffers) : alone(r))),
     );
   }
 
-  /** The stored forms of the requests the index places outside frames, read in runs; undefined where `get` must read. */
-  async #readMany(scope: ChunkScope, requests: readonly ChunkReadRequest[], buffers?: ReadBuffers): Promise<Array<{ stored: Uint8Array } | undefined>> {
-    const out: Array<{ stored: Uint8Array } | undefined> = new Array(requests.length).fill(undefined);
+  /**
+   * Where each request's bytes come from: its run's read, or its frame,
+   * each settling on its own; undefined where `get` must read.
+   */
+  async #readMany(scope: ChunkScope, requests: readonly ChunkReadRequest[], buffers?: ReadBuffers): Promise<Array<Promise<Found | undefined> | undefined>> {
+    const out: Array<Promise<Found | undefined> | undefined> = new Array(requests.length).fill(undefined);
     const asked: number[] = [];
     for (const [i, r] of requests.entries()) {
       let key: string;
@@ -246,7 +254,13 @@ export class PackedChunkStore implements ChunkStore {
     let run: PackRun | undefined;
     for (const [k, i] of asked.entries()) {
       const loc = locations[k];
-      if (!loc || loc.frame) {
+      if (!loc) {
+        run = undefined;
+        continue;
+      }
+      if (loc.frame) {
+        // Chunks of one frame share its decode (the frame cache); undefined (no pack) sends the chunk to get.
+        out[i] = this.#readAt(scope, requests[i]!.id, loc, buffers);
         run = undefined;
         continue;
       }
@@ -259,11 +273,16 @@ export class PackedChunkStore implements ChunkStore {
         runs.push(run);
       }
     }
-    await Promise.all(runs.map((r) => this.#readRun(scope, r, out, buffers)));
+    for (const r of runs) {
+      const found: Array<{ stored: Uint8Array } | undefined> = [];
+      const read = this.#readRun(scope, r, found, buffers);
+      for (const [j, m] of r.members.entries()) out[m.index] = read.then(() => found[j]);
+    }
     return out;
   }
 
-  async #readRun(scope: ChunkScope, run: PackRun, out: Array<{ stored: Uint8Array } | undefined>, buffers?: ReadBuffers): Promise<void> {
+  /** Reads one run; `found[j]` is then its j-th member's stored bytes (all undefined when the read failed). */
+  async #readRun(scope: ChunkScope, run: PackRun, found: Array<{ stored: Uint8Array } | undefined>, buffers?: ReadBuffers): Promise<void> {
     const targets: Uint8Array[] = [];
     const stored: Buffer[] = [];
     let at = run.start;
@@ -287,16 +306,16 @@ export class PackedChunkStore implements ChunkStore {
       for (const b of stored) buffers?.giveBack(b);
       return;
     }
-    for (const [j, { index, loc }] of run.members.entries()) {
+    for (const [j, { loc }] of run.members.entries()) {
       // A pack shorter than the index says: each chunk gets the bytes there were, and its hash check reports it
       // corrupt, as a read of the chunk alone would.
       const have = Math.max(0, Math.min(loc.stored_length, got - (loc.pack_offset - run.start)));
-      out[index] = { stored: have === loc.stored_length ? stored[j]! : stored[j]!.subarray(0, have) };
+      found[j] = { stored: have === loc.stored_length ? stored[j]! : stored[j]!.subarray(0, have) };
     }
   }
 
   /** A read's bytes decoded and verified against `id` (shared by get and getMany). */
-  async #verifiedFrom(id: string, codec: ChunkCodec, found: { stored?: Uint8Array; raw?: Uint8Array }, rawLengthHint?: number, buffers?: ReadBuffers): Promise<Uint8Array> {
+  async #verifiedFrom(id: string, codec: ChunkCodec, found: Found, rawLengthHint?: number, buffers?: ReadBuffers): Promise<Uint8Array> {
     if (found.raw) return verified(id, found.raw);
     const stored = found.stored!;
     // A borrowed read of a compressed chunk decodes into a borrowed buffer too (decision 177): a whole-object
@@ -337,7 +356,7 @@ export class PackedChunkStore implements ChunkStore {
   }
 
   /** The stored bytes of an unframed form, or the (unverified) raw bytes of a framed one. */
-  async #read(scope: ChunkScope, id: string, codec: ChunkCodec, buffers?: ReadBuffers): Promise<{ stored?: Uint8Array; raw?: Uint8Array }> {
+  async #read(scope: ChunkScope, id: string, codec: ChunkCodec, buffers?: ReadBuffers): Promise<Found> {
     const key = entryKey(scope, id, codec);
     const pending = this.#pending.get(key);
     // A copy: the entry may be a view into the ingest's chunker window, which
@@ -376,7 +395,7 @@ export class PackedChunkStore implements ChunkStore {
   }
 
   /** Undefined when the pack does not exist. */
-  async #readAt(scope: ChunkScope, id: string, loc: ChunkLocation, buffers?: ReadBuffers): Promise<{ stored?: Uint8Array; raw?: Uint8Array } | undefined> {
+  async #readAt(scope: ChunkScope, id: string, loc: ChunkLocation, buffers?: ReadBuffers): Promise<Found | undefined> {
     if (!loc.frame) {
       const bytes = await this.packs.read(scope, loc.pack_id, loc.pack_offset, loc.stored_length, buffers);
       return bytes ? { stored: bytes } : undefined;
@@ -386,8 +405,11 @@ export class PackedChunkStore implements ChunkStore {
     const { frame_skip: skip, raw_length: length } = loc.frame;
     if (skip + length > decoded.byteLength) throw chunkReadFailure(id, 'corrupt');
     // A copy: a view would keep the whole decoded frame alive for as long as
-    // the chunk is held (the verified-chunk cache holds chunks for long).
-    return { raw: decoded.slice(skip, skip + length) };
+    // the chunk is held (the verified-chunk cache holds chunks for long). A
+    // restore lends the buffer (decision 173), so its copies allocate nothing.
+    const out = buffers ? buffers.borrow(length) : Buffer.allocUnsafe(length);
+    out.set(decoded.subarray(skip, skip + length));
+    return { raw: out };
   }
 
   /**

@@ -22,6 +22,8 @@ import { bwtDecode, bwtEncode } from './bwt.ts';
 export type FrameCodec = 'raw' | 'zstd' | 'bwt';
 export const FRAME_CODECS: readonly FrameCodec[] = ['raw', 'zstd', 'bwt'];
 const CODEC_BYTE: Readonly<Record<FrameCodec, number>> = { raw: 0, zstd: 1, bwt: 2 };
+/** A payload starting with this byte is one zstd frame after it. */
+export const ZSTD_CODEC_BYTE = CODEC_BYTE.zstd;
 
 /** A frame is closed once its raw bytes reach this (1 MiB: the measured knee of ratio against range-read cost). */
 export const FRAME_TARGET_BYTES = 1024 * 1024;

@@ -88,6 +88,8 @@ const ENV_MAP: Array<[string, string[], (name: string, raw: string) => unknown]>
   ['SVC_GC_TOMBSTONE_RETENTION_DAYS', ['gc', 'tombstone_retention_days'], intFromEnv],
   ['SVC_GC_GRACE_MINUTES', ['gc', 'grace_minutes'], numberFromEnv],
   ['SVC_GC_MULTIPART_EXPIRY_HOURS', ['gc', 'multipart_expiry_hours'], intFromEnv],
+  ['SVC_GC_RECOMPRESS_LEVEL', ['gc', 'recompress_level'], intFromEnv],
+  ['SVC_GC_RECOMPRESS_AFTER_MINUTES', ['gc', 'recompress_after_minutes'], numberFromEnv],
   ['SVC_CACHE_PURGE_INTERVAL_SECONDS', ['cache', 'purge_interval_seconds'], numberFromEnv],
   ['SVC_CACHE_PURGE_BATCH_SIZE', ['cache', 'purge_batch_size'], intFromEnv],
   ['SVC_PROVIDERS_JSON', ['providers'], jsonFromEnv],

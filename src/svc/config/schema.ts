@@ -121,6 +121,16 @@ export const GcConfig = Type.Object(
     grace_minutes: Type.Number({ minimum: 0, maximum: 43_200, default: 360 }),
     /** A pack whose dead bytes reach this share of its size is rewritten with its live chunks only. */
     repack_dead_ratio: Type.Number({ minimum: 0.05, maximum: 1, default: 0.5 }),
+    /**
+     * Packs whose chunks were compressed alone with zstd are rewritten as dense frames at this zstd level
+     * (docs/objects.md#recompression, decision 207): text ~30 % smaller than zstd 3 on 64 KiB chunks, at ~2–3 MiB/s
+     * of encoding per core, once per pack. 0 turns it off.
+     */
+    recompress_level: Type.Integer({ minimum: 0, maximum: 19, default: 17 }),
+    /** Raw bytes per dense frame: larger stores a little less and makes a cold range read decode more. */
+    recompress_frame_bytes: Type.Integer({ minimum: 64 * 1024, maximum: 8 * 1024 * 1024, default: 4 * 1024 * 1024 }),
+    /** Packs younger than this are not recompressed (recent data is the likeliest to be read, or deleted, soon). */
+    recompress_after_minutes: Type.Number({ minimum: 0, maximum: 525_600, default: 60 }),
     /** Open multipart uploads with no activity for this long are aborted and their parts discarded; `null`: never. */
     multipart_expiry_hours: Type.Union([Type.Integer({ minimum: 1, maximum: 87_600 }), Type.Null()], { default: 168 }),
   },

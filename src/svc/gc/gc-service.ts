@@ -19,8 +19,11 @@
  * 3. **Packs.** A pack with no index row left is deleted (row, then bytes);
  *    one whose dead bytes reach `gc.repack_dead_ratio` is rewritten with its
  *    live entries, each verified against its SHA-256 first (a damaged entry
- *    stays where it is, reported). Pack files with no pack row (a crash
- *    between the pack write and its row) are deleted once old.
+ *    stays where it is, reported). A pack older than
+ *    `gc.recompress_after_minutes` whose chunks were compressed alone with
+ *    zstd is rewritten with them in dense frames (`gc.recompress_level`,
+ *    decision 207). Pack files with no pack row (a crash between the pack
+ *    write and its row) are deleted once old.
  * 4. **Uploads.** Open multipart uploads idle for `gc.multipart_expiry_hours`
  *    are aborted and their parts discarded.
  *
@@ -38,12 +41,7 @@ import { type Static, Type } from 'typebox';
 import type { RequestContext } from '../context.ts';
 import { requirePermission } from '../auth/principal.ts';
 import type { ChunkScope } from '../chunk-store/chunk-scope.ts';
-import { chunkIdOfAsync } from '../chunk-store/chunk-id.ts';
-import { buildPack, type PackEntryInput, type PackFrameInput } from '../chunk-store/pack-format.ts';
-import { newPackId } from '../chunk-store/pack-files.ts';
-import { indexRowOf, type PackedChunkStore } from '../chunk-store/packed-chunk-store.ts';
-import { decodeVerifiedChunk } from '../chunk-store/verify-chunk.ts';
-import { FramePool } from '../chunking/frame-pool.ts';
+import type { PackedChunkStore } from '../chunk-store/packed-chunk-store.ts';
 import type { SvcConfig } from '../config/schema.ts';
 import { SvcError } from '../errors.ts';
 import { validate } from '../validation.ts';
@@ -52,6 +50,7 @@ import { holdCovers, type LegalHold } from '../legal-holds/legal-hold.ts';
 import type { ByteManifest } from '../manifests/manifest.ts';
 import type { ChunkPackRepository } from '../store/repositories/chunk-packs.ts';
 import type { LeaseRepository } from '../store/repositories/leases.ts';
+import { rewritePack } from './pack-rewrite.ts';
 
 /** Body of `POST /v1/admin/gc`. */
 export const GcRequest = Type.Object({ dry_run: Type.Optional(Type.Boolean()) }, { additionalProperties: false });
@@ -71,8 +70,9 @@ export interface GcReport {
   chunk_layout: 'packs' | 'files';
   manifests: { scanned: number; retained: number; retention_expired: number; held: number };
   chunks: { live: number; condemned: number; absolved: number; deleted: number; pending: number; bytes_deleted: number; bytes_condemned: number };
-  packs: { scanned: number; deleted: number; repacked: number; orphans_deleted: number; damaged_entries_kept: number };
-  /** Bytes of storage given back (or that would be): deleted and orphan packs, and what repacking saved. */
+  /** `recompressed`: packs rewritten with their chunks in dense frames (in a dry run: packs that would be tried), `densified_chunks` the chunks moved into them. */
+  packs: { scanned: number; deleted: number; repacked: number; recompressed: number; densified_chunks: number; orphans_deleted: number; damaged_entries_kept: number };
+  /** Bytes of storage given back (or that would be): deleted and orphan packs, and what repacking and recompression saved (a dry run cannot know the latter: not counted). */
   bytes_freed: number;
   uploads: { expired: number; parts: number; bytes: number };
 }
@@ -96,6 +96,8 @@ export interface GcDeps {
 }
 
 const MANIFEST_PAGE = 500;
+/** A pack is recompressed only if this many of its bytes (or a quarter of a smaller pack's) are chunks compressed alone. */
+const RECOMPRESS_MIN_BYTES = 256 * 1024;
 const INDEX_PAGE = 2000;
 const LEASE = 'gc';
 const LEASE_MS = 15 * 60_000;
@@ -211,7 +213,7 @@ export class GcService {
       chunk_layout: this.#d.store ? 'packs' : 'files',
       manifests: { scanned: 0, retained: 0, retention_expired: 0, held: 0 },
       chunks: { live: 0, condemned: 0, absolved: 0, deleted: 0, pending: 0, bytes_deleted: 0, bytes_condemned: 0 },
-      packs: { scanned: 0, deleted: 0, repacked: 0, orphans_deleted: 0, damaged_entries_kept: 0 },
+      packs: { scanned: 0, deleted: 0, repacked: 0, recompressed: 0, densified_chunks: 0, orphans_deleted: 0, damaged_entries_kept: 0 },
       bytes_freed: 0,
       uploads: { expired: 0, parts: 0, bytes: 0 },
     };
@@ -305,17 +307,19 @@ export class GcService {
   async #sweepPacks(report: GcReport, dryRun: boolean, started: Date, cutoff: string, renew: () => Promise<void>): Promise<void> {
     const store = this.#d.store!;
     const index = this.#d.index;
+    const gc = this.#d.config.gc;
     // A pack row and its index rows go in in one transaction, so an empty pack is never one being recorded;
     // packs younger than the grace period are still left alone (they are all but always live).
     const packCutoff = cutoff;
+    const recompressCutoff = new Date(started.getTime() - gc.recompress_after_minutes * 60_000).toISOString();
     const usage = await index.packUsage();
     const known = new Set(usage.map((p) => p.pack_id));
     // In a dry run, the rows this run would delete still count as live in the usage figures: subtract nothing, report a lower bound.
     for (const p of usage) {
       report.packs.scanned++;
-      if (p.created_at > packCutoff) continue;
       const scope = p.scope as ChunkScope;
-      if (p.live_entries === 0) {
+      const old = p.created_at <= packCutoff;
+      if (old && p.live_entries === 0) {
         if (dryRun || (await index.deletePackIfEmpty(p.pack_id))) {
           if (!dryRun) await store.packs.delete(scope, p.pack_id);
           report.packs.deleted++;
@@ -324,14 +328,35 @@ export class GcService {
         continue;
       }
       const dead = p.size_bytes - p.live_bytes;
-      if (dead / p.size_bytes < this.#d.config.gc.repack_dead_ratio) continue;
+      const dropsDead = old && dead / p.size_bytes >= gc.repack_dead_ratio;
+      // Packs written with frames (storage.frame_codec) are dense already; one rewritten here has no loose zstd chunk left.
+      const densify =
+        gc.recompress_level > 0 &&
+        !p.recompressed_at &&
+        p.created_at <= recompressCutoff &&
+        p.framed_entries === 0 &&
+        p.loose_zstd_bytes > 0 &&
+        p.loose_zstd_bytes >= Math.min(RECOMPRESS_MIN_BYTES, p.live_bytes / 4);
+      if (!dropsDead && !densify) continue;
       if (dryRun) {
-        report.packs.repacked++;
-        report.bytes_freed += dead;
+        if (dropsDead) report.packs.repacked++;
+        if (densify) report.packs.recompressed++;
+        if (dropsDead) report.bytes_freed += dead;
         continue;
       }
-      const saved = await this.#repack(report, scope, p.pack_id, p.size_bytes);
-      report.bytes_freed += saved;
+      const dense = { level: gc.recompress_level, frameBytes: gc.recompress_frame_bytes };
+      const rewrite = await rewritePack(store, index, scope, p.pack_id, p.size_bytes, {
+        ...(densify ? { densify: dense } : {}),
+        // The frames of a pack recompression wrote are framed again as densely (else with the store's frame codec).
+        reframe: p.recompressed_at && gc.recompress_level > 0 ? { codec: 'zstd', ...dense } : { codec: store.frameCodec === 'none' ? 'zstd' : store.frameCodec, frameBytes: store.frameTargetBytes },
+        dropsDead,
+        recompressedAt: p.recompressed_at ?? null,
+      });
+      report.packs.damaged_entries_kept += rewrite.damagedEntries;
+      if (rewrite.rewritten && dropsDead) report.packs.repacked++;
+      if (rewrite.densifiedChunks > 0) report.packs.recompressed++;
+      report.packs.densified_chunks += rewrite.densifiedChunks;
+      report.bytes_freed += rewrite.savedBytes;
       await renew();
     }
     // Pack files nothing knows about: a crash between writing a pack and recording it.
@@ -346,62 +371,5 @@ export class GcService {
         report.bytes_freed += f.size;
       }
     }
-  }
-
-  /**
-   * Rewrites a pack with its indexed entries only; returns the bytes saved.
-   * Unframed entries are copied as stored; the live chunks of frames are
-   * decoded, verified and framed again without the dead ones (decision 157).
-   */
-  async #repack(report: GcReport, scope: ChunkScope, packId: string, oldSize: number): Promise<number> {
-    const store = this.#d.store!;
-    const index = this.#d.index;
-    const entries = await index.entriesOf(packId);
-    const keep: Array<PackEntryInput | PackFrameInput> = [];
-    const framed: Array<{ id: string; raw: Uint8Array }> = [];
-    for (const e of entries) {
-      try {
-        if (e.frame) {
-          const decoded = await store.readFrame(scope, e.chunk_id, packId, e.pack_offset, e.frame);
-          if (!decoded) throw new Error('missing');
-          const raw = decoded.subarray(e.frame.frame_skip, e.frame.frame_skip + e.frame.raw_length);
-          if (raw.byteLength !== e.frame.raw_length || (await chunkIdOfAsync(raw)) !== e.chunk_id) throw new Error('corrupt');
-          framed.push({ id: e.chunk_id, raw });
-          continue;
-        }
-        const bytes = await store.packs.read(scope, packId, e.pack_offset, e.stored_length);
-        if (!bytes) throw new Error('missing');
-        await decodeVerifiedChunk(e.chunk_id, e.codec, bytes, undefined);
-        keep.push({ id: e.chunk_id, codec: e.codec, data: bytes });
-      } catch {
-        // Left where it is, so a restore test still finds and reports it; the old pack stays.
-        report.packs.damaged_entries_kept++;
-      }
-    }
-    for (let start = 0; start < framed.length; ) {
-      let end = start;
-      let bytes = 0;
-      while (end < framed.length && (end === start || bytes < store.frameTargetBytes)) bytes += framed[end++]!.raw.byteLength;
-      const group = framed.slice(start, end);
-      const payload = await FramePool.shared().encode(Buffer.concat(group.map((g) => g.raw)), store.frameCodec === 'none' ? 'zstd' : store.frameCodec);
-      keep.push({ frame: group.map((g) => ({ id: g.id, rawLength: g.raw.byteLength })), payload });
-      start = end;
-    }
-    if (keep.length === 0) return 0;
-    const built = buildPack(keep);
-    const newId = newPackId();
-    await store.packs.write(scope, newId, built.bytes);
-    await index.insertPackRow({ pack_id: newId, scope, size_bytes: built.bytes.byteLength, entry_count: built.entries.length, created_at: new Date().toISOString() });
-    await index.relocateAll(
-      scope,
-      packId,
-      built.entries.map((placed) => ({ ...indexRowOf(placed), pack_id: newId })),
-    );
-    report.packs.repacked++;
-    if (await index.deletePackIfEmpty(packId)) {
-      await store.packs.delete(scope, packId);
-      return oldSize - built.bytes.byteLength;
-    }
-    return 0;
   }
 }

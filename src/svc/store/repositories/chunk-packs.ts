@@ -113,12 +113,18 @@ export interface PackRow {
   size_bytes: number;
   entry_count: number;
   created_at: string;
+  /** When recompression wrote or tried the pack (decision 207); null or absent: never. */
+  recompressed_at?: string | null;
 }
 
 /** A pack with the bytes its live (indexed) entries occupy, for garbage collection. */
 export interface PackUsageRow extends PackRow {
   live_entries: number;
   live_bytes: number;
+  /** Live chunks inside frames. */
+  framed_entries: number;
+  /** Stored bytes of live chunks compressed alone with zstd (what recompression can densify). */
+  loose_zstd_bytes: number;
 }
 
 function frameOf(row: Record<string, unknown>): FrameColumns | undefined {
@@ -227,13 +233,19 @@ export class ChunkPackRepository {
 
   /** Records a pack written by a repack (its entries are moved there with {@link relocate}). */
   async insertPackRow(pack: PackRow): Promise<void> {
-    await this.#db.run('INSERT INTO chunk_packs (pack_id, scope, size_bytes, entry_count, created_at) VALUES ($1, $2, $3, $4, $5)', [
+    await this.#db.run('INSERT INTO chunk_packs (pack_id, scope, size_bytes, entry_count, created_at, recompressed_at) VALUES ($1, $2, $3, $4, $5, $6)', [
       pack.pack_id,
       pack.scope,
       pack.size_bytes,
       pack.entry_count,
       pack.created_at,
+      pack.recompressed_at ?? null,
     ]);
+  }
+
+  /** Stamps a pack recompression tried and left as it was, so later runs do not try it again. */
+  async markRecompressed(packId: string, at: string): Promise<void> {
+    await this.#db.run('UPDATE chunk_packs SET recompressed_at = $2 WHERE pack_id = $1', [packId, at]);
   }
 
   /**
@@ -286,9 +298,11 @@ export class ChunkPackRepository {
   /** Every pack with its live entries and bytes (garbage collection). */
   async packUsage(): Promise<PackUsageRow[]> {
     const rows = await this.#db.all<Record<string, unknown>>(
-      `SELECT p.pack_id, p.scope, p.size_bytes, p.entry_count, p.created_at, COUNT(i.chunk_id) AS live_entries, COALESCE(SUM(i.stored_length), 0) AS live_bytes
+      `SELECT p.pack_id, p.scope, p.size_bytes, p.entry_count, p.created_at, p.recompressed_at, COUNT(i.chunk_id) AS live_entries, COALESCE(SUM(i.stored_length), 0) AS live_bytes,
+         COUNT(i.frame_length) AS framed_entries,
+         COALESCE(SUM(CASE WHEN i.codec = 'zstd' AND i.frame_length IS NULL THEN i.stored_length ELSE 0 END), 0) AS loose_zstd_bytes
        FROM chunk_packs p LEFT JOIN chunk_index i ON i.pack_id = p.pack_id
-       GROUP BY p.pack_id, p.scope, p.size_bytes, p.entry_count, p.created_at ORDER BY p.created_at, p.pack_id`,
+       GROUP BY p.pack_id, p.scope, p.size_bytes, p.entry_count, p.created_at, p.recompressed_at ORDER BY p.created_at, p.pack_id`,
     );
     return rows.map((r) => ({
       pack_id: String(r['pack_id']),
@@ -296,8 +310,11 @@ export class ChunkPackRepository {
       size_bytes: Number(r['size_bytes']),
       entry_count: Number(r['entry_count']),
       created_at: String(r['created_at']),
+      recompressed_at: r['recompressed_at'] === null || r['recompressed_at'] === undefined ? null : String(r['recompressed_at']),
       live_entries: Number(r['live_entries']),
       live_bytes: Number(r['live_bytes']),
+      framed_entries: Number(r['framed_entries']),
+      loose_zstd_bytes: Number(r['loose_zstd_bytes']),
     }));
   }
 
