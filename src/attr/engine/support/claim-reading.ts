@@ -3,8 +3,9 @@
  * its content tokens in order, its fragments (clauses: every one needs its
  * own support), the tokens that name something (entities: capitalised
  * words), its quantities (a number with the word it counts), its polarity
- * per fragment, and whether it is worded in the passive voice (where
- * argument order legitimately flips).
+ * per fragment, whether it is worded in the passive voice (where
+ * argument order legitimately flips), and the discourse connectives that
+ * only tie it to the text it was taken from ("However", "later released").
  */
 import { stripCitationNoise } from '../text/citation-markers.ts';
 import { stripLinks } from '../text/links.ts';
@@ -79,6 +80,14 @@ export interface ClaimReading {
    */
   joined: Array<{ whole: string; parts: [string, string] }>;
   passive: boolean;
+  /**
+   * Terms the claim uses only as discourse connectives, which tie it to the
+   * text it was taken from rather than state anything ("However, …", "The
+   * band later released …", "It eventually was …", "As a result, …"): they
+   * count for support where the evidence has them and are not missed where
+   * it does not (see `connectiveTerms`).
+   */
+  connectives: ReadonlySet<string>;
 }
 
 /**
@@ -185,5 +194,63 @@ export function readClaim(raw: string): ClaimReading {
   const yearRelations = [...text.toLowerCase().matchAll(YEAR_RELATION)].map((m) => ({ relation: m[1]!, year: m[2]! }));
   const head = spans[0];
   const lead = head && head.capitalized && !/[\p{L}\p{N}]/u.test(text.slice(0, head.start)) ? head.term : undefined;
-  return { text, spans, terms, fragments, entities, aliases: entityAliases(spans), lead, quantities, compared, yearRelations, numbers, joined, passive: PASSIVE.test(text) };
+  return { text, spans, terms, fragments, entities, aliases: entityAliases(spans), lead, quantities, compared, yearRelations, numbers, joined, passive: PASSIVE.test(text), connectives: connectiveTerms(text, spans) };
+}
+
+/**
+ * Adverbs that only link a sentence to the one before it or place it in a
+ * sequence: any position. "initially", "previously", "finally" (which say
+ * when) and the causal "thus", "therefore", "consequently" (rule 4's to
+ * judge) are not among them; "also", "then", "again" are stop words already.
+ */
+const CONNECTIVE = /^(?:however|eventually|ultimately|subsequently|meanwhile|moreover|furthermore|nevertheless|nonetheless|additionally|afterwards?|thereafter)$/i;
+/** "later" before a verb ("later released", "was later jailed", "later became"): the sequence, not a time ("a week later", "the later 15th century"). */
+const LATER_BEFORE_VERB = /^\s+(?:\p{L}{2,}ed|was|were|is|are|be|been|had|has|have|became|becomes|become|began|went|won|took|made|gave|wrote|moved|joined|returned|founded)\b/iu;
+/** A clause's start: the text's start, or a sentence or clause mark, with only quotes or brackets after it. */
+const CLAUSE_START = /(?:^|[.;:!?]\s*)["“'(\[]?\s*$/u;
+/** Where a connective phrase may be set off: at a clause's start or after a comma. */
+const SET_OFF_BEFORE = /(?:^|[.;:!?,]\s*)["“'(\[]?\s*$/u;
+/**
+ * Phrases that link, by their last word and the words before it: "As a
+ * result,", "In addition,", "For example,", "For instance,", "In fact,",
+ * "Of course,", "In turn,", "On the other hand,". They count only set off
+ * by a comma at a clause's start or between commas ("The club, for example,
+ * …"): "the result of the vote", "in addition to her role", "an example of"
+ * are content.
+ */
+const LINKING_PHRASES: ReadonlyMap<string, RegExp> = new Map(
+  [['result', 'as an?'], ['addition', 'in'], ['example', 'for'], ['instance', 'for'], ['fact', 'in'], ['course', 'of'], ['turn', 'in'], ['hand', 'on the other']].map(
+    ([word, lead]) => [word!, new RegExp(`\\b${lead!.replace(/ /g, '\\s+')}\\s+$`, 'i')] as [string, RegExp],
+  ),
+);
+
+/**
+ * The claim's terms that stand only as discourse connectives (every
+ * occurrence: a word the claim also uses for content is not one): the
+ * adverbs of CONNECTIVE anywhere, "later" before a verb or as "Later," at a
+ * clause's start, and the last word of a LINKING_PHRASES phrase set off by
+ * commas.
+ */
+export function connectiveTerms(text: string, spans: readonly TokenSpan[]): Set<string> {
+  const linking = new Set<string>();
+  const content = new Set<string>();
+  for (const s of spans) {
+    const word = text.slice(s.start, s.end).toLowerCase();
+    let connective = false;
+    if (CONNECTIVE.test(word)) connective = true;
+    else if (word === 'later') {
+      const after = text.slice(s.end, s.end + 24);
+      connective = LATER_BEFORE_VERB.test(after) || (/^\s*,/.test(after) && CLAUSE_START.test(text.slice(0, s.start)));
+    } else {
+      const lead = LINKING_PHRASES.get(word);
+      if (lead !== undefined && /^\s*,/.test(text.slice(s.end, s.end + 3))) {
+        const before = text.slice(0, s.start);
+        const m = lead.exec(before);
+        connective = m !== null && SET_OFF_BEFORE.test(before.slice(0, m.index));
+      }
+    }
+    (connective ? linking : content).add(s.term);
+  }
+  for (const t of content) linking.delete(t);
+  return linking;
 }

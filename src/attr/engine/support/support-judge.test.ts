@@ -273,3 +273,44 @@ test('claim words gathered one per sentence are not support (scattered_words)', 
   // A name or figure alone in its sentence (a dateline, a caption) still counts: it is what a neighbouring sentence adds.
   assert.deepEqual(judge('The Harbour Archive added the film to its registry in 2019.', ['14 March 2019', 'The Harbour Archive added the film to its registry.']).flags, []);
 });
+
+test('a date the window gives relative to its own dateline is said (decision 207)', () => {
+  const claim = 'On March 1, 2017 the panel narrowed the list of candidates.';
+  const texts = ['By Ann Reed on March 2, 2017', 'The panel narrowed the list of candidates Wednesday evening.'];
+  const v = judge(claim, texts);
+  assert.deepEqual(v.flags, []);
+  assert.equal(v.recall, 1);
+  // Another day is not said, nor is the same day without the dateline that anchors "Wednesday".
+  assert.ok(judge('On March 3, 2017 the panel narrowed the list of candidates.', texts).flags.includes('number_missing'));
+  assert.ok(judge(claim, texts.slice(1)).flags.includes('number_missing'));
+  // A month the window leaves without a year takes the year its future tense points to.
+  const planned = ['December 20, 2018 10:04AM PT', 'The league announced a schedule of matches, with the first planned for June.'];
+  assert.deepEqual(judge('The league announced a schedule of matches, with the first planned for June 2019.', planned).flags, []);
+  assert.ok(judge('The league announced a schedule of matches, with the first planned for June 2020.', planned).flags.includes('number_missing'));
+});
+
+test('discourse connectives count where the window has them and are not missed where it does not (decision 207)', () => {
+  assert.deepEqual([...readClaim('However, the orchestra later released a live recording.').connectives].sort(), ['howev', 'later']);
+  assert.deepEqual([...readClaim('As a result, the ferry eventually stopped at the island.').connectives].sort(), ['eventu', 'result']);
+  assert.deepEqual([...readClaim('Later, the orchestra toured Japan.').connectives], ['later']);
+  assert.deepEqual([...readClaim('The orchestra, for example, toured Japan; in turn, the choir stayed home.').connectives].sort(), ['exampl', 'turn']);
+  assert.deepEqual([...readClaim('On the other hand, the choir stayed home.').connectives], ['hand']);
+  assert.deepEqual([...readClaim('The tour was an example of the choir at its best.').connectives], []);
+  // "later" as a time or an adjective, "result" and "addition" as nouns of the clause: content words.
+  assert.deepEqual([...readClaim('The orchestra toured Japan a week later.').connectives], []);
+  assert.deepEqual([...readClaim('The castle was rebuilt in the later fifteenth century.').connectives], []);
+  assert.deepEqual([...readClaim('The result of the vote was announced, in addition to the budget.').connectives], []);
+  // A word the claim also uses for content is not a connective.
+  assert.deepEqual([...readClaim('The later album was later reissued.').connectives], []);
+
+  const evidence = ['The orchestra released a live recording of the concert in 1998.'];
+  const v = judge('The orchestra later released a live recording of the concert in 1998.', evidence);
+  assert.equal(v.recall, 1);
+  assert.deepEqual(v.flags, []);
+  // Where the window has the word it counts like any other.
+  assert.equal(judge('The orchestra later released a live recording.', ['The orchestra later released a live recording.']).recall, 1);
+  // A connective standing where the sentence has another word is not a substituted word.
+  assert.deepEqual(judge('The band eventually signed with a Berlin label in 2004.', ['The band finally signed with a Berlin label in 2004.']).flags, []);
+  // Every content word is still needed: "later" does not excuse a missing one.
+  assert.ok(judge('The orchestra later released a studio recording of the concert in 1998.', evidence).flags.includes('word_substituted'));
+});

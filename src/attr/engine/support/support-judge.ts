@@ -5,7 +5,11 @@
  * does not say what the claim says even though it holds its words:
  *
  * Recall counts the words of the window and of the source's title (shown
- * with the window in the footer's source row).
+ * with the window in the footer's source row), the dates the window gives
+ * relative to its own dateline ("Wednesday" under "March 2, 2017": March 1,
+ * 2017; text/relative-dates.ts), and leaves out a discourse connective of
+ * the claim ("However", "later released") that the window does not say
+ * (`ClaimReading.connectives`; decision 205).
  *
  * - `fragment_unsupported`: a clause of the claim is not itself covered
  *   (a rider such as "…, and they also produce gold");
@@ -39,7 +43,8 @@
  * gives each one with the figures behind it.
  */
 import { DEFAULT_ACCEPTANCE_POLICY } from '../../verify/acceptance-policy.ts';
-import type { TokenSpan } from '../text/tokenizer.ts';
+import { relativeDateFigures } from '../text/relative-dates.ts';
+import { stem, type TokenSpan } from '../text/tokenizer.ts';
 import { APPROXIMATE, BOUNDED, CAUSAL, CERTAIN, EFFECT_VERB, GENERAL, PARTICULAR, POSSIBLE, PROBABLE, UNIVERSAL } from '../warrant/lexicon.ts';
 import { YEAR_RELATION, type ClaimReading } from './claim-reading.ts';
 
@@ -131,16 +136,19 @@ export function judgeSupport(claim: ClaimReading, weight: (term: string) => numb
   const flags: string[] = [];
   // A word the claim writes as two ("radio carbon") and the window as one ("radiocarbon") says both claim terms.
   const joined = claim.joined.filter((j) => window.terms.has(j.whole) || window.titleTerms.has(j.whole));
-  const has = withJoined(joined, window.terms);
+  const has = withDates(claim, window, withJoined(joined, window.terms));
   const titleTerms = withJoined(joined, window.titleTerms);
   // The source's title is shown with every window of it (the footer's source row): its words count as said (decision 151).
   const said = (t: string) => has.has(t) || titleTerms.has(t);
+  // A discourse connective ("However", "later released") counts where the window has it and is not missed where it does not.
+  const optional = claim.connectives;
   let total = 0;
   let hit = 0;
   for (const t of claim.terms) {
     const w = weight(t);
-    total += w;
     if (said(t)) hit += w;
+    else if (optional.has(t)) continue;
+    total += w;
   }
   const recall = total === 0 ? 0 : hit / total;
 
@@ -200,8 +208,9 @@ export function judgeSupport(claim: ClaimReading, weight: (term: string) => numb
     let fHit = 0;
     for (const t of f.terms) {
       const w = weight(t);
-      fTotal += w;
       if (said(t)) fHit += w;
+      else if (optional.has(t)) continue;
+      fTotal += w;
     }
     if (fTotal > 0 && fHit / fTotal < FRAGMENT_MIN_RECALL) fragmentFailed = true;
     const best = bestSentence(joined, window.sentences, f.terms);
@@ -213,7 +222,7 @@ export function judgeSupport(claim: ClaimReading, weight: (term: string) => numb
     if (about >= ROLE_MIN_COVERAGE && claim.passive === sentence.passive && (swapped(f.terms, sentence.spans) || (brokenNeighbours(f.spans, sentence.spans) && reversedRun(f.terms, sentence.spans) >= ROLE_MIN_REVERSED))) {
       flag('role_order');
     }
-    if (about >= SUBSTITUTION_MIN_COVERAGE && substituted(claim.text, f.spans, sentence.spans, (t) => has.has(t) || renamed.has(t), new Set(claim.terms))) flag('word_substituted');
+    if (about >= SUBSTITUTION_MIN_COVERAGE && substituted(claim.text, f.spans, sentence.spans, (t) => has.has(t) || renamed.has(t) || optional.has(t), new Set(claim.terms))) flag('word_substituted');
   }
   if (fragmentFailed) flags.push('fragment_unsupported');
 
@@ -274,6 +283,23 @@ function countsWith(sentence: WindowSentence, value: string, unit: string): bool
     for (let k = i + 1; k <= i + QUANTITY_REACH && k < spans.length; k++) if (spans[k]!.term === unit) return true;
   }
   return false;
+}
+
+/**
+ * The window's terms with the dates it gives relative to its own dateline
+ * ("Wednesday" under "March 2, 2017" also says "march", "1", "2017":
+ * relative-dates.ts); the same set when it gives none.
+ */
+function withDates(claim: ClaimReading, window: WindowReading, terms: ReadonlySet<string>): ReadonlySet<string> {
+  // Only a figure the window does not write can be one it gives as a relative date.
+  if (claim.numbers.every((n) => terms.has(n.term) || window.titleTerms.has(n.term))) return terms;
+  const dated = relativeDateFigures(window.sentences.map((s) => s.lower).join('\n'));
+  if (dated.years.length === 0) return terms;
+  const out = new Set(terms);
+  for (const y of dated.years) out.add(y);
+  for (const d of dated.values) out.add(d);
+  for (const m of dated.months) out.add(stem(m));
+  return out;
 }
 
 /**

@@ -183,3 +183,14 @@ test('"each" is universal, "each other" is not (decision 197)', () => {
   assert.deepEqual(warrantMismatchFlags('Each winter race of the series is held on a new course.', 'Every winter race of the series is held on a new course.'), []);
   assert.deepEqual(warrantMismatchFlags('The rivals met each other in the final.', 'The rivals met in the final.'), []);
 });
+
+test('a year or day the evidence gives relative to its own dateline is in the evidence (decision 207)', () => {
+  const evidence = 'December 20, 2018 10:04AM PT\nThe league announced twelve matches, with the first planned for June.';
+  assert.deepEqual(warrantMismatchFlags('The league announced twelve matches, the first in June 2019.', evidence), []);
+  assert.ok(warrantMismatchFlags('The league announced twelve matches, the first in June 2020.', evidence).includes('temporal_year_not_in_evidence'));
+  const weekday = 'By Ann Reed on March 2, 2017\nThe panel narrowed the list to three Wednesday evening.';
+  assert.deepEqual(warrantMismatchFlags('On March 1, 2017 the panel narrowed the list to three.', weekday), []);
+  assert.ok(warrantMismatchFlags('On March 4, 2017 the panel narrowed the list to three.', weekday).includes('numeric_value_not_in_evidence'));
+  // The claim's own relative words are not resolved for it: only the evidence's count as evidence.
+  assert.ok(warrantMismatchFlags('On March 2, 2017 the panel said it narrowed the list Wednesday.', 'The panel narrowed the list in 2017.').includes('numeric_value_not_in_evidence'));
+});

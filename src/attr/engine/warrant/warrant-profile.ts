@@ -11,6 +11,7 @@ import {
 import { numberMentions, type NumberMentions } from './numbers.ts';
 import { stripCitationNoise } from '../text/citation-markers.ts';
 import { stripLinks } from '../text/links.ts';
+import { relativeDateFigures } from '../text/relative-dates.ts';
 import { segmentSentences } from '../text/sentence-segmenter.ts';
 import { contentTokens, tokenSpans } from '../text/tokenizer.ts';
 
@@ -314,6 +315,20 @@ export function warrantMismatchFlags(claimText: string, evidenceText: string, ti
 }
 
 /**
+ * The evidence's figures with the dates it gives relative to its own
+ * dateline ("Wednesday evening" under "March 2, 2017" is March 1, 2017:
+ * text/relative-dates.ts, decision 205). Read only when the claim has a
+ * year or figure the evidence does not write.
+ */
+function withRelativeDates(claim: NumberMentions, evidence: WarrantReading): NumberMentions {
+  const own = evidence.numbers;
+  if (claim.years.every((y) => own.years.includes(y)) && claim.values.every((v) => own.values.includes(v))) return own;
+  const dated = relativeDateFigures(evidence.text);
+  if (dated.years.length === 0) return own;
+  return { years: [...own.years, ...dated.years], values: [...own.values, ...dated.values] };
+}
+
+/**
  * `warrantMismatchFlags` from readings already made. `title`: the reading of
  * the cited source's title, shown with the evidence in the footer's source
  * row: a year or figure it gives is on display as much as one in the span
@@ -337,7 +352,7 @@ export function mismatchFlags(claim: WarrantReading, evidence: WarrantReading, t
   // Scope is judged per sentence even for a one-sentence span: what matters is which claim words a scope word governs.
   if (weakerWhereNeeded(sentencesRead, narrowerScope, scopeConcerns(claim))) flags.push('scope_broader_than_evidence');
   const cn = claim.numbers;
-  const en = evidence.numbers;
+  const en = withRelativeDates(cn, evidence);
   const tn = title?.numbers;
   if (cn.years.some((y) => !en.years.includes(y) && !tn?.years.includes(y))) flags.push('temporal_year_not_in_evidence');
   if (c.temporal === 'present_relative' && e.temporal === 'dated') flags.push('temporal_present_from_dated_evidence');
