@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import zlib from 'node:zlib';
 import { corpusFile } from '../../../bench/corpus/corpus-files.ts';
-import { ZstdFrameDecoder, ZstdFrameEncoder } from './zstd-native.ts';
+import { ZstdFrameDecoder, ZstdFrameEncoder, zstdFrameContentSize } from './zstd-native.ts';
 
 const text = corpusFile('log-like', 3 * 65_536, 'zstd-native');
 const a = text.subarray(0, 65_536);
@@ -93,4 +93,17 @@ test('an input larger than the kept scratch space gets space of its own and stil
   assert.ok(zlib.zstdDecompressSync(frame).equals(big));
   // A chunk-sized input after it still uses (and fits) the kept space.
   assert.ok(zlib.zstdDecompressSync(encoder.encode(a)).equals(a));
+});
+
+test('zstdFrameContentSize reads the size a frame header declares, for every width of the field', () => {
+  // 1-byte (single segment), 2-byte (+256), 4-byte and 8-byte fields; 0 included.
+  for (const n of [0, 1, 255, 256, 300, 65_791, 65_792, 70_000, 4 * 1024 * 1024 + 3]) {
+    const frame = zlib.zstdCompressSync(Buffer.alloc(n, 3), { pledgedSrcSize: n, params: { [zlib.constants.ZSTD_c_contentSizeFlag]: 1 } });
+    assert.equal(zstdFrameContentSize(frame), n, `${n} bytes`);
+  }
+  // A frame streamed without a known size declares none; what is not a zstd frame has none.
+  const streamed = zlib.zstdCompressSync(Buffer.alloc(1000, 1), { params: { [zlib.constants.ZSTD_c_contentSizeFlag]: 0 } });
+  assert.equal(zstdFrameContentSize(streamed), undefined);
+  assert.equal(zstdFrameContentSize(Buffer.from('not a zstd frame')), undefined);
+  assert.equal(zstdFrameContentSize(Buffer.from([0x28, 0xb5, 0x2f, 0xfd])), undefined, 'cut short');
 });

@@ -244,3 +244,23 @@ export class FrameTooLargeError extends Error {}
 function tooLarge(out: Uint8Array): Error {
   return new FrameTooLargeError(`zstd frame decodes to more than ${out.byteLength} bytes`);
 }
+
+/**
+ * The decoded size a zstd frame's header declares (RFC 8878 §3.1.1.1:
+ * Frame_Content_Size), or undefined when it declares none or is not a zstd
+ * frame. A hint for sizing the output buffer, never trusted: the decoder
+ * still bounds what it writes, and callers verify what comes out.
+ */
+export function zstdFrameContentSize(frame: Uint8Array): number | undefined {
+  if (frame.byteLength < 6 || frame[0] !== 0x28 || frame[1] !== 0xb5 || frame[2] !== 0x2f || frame[3] !== 0xfd) return undefined;
+  const descriptor = frame[4]!;
+  const fcsFlag = descriptor >> 6;
+  const singleSegment = (descriptor >> 5) & 1;
+  const dictionaryIdBytes = [0, 1, 2, 4][descriptor & 3]!;
+  const fcsBytes = [singleSegment ? 1 : 0, 2, 4, 8][fcsFlag]!;
+  const at = 5 + (singleSegment ? 0 : 1) + dictionaryIdBytes;
+  if (fcsBytes === 0 || frame.byteLength < at + fcsBytes) return undefined;
+  let size = 0;
+  for (let k = fcsBytes - 1; k >= 0; k--) size = size * 256 + frame[at + k]!;
+  return fcsBytes === 2 ? size + 256 : size;
+}
