@@ -9,10 +9,12 @@ import type { Db } from '../store/db.ts';
 import { ChunkPackRepository } from '../store/repositories/chunk-packs.ts';
 import { chunkIdOf } from './chunk-id.ts';
 import { chunkScopeFor } from './chunk-scope.ts';
+import { FrameBuffers, MAX_IDLE_FRAME_BUFFER_BYTES } from './frame-buffers.ts';
 import { FsChunkStore } from './fs-chunk-store.ts';
 import { buildPack, PACK_MAGIC_V1, parsePack } from './pack-format.ts';
 import { FsPackFiles, type PackFiles } from './pack-files.ts';
 import { PackedChunkStore } from './packed-chunk-store.ts';
+import { ReadBuffers } from './read-buffers.ts';
 import { tempPackStore } from '../../../test/helpers/temp-pack-store.ts';
 
 const acme = chunkScopeFor('tenant', 'acme');
@@ -200,6 +202,44 @@ test('framed chunks: compressed together, indexed with their place in the frame,
   // Dedupe: a second writer finds the framed form.
   assert.equal((await fresh.openWriter().putFramed!(acme, chunkIdOf(raws[0]!), raws[0]!)).created, false);
   assert.equal((await fresh.stat(acme, chunkIdOf(raws[0]!)))?.codec, 'zstd');
+});
+
+test('zstd frames decode into pooled buffers: concurrent readers through a one-frame cache all get verified bytes, and getMany reads framed chunks into lent buffers (decision 207; frame-cache.test.ts proves the deferred give-back)', async (t) => {
+  const { files, index } = await setUp(t);
+  const store = new PackedChunkStore({ packs: files, index, packTargetBytes: 64 * 1024 * 1024, frameCodec: 'zstd', frameTargetBytes: 128 * 1024 });
+  const writer = store.openWriter();
+  const raws = textChunks(24, 64 * 1024, 'pooled');
+  for (const raw of raws) await writer.putFramed!(acme, chunkIdOf(raw), raw);
+  await writer.flush();
+  // A cache of one frame: every frame evicts the one before, often while readers of that one still wait for it,
+  // and frames decode again and again into the same few pooled buffers.
+  const fresh = new PackedChunkStore({ packs: files, index, frameCacheBytes: 1 });
+  const order = raws.map((_, i) => (i * 7) % raws.length);
+  for (let round = 0; round < 3; round++) {
+    const got = await Promise.all([...order, ...order].map((i) => fresh.get(acme, chunkIdOf(raws[i]!), 'zstd')));
+    got.forEach((b, k) => assert.deepEqual(Buffer.from(b), raws[[...order, ...order][k]!], `round ${round}, read ${k}`));
+  }
+  const buffers = new ReadBuffers();
+  const many = await Promise.all(fresh.getMany(acme, raws.map((r) => ({ id: chunkIdOf(r), codec: 'zstd' as const, rawLengthHint: r.length })), true, buffers));
+  many.forEach((b, i) => assert.deepEqual(Buffer.from(b), raws[i]));
+  for (const b of many) buffers.giveBack(b);
+  assert.ok(buffers.idleBytes >= 64 * 1024, 'the chunks were copied into lent buffers, and went back');
+});
+
+test('FrameBuffers: a buffer comes back for a frame of about its size, never a detached one, and idle bytes are capped', () => {
+  const pool = new FrameBuffers();
+  const a = pool.acquire(4 * 1024 * 1024 + 10);
+  assert.equal(a.byteLength, 5 * 1024 * 1024, 'whole MiB');
+  pool.release(a);
+  assert.equal(pool.acquire(4 * 1024 * 1024 + 500_000), a, 'reused for a frame of about the same size');
+  pool.release(a);
+  assert.notEqual(pool.acquire(1024), a, 'not for a much smaller one');
+  const moved = pool.acquire(2 * 1024 * 1024);
+  structuredClone(moved, { transfer: [moved] });
+  pool.release(moved);
+  assert.equal(pool.idleBytes, 5 * 1024 * 1024, 'a detached buffer is dropped');
+  for (let k = 0; k < 10; k++) pool.release(new ArrayBuffer(8 * 1024 * 1024));
+  assert.ok(pool.idleBytes <= MAX_IDLE_FRAME_BUFFER_BYTES);
 });
 
 test('a damaged frame is reported on read for the chunks in it (undecodable or corrupt), never returned', async (t) => {

@@ -34,13 +34,16 @@
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { type ChunkCodec, decodeZstdChunkInto } from '../chunking/chunk-codec.ts';
-import { FRAME_TARGET_BYTES, type FrameCodec } from '../chunking/frame-codec.ts';
+import { FRAME_TARGET_BYTES, type FrameCodec, MAX_FRAME_RAW_BYTES, ZSTD_CODEC_BYTE } from '../chunking/frame-codec.ts';
 import { FramePool } from '../chunking/frame-pool.ts';
+import { zstdFrameContentSize } from '../chunking/zstd-native.ts';
 import type { ChunkLocation, ChunkPackRepository, FrameColumns, PackEntryRow } from '../store/repositories/chunk-packs.ts';
 import { chunkKeySegments, type ListedChunk } from './chunk-key.ts';
 import type { ChunkScope } from './chunk-scope.ts';
 import type { ChunkPutResult, ChunkReadRequest, ChunkStore, ChunkWriter, FramedPutResult, StoredChunkInfo } from './chunk-store.ts';
 import { chunkIdOfAsync } from './chunk-id.ts';
+import { FrameBuffers } from './frame-buffers.ts';
+import { FrameCache, type FrameEntry } from './frame-cache.ts';
 import { buildPackParts, type PackEntryInput, type PackFrameInput } from './pack-format.ts';
 import { newPackId, type PackFiles } from './pack-files.ts';
 import { SlabArena, SlabPool } from './pack-slabs.ts';
@@ -169,6 +172,8 @@ export class PackedChunkStore implements ChunkStore {
   readonly frameTargetBytes: number;
   readonly #framePool: FramePool;
   readonly #frames: FrameCache;
+  /** Buffers zstd frames decode into, shared by the frame cache's entries over time. */
+  readonly #frameBuffers = new FrameBuffers();
 
   constructor(options: PackedChunkStoreOptions) {
     this.packs = options.packs;
@@ -178,7 +183,7 @@ export class PackedChunkStore implements ChunkStore {
     this.frameCodec = options.frameCodec ?? 'bwt';
     this.frameTargetBytes = Math.max(1, options.frameTargetBytes ?? FRAME_TARGET_BYTES);
     this.#framePool = options.framePool ?? FramePool.shared();
-    this.#frames = new FrameCache(options.frameCacheBytes ?? DEFAULT_FRAME_CACHE_BYTES);
+    this.#frames = new FrameCache(options.frameCacheBytes ?? DEFAULT_FRAME_CACHE_BYTES, this.#frameBuffers);
     this.#defaultWriter = new PackWriter(this, false);
   }
 
@@ -400,49 +405,62 @@ export class PackedChunkStore implements ChunkStore {
       const bytes = await this.packs.read(scope, loc.pack_id, loc.pack_offset, loc.stored_length, buffers);
       return bytes ? { stored: bytes } : undefined;
     }
-    const decoded = await this.readFrame(scope, id, loc.pack_id, loc.pack_offset, loc.frame);
-    if (!decoded) return undefined;
     const { frame_skip: skip, raw_length: length } = loc.frame;
-    if (skip + length > decoded.byteLength) throw chunkReadFailure(id, 'corrupt');
-    // A copy: a view would keep the whole decoded frame alive for as long as
-    // the chunk is held (the verified-chunk cache holds chunks for long). A
-    // restore lends the buffer (decision 173), so its copies allocate nothing.
-    const out = buffers ? buffers.borrow(length) : Buffer.allocUnsafe(length);
-    out.set(decoded.subarray(skip, skip + length));
-    return { raw: out };
+    const raw = await this.withFrame(scope, id, loc.pack_id, loc.pack_offset, loc.frame, (decoded) => {
+      if (skip + length > decoded.byteLength) throw chunkReadFailure(id, 'corrupt');
+      // A copy: the frame's buffer is reused once the frame leaves the cache, and a view would keep it from being
+      // (the verified-chunk cache holds chunks for long). A restore lends the buffer (decision 173).
+      const out = buffers ? buffers.borrow(length) : Buffer.allocUnsafe(length);
+      out.set(decoded.subarray(skip, skip + length));
+      return out;
+    });
+    return raw ? { raw } : undefined;
   }
 
   /**
-   * A frame's decoded bytes, through the cache (concurrent readers of one
-   * frame share one decode); undefined when the pack does not exist.
+   * Runs `use` on a frame's decoded bytes, through the cache (concurrent
+   * readers of one frame share one decode); undefined when the pack does not
+   * exist. `use` runs synchronously and must not keep a view of the bytes: a
+   * zstd frame decodes into a pooled buffer (decision 207), which decodes
+   * another frame once this one has left the cache and no reader is inside
+   * `use` any more.
    * @throws SvcError `rehydration_failed` (`undecodable`, naming `id`) when the payload does not decode
    */
-  async readFrame(scope: ChunkScope, id: string, packId: string, offset: number, frame: FrameColumns): Promise<Uint8Array | undefined> {
+  async withFrame<T>(scope: ChunkScope, id: string, packId: string, offset: number, frame: FrameColumns, use: (decoded: Uint8Array) => T): Promise<T | undefined> {
     const cacheKey = `${scope}/${packId}/${offset}/${frame.frame_length}`;
-    const cached = this.#frames.get(cacheKey);
-    if (cached) {
-      const value = await cached;
-      if (value === null) throw chunkReadFailure(id, 'undecodable');
-      if (value !== undefined) return value;
-    }
-    const decoding = (async () => {
-      const payload = await this.packs.read(scope, packId, offset, frame.frame_length);
-      if (!payload) return undefined;
-      try {
-        return await this.#framePool.decode(payload);
-      } catch {
-        return null;
+    const entry = this.#frames.get(cacheKey) ?? this.#frames.add(cacheKey, (e) => this.#decodeFrame(scope, packId, offset, frame, e));
+    entry.users++;
+    try {
+      const decoded = await entry.value;
+      if (decoded === null) {
+        this.#frames.delete(cacheKey, entry);
+        throw chunkReadFailure(id, 'undecodable');
       }
-    })();
-    this.#frames.set(cacheKey, decoding);
-    const decoded = await decoding;
-    if (decoded === null) {
-      this.#frames.delete(cacheKey);
-      throw chunkReadFailure(id, 'undecodable');
+      if (decoded === undefined) {
+        this.#frames.delete(cacheKey, entry);
+        return undefined;
+      }
+      this.#frames.settled(entry, decoded.byteLength);
+      return use(decoded);
+    } finally {
+      this.#frames.done(entry);
     }
-    if (decoded === undefined) this.#frames.delete(cacheKey);
-    else this.#frames.settled(cacheKey, decoded.byteLength);
-    return decoded;
+  }
+
+  /** A frame's decoded bytes; undefined when the pack does not exist, null when the payload does not decode. */
+  async #decodeFrame(scope: ChunkScope, packId: string, offset: number, frame: FrameColumns, entry: FrameEntry): Promise<Uint8Array | null | undefined> {
+    const payload = await this.packs.read(scope, packId, offset, frame.frame_length);
+    if (!payload) return undefined;
+    try {
+      // A zstd frame declares its size: it decodes into a pooled buffer. Others (BWT) decode into one of their own.
+      const declared = payload[0] === ZSTD_CODEC_BYTE ? zstdFrameContentSize(payload.subarray(1)) : undefined;
+      if (declared === undefined || declared === 0 || declared > MAX_FRAME_RAW_BYTES) return await this.#framePool.decode(payload);
+      const decoded = await this.#framePool.decodeInto(payload, this.#frameBuffers.acquire(declared));
+      entry.pooled = decoded.buffer as ArrayBuffer;
+      return decoded;
+    } catch {
+      return null;
+    }
   }
 
   /**
@@ -656,58 +674,6 @@ async function verified(id: string, raw: Uint8Array): Promise<Uint8Array> {
 const DEFAULT_FRAME_CACHE_BYTES = 16 * 1024 * 1024;
 
 const zstdCompress = promisify(zlib.zstdCompress);
-
-/**
- * Decoded frames by key, least recently used dropped first once their bytes
- * pass the bound. Entries are promises, so concurrent readers of one frame
- * wait for a single decode; a decode in flight counts as a frame's target size.
- */
-class FrameCache {
-  readonly #max: number;
-  readonly #entries = new Map<string, { value: Promise<Uint8Array | null | undefined>; bytes: number }>();
-  #bytes = 0;
-
-  constructor(maxBytes: number) {
-    this.#max = maxBytes;
-  }
-
-  get(key: string): Promise<Uint8Array | null | undefined> | undefined {
-    const e = this.#entries.get(key);
-    if (!e) return undefined;
-    this.#entries.delete(key);
-    this.#entries.set(key, e);
-    return e.value;
-  }
-
-  set(key: string, value: Promise<Uint8Array | null | undefined>): void {
-    this.delete(key);
-    this.#entries.set(key, { value, bytes: FRAME_TARGET_BYTES });
-    this.#bytes += FRAME_TARGET_BYTES;
-    this.#evict();
-  }
-
-  settled(key: string, bytes: number): void {
-    const e = this.#entries.get(key);
-    if (!e) return;
-    this.#bytes += bytes - e.bytes;
-    e.bytes = bytes;
-    this.#evict();
-  }
-
-  delete(key: string): void {
-    const e = this.#entries.get(key);
-    if (!e) return;
-    this.#entries.delete(key);
-    this.#bytes -= e.bytes;
-  }
-
-  #evict(): void {
-    for (const [key] of this.#entries) {
-      if (this.#bytes <= this.#max || this.#entries.size <= 1) return;
-      this.delete(key);
-    }
-  }
-}
 
 /**
  * One ingest's view of the store: what it put or found pending is what its

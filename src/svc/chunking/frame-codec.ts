@@ -86,6 +86,20 @@ export function frameCodecOf(payload: Uint8Array): FrameCodec {
 }
 
 /**
+ * Decodes a frame into `out` (decision 207: restores decode dense frames into
+ * pooled buffers); returns the bytes written. zstd frames decode in place with
+ * `decoder`; the other codecs decode, then copy.
+ * @throws Error when the payload is not a valid frame or decodes to more than `out` holds
+ */
+export function decodeFrameInto(payload: Uint8Array, out: Uint8Array, decoder: { decodeInto(frame: Uint8Array, out: Uint8Array): number }): number {
+  if (frameCodecOf(payload) === 'zstd') return decoder.decodeInto(payload.subarray(1), out);
+  const decoded = decodeFrameSync(payload);
+  if (decoded.byteLength > out.byteLength) throw new Error(`frame decodes to ${decoded.byteLength} bytes, more than the ${out.byteLength} expected`);
+  out.set(decoded);
+  return decoded.byteLength;
+}
+
+/**
  * The raw bytes of a frame.
  * @throws Error when the payload is not a valid frame (the caller reports the chunk as undecodable)
  */

@@ -10,9 +10,9 @@ import os from 'node:os';
 import { promisify } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import zlib from 'node:zlib';
-import { decodeFrameSync, encodeFrameSync, FRAME_ZSTD_FAST_LEVEL, FRAME_ZSTD_LEVEL, type FrameCodec, MAX_FRAME_RAW_BYTES, ZSTD_CODEC_BYTE } from './frame-codec.ts';
+import { decodeFrameInto, decodeFrameSync, encodeFrameSync, FRAME_ZSTD_FAST_LEVEL, FRAME_ZSTD_LEVEL, type FrameCodec, MAX_FRAME_RAW_BYTES, ZSTD_CODEC_BYTE } from './frame-codec.ts';
 import type { FrameReply, FrameRequest } from './frame-worker.ts';
-import { zstdFrameContentSize } from './zstd-native.ts';
+import { ZstdFrameDecoder, zstdFrameContentSize } from './zstd-native.ts';
 
 /** Frames up to this many bytes are coded on the calling thread (a worker round trip costs more). */
 const INLINE_FRAME_BYTES = 16 * 1024;
@@ -20,6 +20,8 @@ const INLINE_FRAME_BYTES = 16 * 1024;
 const zstdDecompressAsync = promisify(zlib.zstdDecompress);
 /** Output pieces of an async zstd decode whose frame declares no size, joined at the end: a few per frame. */
 const ZSTD_OUTPUT_PIECE_BYTES = 1024 * 1024;
+/** Small frames decoded into a caller's buffer on the calling thread. */
+const inlineDecoder = new ZstdFrameDecoder();
 /** zlib's smallest output piece. */
 const MIN_ZSTD_PIECE_BYTES = 64;
 
@@ -77,14 +79,34 @@ export class FramePool {
     return this.#call({ id: 0, op: 'decode', data }, data);
   }
 
-  #call(request: FrameRequest, data: Uint8Array): Promise<Uint8Array> {
+  /**
+   * Decodes a frame into `out`, a whole ArrayBuffer the caller gives up (it is
+   * transferred to a worker and detached here); the answer is a view of the
+   * same memory, come back as a new ArrayBuffer object, holding the decoded
+   * bytes. Restores decode dense frames into pooled buffers this way
+   * (decision 207): a fresh buffer per frame is external memory to V8, and its
+   * growth starts full collections of the whole heap.
+   */
+  decodeInto(payload: Uint8Array, out: ArrayBuffer): Promise<Uint8Array> {
+    if (payload.byteLength <= INLINE_FRAME_BYTES / 4) {
+      try {
+        return Promise.resolve(new Uint8Array(out, 0, decodeFrameInto(payload, new Uint8Array(out), inlineDecoder)));
+      } catch (err) {
+        return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+      }
+    }
+    const data = new Uint8Array(payload);
+    return this.#call({ id: 0, op: 'decodeInto', data, out }, data, [out]);
+  }
+
+  #call(request: FrameRequest, data: Uint8Array, transfer: ArrayBuffer[] = []): Promise<Uint8Array> {
     const slot = this.#slot();
     const id = ++this.#nextId;
     request.id = id;
     if (slot.busy++ === 0) slot.worker.ref(); // a request in flight keeps the process alive until answered
     return new Promise<Uint8Array>((resolve, reject) => {
       this.#pending.set(id, { slot, resolve, reject });
-      slot.worker.postMessage(request, [data.buffer as ArrayBuffer]);
+      slot.worker.postMessage(request, [data.buffer as ArrayBuffer, ...transfer]);
     });
   }
 

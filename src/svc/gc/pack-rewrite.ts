@@ -98,10 +98,11 @@ export async function rewritePack(store: PackedChunkStore, index: ChunkPackRepos
   for (const e of await index.entriesOf(packId)) {
     try {
       if (e.frame) {
-        const decoded = await store.readFrame(scope, e.chunk_id, packId, e.pack_offset, e.frame);
-        if (!decoded) throw new Error('missing');
-        const raw = decoded.subarray(e.frame.frame_skip, e.frame.frame_skip + e.frame.raw_length);
-        if (raw.byteLength !== e.frame.raw_length || (await chunkIdOfAsync(raw)) !== e.chunk_id) throw new Error('corrupt');
+        const { frame_skip: skip, raw_length: length } = e.frame;
+        // A copy: the frame's buffer may decode another frame before this pack is built.
+        const raw = await store.withFrame(scope, e.chunk_id, packId, e.pack_offset, e.frame, (decoded) => decoded.slice(skip, skip + length));
+        if (!raw) throw new Error('missing');
+        if (raw.byteLength !== length || (await chunkIdOfAsync(raw)) !== e.chunk_id) throw new Error('corrupt');
         reframed.push({ id: e.chunk_id, raw });
         continue;
       }
