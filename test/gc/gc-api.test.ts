@@ -11,9 +11,10 @@ import { after, before, describe, test } from 'node:test';
 import { corpusFile } from '../../bench/corpus/corpus-files.ts';
 import { makePrincipal } from '../../src/svc/auth/principal.ts';
 import { PackedChunkStore } from '../../src/svc/chunk-store/packed-chunk-store.ts';
-import { GcService, type GcReport } from '../../src/svc/gc/gc-service.ts';
+import type { GcReport } from '../../src/svc/gc/gc-service.ts';
 import { runSvc } from '../helpers/cli.ts';
 import { engines } from '../helpers/engines.ts';
+import { gcServiceOf } from '../helpers/gc-service.ts';
 import { ADMIN_KEY, KEYS, type TestServer, startTestServer } from '../helpers/server.ts';
 
 type Json = any;
@@ -121,19 +122,8 @@ for (const engine of engines()) {
       const part = await s.call('POST', '/v1/s3/multipart/part', { key: KEYS.acmeWriter, body: { upload_id: create.upload_id, part_number: 1, body_base64: Buffer.from('part one').toString('base64') } });
       assert.equal(part.status, 200);
       await part.arrayBuffer();
-      const app = s.app;
       // The same service as the server's, two hours later.
-      const later = new GcService({
-        config: { ...app.config, gc: { ...app.config.gc, multipart_expiry_hours: 1 } },
-        store: app.objects.chunkBackend.store instanceof PackedChunkStore ? app.objects.chunkBackend.store : undefined,
-        index: app.store.chunkPacks,
-        leases: app.store.leases,
-        manifests: app.store.manifests,
-        legalHolds: app.store.legalHolds,
-        multipart: app.objects.multipart,
-        ledger: app.ledger,
-        now: () => new Date(Date.now() + 2 * 3_600_000),
-      });
+      const later = gcServiceOf(s, { multipart_expiry_hours: 1 }, () => new Date(Date.now() + 2 * 3_600_000));
       const admin = { principal: makePrincipal('test-admin', ['admin']), traceId: 'tr_gc_mp' } as never;
       assert.equal((await later.run(admin, { dryRun: true })).uploads.expired, 1);
       const report = await later.run(admin);

@@ -12,9 +12,10 @@ import { after, before, describe, test } from 'node:test';
 import { corpusFile } from '../../bench/corpus/corpus-files.ts';
 import { makePrincipal } from '../../src/svc/auth/principal.ts';
 import { PackedChunkStore } from '../../src/svc/chunk-store/packed-chunk-store.ts';
-import { GcService, type GcReport } from '../../src/svc/gc/gc-service.ts';
+import type { GcReport } from '../../src/svc/gc/gc-service.ts';
 import { runSvc } from '../helpers/cli.ts';
 import { engines } from '../helpers/engines.ts';
+import { gcServiceOf } from '../helpers/gc-service.ts';
 import { ADMIN_KEY, KEYS, type TestServer, startTestServer } from '../helpers/server.ts';
 
 type Json = any;
@@ -117,17 +118,7 @@ for (const engine of engines()) {
       const object = await put('off.json', text);
       const zstd = object.chunks.find((c) => c.codec === 'zstd')!;
       const pack = (await packOf(object.scope, zstd.id, 'zstd')).pack_id;
-      const app = s.app;
-      const off = new GcService({
-        config: { ...app.config, gc: { ...app.config.gc, recompress_level: 0 } },
-        store: store(),
-        index: app.store.chunkPacks,
-        leases: app.store.leases,
-        manifests: app.store.manifests,
-        legalHolds: app.store.legalHolds,
-        multipart: app.objects.multipart,
-        ledger: app.ledger,
-      });
+      const off = gcServiceOf(s, { recompress_level: 0 });
       const admin = { principal: makePrincipal('test-admin', ['admin']), traceId: 'tr_gc_off' } as never;
       const report = await off.run(admin);
       assert.equal(report.packs.recompressed, 0);
