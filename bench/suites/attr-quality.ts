@@ -9,7 +9,10 @@
  * (even / odd positions: tune on one, check on the other), on whose page
  * each ready claim was grounded (its own row's page, another row's, or
  * both: test/attr/wice/ready-page.ts), overall and per fold, the support
- * checks that fired, and p50/p95
+ * checks that fired, the hard line's margin (not-supported claims whose
+ * own-page window passed every support check: those the supported recall
+ * threshold would let through, which display rules alone stop, and the
+ * closest one below it), and p50/p95
  * latency of the same calls. The in-run anchor is the handwritten
  * evaluation set over the example corpus (test/attr/eval), which must stay
  * at precision 1.
@@ -22,6 +25,7 @@ import { wiceDevPath, wiceSlice } from '../../test/attr/wice/wice-data.ts';
 import { runWice, WICE_LABELS } from '../../test/attr/wice/run-wice.ts';
 import { readyPageCounts, type ReadyPageCounts } from '../../test/attr/wice/ready-page.ts';
 import { runEval } from '../../test/attr/eval/run-eval.ts';
+import { SUPPORTED_RECALL } from '../../src/attr/engine/support/support-judge.ts';
 import type { BenchReport } from '../report.ts';
 import { round, summarize } from '../report.ts';
 
@@ -70,6 +74,14 @@ export default async function run(args: string[]): Promise<BenchReport> {
   const supportedElsewhere = score.readyPages.supported.other;
   const foldText = (name: 'even' | 'odd') =>
     WICE_LABELS.map((l) => `${l} ${folds[name][l]!.ready}/${folds[name][l]!.total}`).join(', ');
+  // The hard line's margin. Of the not-supported claims whose own-page window passed every support check: those at or
+  // above the supported threshold (only display rules stop them), and the closest one below it (the threshold stops it).
+  const unchecked = score.outcomes.filter((o) => o.label === 'not_supported' && o.checks.length === 0).sort((a, b) => b.ownRecall - a.ownRecall);
+  const describe = (o: (typeof unchecked)[number]) => ({ row: o.row + 1, recall: round(o.ownRecall, 4), status: o.status, blocking_rules: o.blockingRules });
+  const heldByRules = unchecked.filter((o) => o.ownRecall >= SUPPORTED_RECALL).map(describe);
+  const below = unchecked.find((o) => o.ownRecall < SUPPORTED_RECALL);
+  const margin = { held_by_display_rules_only: heldByRules, closest_below: below ? { ...describe(below), margin: round(SUPPORTED_RECALL - below.ownRecall, 4) } : null };
+  const claimText = (c: { row: number; recall: number; status: string; blocking_rules: number[] }) => `row ${c.row} at ${c.recall}, ${c.status}${c.blocking_rules.length > 0 ? ` by rules ${c.blocking_rules.join(', ')}` : ''}`;
   const handwritten = await runEval();
   const pct = (x: number) => `${round(100 * x, 1)} %`;
   return {
@@ -91,6 +103,7 @@ export default async function run(args: string[]): Promise<BenchReport> {
       folds,
       ready_page: score.readyPages,
       ready_page_by_fold: readyPagesByFold,
+      hard_line_margin: margin,
       support_checks_failed: checks,
       blocking_rules: rules,
       latency_ms: { p50: round(latency.p50), p95: round(latency.p95), mean: round(latency.mean) },
@@ -105,6 +118,12 @@ export default async function run(args: string[]): Promise<BenchReport> {
           `${l}: ready on own page / own + another row's / another row's only`, '', pageText(score.readyPages[l]), '',
           `even ${pageText(readyPagesByFold.even[l])} · odd ${pageText(readyPagesByFold.odd[l])}`, l === 'not_supported' ? '0 / 0 / 0' : '',
         ]),
+        [
+          'not_supported with every support check passed: at or above the supported recall (display rules alone stop them) / the closest below it (margin)',
+          '', '', '',
+          `${margin.held_by_display_rules_only.length === 0 ? 'none' : margin.held_by_display_rules_only.map(claimText).join('; ')} / ${margin.closest_below ? `${claimText(margin.closest_below)}: margin ${margin.closest_below.margin}` : 'none'}`,
+          `recall ${SUPPORTED_RECALL}`,
+        ],
         ['retrieval recall@1 / @5 (own page, supported claims)', '', '', '', `${pct(score.recallAt1)} / ${pct(score.recallAt5)}`, ''],
         ['gold supporting sentence in the evidence window', '', '', '', pct(score.goldSentenceRate), ''],
         ['latency per attribute() p50 / p95 (ms)', '', '', '', `${round(latency.p50, 2)} / ${round(latency.p95, 2)}`, ''],

@@ -29,6 +29,8 @@ export interface WiceOutcome {
   goldSentence: boolean;
   /** Support checks the claim's own-page window failed (support-judge.ts). */
   checks: string[];
+  /** Weighted recall of the first claim unit in its own page's best window (0 when the page was not retrieved). */
+  ownRecall: number;
   /** The source id each claim row of the footer cites (one per claim unit; null for a row without a source). */
   cited: (string | null)[];
   /** When ready: whether the cited sources are the row's own page, another row's, or both (ready-page.ts). */
@@ -69,6 +71,7 @@ export function runWice(rows: readonly WiceRow[]): WiceScore {
     let sourceRank = 0;
     let goldSentence = false;
     let checks: string[] = [];
+    let ownRecall = 0;
     if (unit) {
       const found = search.search(readClaim(unit.text));
       const ranked = [...found.bestBySource.entries()].sort((a, b) => b[1].support - a[1].support || a[0].localeCompare(b[0]));
@@ -76,6 +79,7 @@ export function runWice(rows: readonly WiceRow[]): WiceScore {
       const mine = found.bestBySource.get(own.sourceId);
       if (mine) {
         checks = mine.checks;
+        ownRecall = mine.recall;
         const gold = new Set(row.supporting_sentences.flat());
         for (const s of gold) {
           const p = own.places.get(s);
@@ -85,7 +89,7 @@ export function runWice(rows: readonly WiceRow[]): WiceScore {
     }
     const cited = r.source_footer.claim_rows.map((c) => c.source_id);
     const readyOn = r.status === 'ready' ? readyPage(own.sourceId, cited) : null;
-    return { row: i, label: row.label, status: r.status, blockingRules: r.source_footer.blocking_rules, sourceRank, goldSentence, checks, cited, readyOn, latencyMs };
+    return { row: i, label: row.label, status: r.status, blockingRules: r.source_footer.blocking_rules, sourceRank, goldSentence, checks, ownRecall, cited, readyOn, latencyMs };
   });
   const ready = Object.fromEntries(
     WICE_LABELS.map((label) => {
