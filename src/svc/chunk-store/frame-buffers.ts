@@ -3,7 +3,7 @@
  * frame to the next. A fresh buffer per decoded frame is external memory to
  * V8, whose growth starts full collections of the whole heap: a restore of
  * 148 MiB of dense frames spent ~0.3 s of CPU in them. The frame cache gives
- * a buffer back only once no reader holds it (packed-chunk-store.ts).
+ * a buffer back only once no reader holds it (frame-cache.ts).
  *
  * Sizes are rounded up to whole MiB, and a request takes any idle buffer at
  * most 1 MiB larger than it, so frames of about the same size share buffers.

@@ -4,15 +4,16 @@
  * and written into a new pack; then the index moves to the new pack in one
  * transaction, and the old pack is forgotten and deleted.
  *
- * - Chunk entries are copied as stored, except under `recompress`: the
- *   chunks stored alone with zstd are decoded and written again as dense
- *   frames (zstd at a high level over `frameBytes` of consecutive chunks),
- *   where the frame is smaller than the chunks were. Context across chunks
- *   and a high level store text ~30 % smaller than zstd 3 on 64 KiB chunks,
- *   at ~2–3 MiB/s of encoding per core: work for a maintenance run, not for
- *   ingest. zstd decodes such frames faster than it decodes small chunks.
+ * - Chunk entries are copied as stored, except under `densify`
+ *   (recompression): the chunks stored alone with zstd are decoded and
+ *   written again as dense frames (zstd at a high level over `frameBytes` of
+ *   consecutive chunks), where the frame is smaller than the chunks were.
+ *   Context across chunks and a high level store text ~30 % smaller than
+ *   zstd 3 on 64 KiB chunks, at ~2–3 MiB/s of encoding per core: work for a
+ *   maintenance run, not for ingest. zstd decodes such frames faster than it
+ *   decodes small chunks.
  * - The live chunks of frames are decoded and framed again without the dead
- *   ones, with the store's frame codec.
+ *   ones, as `reframe` says (a recompressed pack's at its dense level).
  * - A damaged entry stays where it is (so a restore test still finds and
  *   reports it), and with it the old pack.
  *
@@ -121,7 +122,7 @@ export async function rewritePack(store: PackedChunkStore, index: ChunkPackRepos
   const reframedPayloads = await encodeGroups(reframeGroups, options.reframe.codec, options.reframe.level);
   reframeGroups.forEach((g, i) => keep.push(frameOf(g, reframedPayloads[i]!)));
 
-  if (options.densify && dense.length > 0) {
+  if (options.densify) {
     const denseGroups = groupsOf(dense, options.densify.frameBytes);
     const densePayloads = await encodeGroups(denseGroups, 'zstd', options.densify.level);
     let gain = 0;
