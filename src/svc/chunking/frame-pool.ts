@@ -7,23 +7,16 @@
  * the next one.
  */
 import os from 'node:os';
-import { promisify } from 'node:util';
 import { Worker } from 'node:worker_threads';
-import zlib from 'node:zlib';
-import { decodeFrameInto, decodeFrameSync, encodeFrameSync, FRAME_ZSTD_FAST_LEVEL, FRAME_ZSTD_LEVEL, type FrameCodec, MAX_FRAME_RAW_BYTES, ZSTD_CODEC_BYTE } from './frame-codec.ts';
+import { decodeFrameInto, decodeFrameSync, encodeFrameSync, FRAME_ZSTD_FAST_LEVEL, FRAME_ZSTD_LEVEL, type FrameCodec } from './frame-codec.ts';
 import type { FrameReply, FrameRequest } from './frame-worker.ts';
-import { ZstdFrameDecoder, zstdFrameContentSize } from './zstd-native.ts';
+import { ZstdFrameDecoder } from './zstd-native.ts';
 
 /** Frames up to this many bytes are coded on the calling thread (a worker round trip costs more). */
 const INLINE_FRAME_BYTES = 16 * 1024;
 
-const zstdDecompressAsync = promisify(zlib.zstdDecompress);
-/** Output pieces of an async zstd decode whose frame declares no size, joined at the end: a few per frame. */
-const ZSTD_OUTPUT_PIECE_BYTES = 1024 * 1024;
 /** Small frames decoded into a caller's buffer on the calling thread. */
 const inlineDecoder = new ZstdFrameDecoder();
-/** zlib's smallest output piece. */
-const MIN_ZSTD_PIECE_BYTES = 64;
 
 interface Slot {
   worker: Worker;
@@ -58,16 +51,6 @@ export class FramePool {
   }
 
   decode(payload: Uint8Array): Promise<Uint8Array> {
-    if (payload[0] === ZSTD_CODEC_BYTE && payload.byteLength > INLINE_FRAME_BYTES / 4) {
-      // zstd frames (decision 207: what recompression writes) decode at ~1 GB/s: on libuv's pool, which reads
-      // the payload in place, rather than through a worker, which costs a copy each way and a heap of its own.
-      // Sized from the frame's header, the output is one buffer, not pieces joined into another (half the external
-      // memory a decode allocates, and V8 starts a full collection per few tens of MiB of it: decision 177).
-      const body = payload.subarray(1);
-      const declared = zstdFrameContentSize(body);
-      const chunkSize = declared !== undefined && declared >= MIN_ZSTD_PIECE_BYTES && declared <= MAX_FRAME_RAW_BYTES ? declared : ZSTD_OUTPUT_PIECE_BYTES;
-      return zstdDecompressAsync(body, { maxOutputLength: MAX_FRAME_RAW_BYTES, chunkSize });
-    }
     if (payload.byteLength <= INLINE_FRAME_BYTES / 4) {
       try {
         return Promise.resolve(decodeFrameSync(payload));
