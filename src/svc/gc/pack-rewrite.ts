@@ -57,7 +57,7 @@ export interface PackRewrite {
 }
 
 /** Densifying alone rewrites a pack only if it saves at least this share of the pack (else the pack is stamped as tried). */
-export const MIN_DENSIFY_GAIN = 0.02;
+const MIN_DENSIFY_GAIN = 0.02;
 
 interface Chunk {
   id: string;
