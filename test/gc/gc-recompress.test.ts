@@ -4,7 +4,8 @@
  * dense zstd frames; objects read back bit-exact, whole and by range; packs of
  * raw chunks are left alone; a pack is densified once; a dry run changes
  * nothing; a pack not worth rewriting is stamped and not tried again;
- * `gc.recompress_level: 0` turns it off. SQLite and PostgreSQL.
+ * packs younger than `gc.recompress_after_minutes` wait; `gc.recompress_level:
+ * 0` turns it off. SQLite and PostgreSQL.
  */
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
@@ -111,6 +112,21 @@ for (const engine of engines()) {
       assert.ok((await s.app.store.chunkPacks.getPack(pack))?.recompressed_at, 'stamped');
       assert.equal((await runGc(true)).packs.recompressed, 0, 'not a candidate any more');
       assert.equal(sha256(await readBack(object.manifestId)), sha256(b64));
+    });
+
+    test('a pack younger than gc.recompress_after_minutes is not recompressed yet', async () => {
+      const text = corpusFile('log-like', 1024 * 1024, 'recompress-young');
+      const object = await put('young.log', text);
+      const zstd = object.chunks.find((c) => c.codec === 'zstd')!;
+      const pack = (await packOf(object.scope, zstd.id, 'zstd')).pack_id;
+      const admin = { principal: makePrincipal('test-admin', ['admin']), traceId: 'tr_gc_young' } as never;
+      assert.equal((await gcServiceOf(s, { recompress_after_minutes: 60 }).run(admin)).packs.recompressed, 0);
+      assert.equal((await packOf(object.scope, zstd.id, 'zstd')).pack_id, pack, 'left as ingest wrote it');
+      // An hour later it is old enough.
+      const later = gcServiceOf(s, { recompress_after_minutes: 60 }, () => new Date(Date.now() + 61 * 60_000));
+      assert.equal((await later.run(admin)).packs.recompressed, 1);
+      assert.notEqual((await packOf(object.scope, zstd.id, 'zstd')).pack_id, pack);
+      assert.equal(sha256(await readBack(object.manifestId)), sha256(text));
     });
 
     test('gc.recompress_level 0 leaves packs as they are', async () => {
